@@ -1,0 +1,48 @@
+# dsib front door. `make bench` and `make test` need only Python 3.11 and git.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV ?= .venv
+BIN := $(VENV)/bin
+PROFILE ?= default
+MACHINE ?= $(shell hostname)
+# asv looks up interpreters on PATH; pyenv keeps them under $(pyenv root)/versions.
+empty :=
+space := $(empty) $(empty)
+PYENV_BINS := $(subst $(space),:,$(wildcard $(HOME)/.pyenv/versions/*/bin))
+export PATH := $(abspath $(BIN)):$(PYENV_BINS):$(PATH)
+ASV_CONF := .asv/asv.$(PROFILE).conf.json
+
+.PHONY: bench data run publish table test clean-env
+
+$(BIN)/.ready: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt -e .
+	touch $@
+
+## bench: prepare the data, run the suite, publish html/ and print the comparison table
+bench: data run publish table
+
+data: $(BIN)/.ready
+	$(BIN)/python -m data_prep verify --profile $(PROFILE) 2>/dev/null || \
+	  $(BIN)/python -m data_prep prepare --profile $(PROFILE)
+
+$(ASV_CONF): asv.conf.json $(BIN)/.ready
+	mkdir -p .asv
+	$(BIN)/python -m dsib config --profile $(PROFILE) -o $@
+
+run: $(BIN)/.ready $(ASV_CONF)
+	$(BIN)/asv machine --yes --machine $(MACHINE) --config $(ASV_CONF)
+	$(BIN)/asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr HEAD^!
+
+publish: $(BIN)/.ready
+	$(BIN)/asv publish --config asv.conf.json
+
+table: $(BIN)/.ready
+	$(BIN)/python -m dsib table --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE) --with-2019
+
+## test: the test suite, real asv run included
+test: $(BIN)/.ready
+	$(BIN)/python -m pytest -ra tests
+
+clean-env:
+	rm -rf $(VENV) .asv/env

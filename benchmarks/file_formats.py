@@ -1,0 +1,125 @@
+"""The 2019 baseline's seven cases, for every registered file format.
+
+1a/1b/1c ``Read.time_read``: one month, from bytes already in memory, so the
+disk is out of the figure; the string variants ``str`` (sha256 hex, unique)
+and ``cat`` (≤ 4096 values, read as categorical).
+2 ``ContinuousRead``: the six months read one after another from files in the
+page cache, each frame dropped before the next, as an online learner would.
+3a/3b/3c ``Write.time_write``: one month serialised to bytes in memory.
+
+Files are written in ``setup_cache`` by the environment's own writer, read
+back once and compared with the frame that was written; a case whose read-back
+differs fails, a format missing from the environment is skipped.
+"""
+from data_prep import frame_nbytes, load_frame, read_hints
+from dsib.formats import FORMATS, VARIANTS, get_format
+from dsib.roundtrip import raise_for_outcome, write_and_check
+
+from . import FULL_SCALE_TIMEOUT, cache_path, taxi_dataset
+
+
+class _OneShot(object):
+    # Each call takes from tens of ms to minutes at `full`; one call per sample.
+    number = 1
+    timeout = FULL_SCALE_TIMEOUT
+
+
+class Read(_OneShot):
+    """Target: Parquet reads at least 10x faster than CSV for every variant (the post: 14–38x)."""
+
+    params = [list(FORMATS), list(VARIANTS)]
+    param_names = ["format", "variant"]
+
+    def setup_cache(self):
+        dataset = taxi_dataset()
+        month = dataset.partitions[0]
+        outcomes = {}
+        for variant in VARIANTS:
+            frame = load_frame(None, variant, month, dataset=dataset)
+            for fmt in FORMATS.values():
+                path = cache_path("read", variant, month) + fmt.suffix
+                outcomes[(fmt.name, variant)] = write_and_check(fmt, frame, read_hints(variant), path)
+        return outcomes
+
+    setup_cache.timeout = FULL_SCALE_TIMEOUT
+
+    def setup(self, outcomes, format, variant):
+        outcome = outcomes[(format, variant)]
+        raise_for_outcome(outcome)
+        self.read = get_format(format).read
+        self.hints = read_hints(variant)
+        with open(outcome["path"], "rb") as f:
+            self.payload = f.read()
+
+    def time_read(self, outcomes, format, variant):
+        self.read(self.payload, **self.hints)
+
+
+class ContinuousRead(_OneShot):
+    """Six months, each read and dropped: the total is timed.
+
+    Target: peak memory stays near one month's frame (``track_month_frame``)
+    plus the interpreter, not six months. ``peakmem_`` is the process's peak
+    RSS, so ``setup`` holds only file paths.
+    """
+
+    params = [list(FORMATS)]
+    param_names = ["format"]
+    warmup_time = 0  # a warm-up call would double a multi-minute run at `full`
+
+    def setup_cache(self):
+        dataset = taxi_dataset()
+        hints = read_hints("plain")
+        outcomes = dict((name, {"paths": [], "skip": None, "error": None}) for name in FORMATS)
+        month_frame_bytes = None
+        for month in dataset.partitions:
+            frame = load_frame(None, "plain", month, dataset=dataset)
+            if month_frame_bytes is None:
+                month_frame_bytes = frame_nbytes(frame)
+            for fmt in FORMATS.values():
+                outcome = write_and_check(fmt, frame, hints, cache_path("continuous", month) + fmt.suffix)
+                summary = outcomes[fmt.name]
+                summary["paths"].append(outcome["path"])
+                summary["skip"] = summary["skip"] or outcome["skip"]
+                summary["error"] = summary["error"] or outcome["error"]
+        return {"formats": outcomes, "month_frame_bytes": month_frame_bytes}
+
+    setup_cache.timeout = FULL_SCALE_TIMEOUT
+
+    def setup(self, cache, format):
+        outcome = cache["formats"][format]
+        raise_for_outcome(outcome)
+        self.paths = outcome["paths"]
+        self.read = get_format(format).read
+        self.hints = read_hints("plain")
+
+    def _read_all(self):
+        for path in self.paths:
+            frame = self.read(path, **self.hints)
+            del frame  # an online learner would update its model here
+
+    def time_continuous_read(self, cache, format):
+        self._read_all()
+
+    def peakmem_continuous_read(self, cache, format):
+        self._read_all()
+
+    def track_month_frame(self, cache, format):
+        """In-memory size of one month's frame, the yardstick for ``peakmem_continuous_read``."""
+        return cache["month_frame_bytes"]
+
+    track_month_frame.unit = "bytes"
+
+
+class Write(_OneShot):
+    params = [list(FORMATS), list(VARIANTS)]
+    param_names = ["format", "variant"]
+
+    def setup(self, format, variant):
+        fmt = get_format(format)
+        fmt.check_available()
+        self.write = fmt.write
+        self.frame = load_frame(None, variant, dataset=taxi_dataset())
+
+    def time_write(self, format, variant):
+        self.write(self.frame)

@@ -1,0 +1,85 @@
+"""``python -m data_prep``: prepare, verify and export the benchmark datasets."""
+import argparse
+import sys
+
+from . import nyc_taxi
+from .frames import load_frame
+from .prepare import TLC_BYTES_PER_ROW, csv_bytes_per_row, ingest_csv, prepare
+from .profiles import DEFAULT_PROFILE, PROFILES
+from .store import DatasetError, default_data_dir, open_dataset
+
+
+def _add_common(parser):
+    parser.add_argument("--profile", default=DEFAULT_PROFILE,
+                        help="scale profile: %s, or the name given to ingested CSV data (default: %%(default)s)"
+                        % ", ".join(sorted(PROFILES)))
+    parser.add_argument("--dataset", default=nyc_taxi.DATASET, choices=[nyc_taxi.DATASET])
+    parser.add_argument("--data-dir", default=None, help="store root (default: $DSIB_DATA_DIR or ./data)")
+
+
+def _report_csv_size(dataset):
+    per_row = csv_bytes_per_row(dataset)
+    deviation = per_row / TLC_BYTES_PER_ROW - 1
+    print("TLC-layout CSV: %.1f bytes/row (real January 2016: %.1f; %+.1f %%)"
+          % (per_row, TLC_BYTES_PER_ROW, 100 * deviation))
+
+
+def cmd_prepare(args):
+    if args.from_csv:
+        path = ingest_csv(args.from_csv, args.profile, args.data_dir, progress=not args.quiet)
+        dataset = open_dataset(nyc_taxi.DATASET, args.profile, args.data_dir)
+        print("ingested %d files into %s" % (len(args.from_csv), path))
+    else:
+        summary = prepare(args.profile, args.data_dir, progress=not args.quiet)
+        dataset = open_dataset(nyc_taxi.DATASET, args.profile, args.data_dir)
+        print("wrote %s rows to %s in %.1f s (plain columns generated at %.2f M rows/s)"
+              % ("{:,}".format(summary["rows"]), summary["path"], summary["seconds"],
+                 summary["plain_rows_per_second"] / 1e6))
+    _report_csv_size(dataset)
+
+
+def cmd_verify(args):
+    dataset = open_dataset(args.dataset, args.profile, args.data_dir)
+    rows = sum(dataset.rows(p) for p in dataset.partitions)
+    print("%s: %d partitions, %s rows, checksums verified" % (dataset.path, len(dataset.partitions),
+                                                               "{:,}".format(rows)))
+
+
+def cmd_export_csv(args):
+    frame = load_frame(args.profile, "plain", args.month, args.data_dir)
+    nyc_taxi.to_tlc_csv(frame, args.output)
+    print("wrote %d rows to %s" % (len(frame), args.output))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m data_prep", description=__doc__)
+    sub = parser.add_subparsers(dest="command")
+    p = sub.add_parser("prepare", help="generate a profile, or ingest TLC CSV files with --from-csv")
+    _add_common(p)
+    p.add_argument("--from-csv", nargs="+", metavar="PATH", help="real TLC yellow-taxi CSV files, 2016 layout")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_prepare)
+    p = sub.add_parser("verify", help="check a dataset against its manifest checksums")
+    _add_common(p)
+    p.set_defaults(func=cmd_verify)
+    p = sub.add_parser("export-csv", help="write one month in the TLC CSV layout")
+    _add_common(p)
+    p.add_argument("--month", default=None, help="partition, e.g. 2016-01 (default: the first)")
+    p.add_argument("output")
+    p.set_defaults(func=cmd_export_csv)
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    if args.data_dir is None:
+        args.data_dir = default_data_dir()
+    try:
+        args.func(args)
+    except (DatasetError, ValueError, KeyError) as exc:
+        print("error: %s" % (exc.args[0] if isinstance(exc, KeyError) else exc), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""The canonical store: one ``.npy`` per column and partition, plus a manifest.
+
+The store is independent of pandas and pyarrow versions, so every environment
+of the release matrix loads identical input; ``.npy`` without pickles is
+readable back to numpy 1.16. The manifest records the schema, row counts and a
+sha256 per file. It is written last, inside a temporary directory that is
+renamed into place, so a dataset is either complete and verified or absent.
+"""
+import hashlib
+import json
+import os
+import shutil
+import uuid
+
+import numpy as np
+
+STORE_FORMAT = "dsib-store/1"
+MANIFEST = "manifest.json"
+_CHUNK = 1 << 20
+
+
+class DatasetError(Exception):
+    """A dataset that is missing, partial or corrupt. The message says how to rebuild it."""
+
+
+def default_data_dir():
+    return os.environ.get("DSIB_DATA_DIR") or os.path.abspath("data")
+
+
+def rebuild_command(dataset, profile):
+    return "python -m data_prep prepare --dataset %s --profile %s" % (dataset, profile)
+
+
+def dataset_path(data_dir, dataset, profile):
+    return os.path.join(data_dir, profile, dataset)
+
+
+def file_sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(_CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _fsync_dir(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _save_array(path, array):
+    with open(path, "wb") as f:
+        np.save(f, np.ascontiguousarray(array), allow_pickle=False)
+        f.flush()
+        os.fsync(f.fileno())
+    return {"sha256": file_sha256(path), "bytes": os.path.getsize(path),
+            "dtype": array.dtype.str, "rows": int(array.shape[0])}
+
+
+def write_dataset(data_dir, dataset, profile, partitions, metadata, progress=None):
+    """Write ``partitions`` (an iterable of ``(name, {column: array})``) atomically.
+
+    Nothing is visible under the final path until every file and the manifest
+    are on disk; an interruption leaves only a ``.tmp-*`` directory, which the
+    next write of the same dataset removes.
+    """
+    final = dataset_path(data_dir, dataset, profile)
+    parent = os.path.dirname(final)
+    if not os.path.isdir(parent):
+        os.makedirs(parent)
+    for leftover in os.listdir(parent):
+        if leftover.startswith(".tmp-%s-" % dataset) or leftover.startswith(".old-%s-" % dataset):
+            shutil.rmtree(os.path.join(parent, leftover), ignore_errors=True)
+    token = uuid.uuid4().hex[:8]
+    tmp = os.path.join(parent, ".tmp-%s-%s" % (dataset, token))
+    os.makedirs(tmp)
+    manifest = dict(metadata)
+    manifest.update({"format": STORE_FORMAT, "dataset": dataset, "profile": profile,
+                     "partitions": []})
+    for name, columns in partitions:
+        os.makedirs(os.path.join(tmp, name))
+        lengths = set(len(a) for a in columns.values())
+        if len(lengths) != 1:
+            raise ValueError("partition %s has columns of different lengths %s" % (name, sorted(lengths)))
+        files = {}
+        for column, array in columns.items():
+            files[column] = _save_array(os.path.join(tmp, name, column + ".npy"), array)
+        manifest["partitions"].append({"name": name, "rows": lengths.pop(), "files": files})
+        _fsync_dir(os.path.join(tmp, name))
+        if progress is not None:
+            progress(name)
+    with open(os.path.join(tmp, MANIFEST), "w") as f:
+        json.dump(manifest, f, indent=1, sort_keys=True)
+        f.flush()
+        os.fsync(f.fileno())
+    _fsync_dir(tmp)
+    old = None
+    if os.path.exists(final):
+        old = os.path.join(parent, ".old-%s-%s" % (dataset, token))
+        os.rename(final, old)
+    os.rename(tmp, final)
+    _fsync_dir(parent)
+    if old is not None:
+        shutil.rmtree(old)
+    return final
+
+
+class Dataset(object):
+    """A verified dataset on disk."""
+
+    def __init__(self, path, manifest):
+        self.path = path
+        self.manifest = manifest
+
+    @property
+    def partitions(self):
+        return [p["name"] for p in self.manifest["partitions"]]
+
+    def rows(self, partition):
+        return self._partition(partition)["rows"]
+
+    def _partition(self, name):
+        for p in self.manifest["partitions"]:
+            if p["name"] == name:
+                return p
+        raise DatasetError("dataset %s has no partition %r; it has %s"
+                           % (self.path, name, ", ".join(self.partitions)))
+
+    def load(self, partition, column):
+        meta = self._partition(partition)["files"].get(column)
+        if meta is None:
+            raise DatasetError("dataset %s has no column %r" % (self.path, column))
+        return np.load(os.path.join(self.path, partition, column + ".npy"), allow_pickle=False)
+
+
+# Verifying hashes every file; a process does it once per dataset and file state.
+_verified = {}
+
+
+def _state(path, manifest):
+    state = []
+    for p in manifest["partitions"]:
+        for column in sorted(p["files"]):
+            st = os.stat(os.path.join(path, p["name"], column + ".npy"))
+            state.append((p["name"], column, st.st_size, st.st_mtime))
+    return tuple(state)
+
+
+def open_dataset(dataset, profile, data_dir=None, verify=True):
+    data_dir = data_dir or default_data_dir()
+    path = dataset_path(data_dir, dataset, profile)
+    manifest_path = os.path.join(path, MANIFEST)
+    rebuild = rebuild_command(dataset, profile)
+    if not os.path.exists(manifest_path):
+        parent = os.path.dirname(path)
+        partial = os.path.isdir(parent) and any(
+            n.startswith(".tmp-%s-" % dataset) for n in os.listdir(parent))
+        what = "an interrupted preparation left only a partial copy" if partial else "it is missing"
+        raise DatasetError("dataset %r for profile %r is not usable at %s: %s. Rebuild it with: %s"
+                           % (dataset, profile, path, what, rebuild))
+    try:
+        with open(manifest_path) as f:
+            manifest = json.load(f)
+    except ValueError as exc:
+        raise DatasetError("dataset %s has an unreadable manifest (%s). Rebuild it with: %s"
+                           % (path, exc, rebuild))
+    rebuild = manifest.get("rebuild", rebuild)
+    if manifest.get("format") != STORE_FORMAT:
+        raise DatasetError("dataset %s has store format %r, this code reads %r. Rebuild it with: %s"
+                           % (path, manifest.get("format"), STORE_FORMAT, rebuild))
+    if verify:
+        try:
+            key = (path, _state(path, manifest))
+        except OSError as exc:
+            raise DatasetError("dataset %s is incomplete: %s. Rebuild it with: %s" % (path, exc, rebuild))
+        if key not in _verified:
+            for p in manifest["partitions"]:
+                for column, meta in sorted(p["files"].items()):
+                    file_path = os.path.join(path, p["name"], column + ".npy")
+                    if file_sha256(file_path) != meta["sha256"]:
+                        raise DatasetError(
+                            "dataset %s is corrupt: %s/%s.npy does not match its sha256 checksum. "
+                            "Rebuild it with: %s" % (path, p["name"], column, rebuild))
+            _verified[key] = True
+    return Dataset(path, manifest)

@@ -1,0 +1,81 @@
+"""``python -m dsib``: tools around the asv suite.
+
+  table   print the 2019 post's comparison table from results/ as Markdown
+  config  write an asv config for another profile or results location
+"""
+import argparse
+import json
+import sys
+
+
+def cmd_table(args):
+    from .report import NoResults, describe, find_results, markdown_table, param_names
+
+    try:
+        machine, res = find_results(args.results_dir, args.machine, args.env, args.commit)
+        names = param_names(args.results_dir)
+    except NoResults as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 1
+    print(describe(machine, res))
+    print()
+    print(markdown_table(res, names, with_2019=args.with_2019))
+    return 0
+
+
+def derive_config(base, profile=None, results_dir=None, html_dir=None, env_dir=None, repo=None,
+                  benchmark_dir=None):
+    conf = json.loads(json.dumps(base))
+    if profile:
+        conf["matrix"].setdefault("env_nobuild", {})["DSIB_PROFILE"] = [profile]
+    for key, value in (("results_dir", results_dir), ("html_dir", html_dir), ("env_dir", env_dir),
+                       ("repo", repo), ("benchmark_dir", benchmark_dir)):
+        if value:
+            conf[key] = value
+    return conf
+
+
+def cmd_config(args):
+    with open(args.base) as f:
+        base = json.load(f)
+    conf = derive_config(base, args.profile, args.results_dir, args.html_dir, args.env_dir, args.repo,
+                         args.benchmark_dir)
+    text = json.dumps(conf, indent=4) + "\n"
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(args.output, "w") as f:
+            f.write(text)
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m dsib", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command")
+    p = sub.add_parser("table", help="the post's Parquet vs CSV table from asv results")
+    p.add_argument("--results-dir", default="results")
+    p.add_argument("--machine", default=None, help="default: the machine with the newest result")
+    p.add_argument("--env", default=None, help="substring of the asv environment name")
+    p.add_argument("--commit", default=None, help="commit hash prefix")
+    p.add_argument("--with-2019", action="store_true", help="add the post's 2019 numbers")
+    p.set_defaults(func=cmd_table)
+    p = sub.add_parser("config", help="derive an asv config from asv.conf.json")
+    p.add_argument("--base", default="asv.conf.json")
+    p.add_argument("--profile", help="data profile recorded in the environment name (DSIB_PROFILE)")
+    p.add_argument("--results-dir")
+    p.add_argument("--html-dir")
+    p.add_argument("--env-dir")
+    p.add_argument("--repo")
+    p.add_argument("--benchmark-dir")
+    p.add_argument("-o", "--output", default="-")
+    p.set_defaults(func=cmd_config)
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""asv plugin (``"plugins": [".dsib.asv_plugin"]``): install an environment's pins in one pip call.
+
+asv 0.6's virtualenv plugin runs one ``pip install`` per requirement, so a
+later package can silently upgrade one installed before it (tables pulling a
+newer numpy breaks pandas' ABI). Here all pins are resolved together, and the
+installed versions are checked against the pins afterwards.
+"""
+import json
+import os
+
+from asv import util
+from asv.plugins.virtualenv import Virtualenv
+
+
+def _pins(env):
+    pins = {}
+    for key, value in list(env._requirements.items()) + list(env._base_requirements.items()):
+        name = key[4:] if key.startswith("pip+") else key
+        pins.setdefault(name, value)
+    return pins
+
+
+def _requirement(name, version):
+    if not version:
+        return name
+    if version[0].isdigit():
+        return "%s==%s" % (name, version)
+    return name + version  # a path or URL, as asv passes for asv_runner
+
+
+def _install_requirements(self):
+    env = dict(os.environ)
+    env.update(self.build_env_vars)
+    self._run_pip(["install", "wheel", "pip>=8"], env=env)
+    pins = _pins(self)
+    self._run_pip(["install"] + [_requirement(n, v) for n, v in sorted(pins.items())], env=env)
+    listing = json.loads(self._run_pip(["list", "--format=json"]))
+    installed = dict((p["name"].lower().replace("_", "-"), p["version"]) for p in listing)
+    wrong = []
+    for name, version in sorted(pins.items()):
+        if version and version[0].isdigit():
+            got = installed.get(name.lower().replace("_", "-"))
+            if got != version:
+                wrong.append("%s: pinned %s, installed %s" % (name, version, got))
+    if wrong:
+        raise util.UserError("environment %s did not install its pins: %s" % (self.name, "; ".join(wrong)))
+
+
+Virtualenv._install_requirements = _install_requirements

@@ -1,0 +1,55 @@
+"""Differences between pandas / pyarrow releases, absorbed in one place.
+
+Benchmarks call these helpers instead of testing versions themselves. A
+missing library or API raises ``NotImplementedError``, which asv reports as a
+skipped benchmark rather than a failure.
+"""
+import importlib
+import re
+
+
+def version_tuple(version):
+    """``"2.0.0rc1"`` -> ``(2, 0, 0)``: the leading numeric release components."""
+    parts = []
+    for piece in version.split("."):
+        match = re.match(r"\d+", piece)
+        if not match:
+            break
+        parts.append(int(match.group()))
+        if match.end() != len(piece):
+            break
+    return tuple(parts)
+
+
+def require(module, why=None):
+    """Import ``module`` or raise ``NotImplementedError`` naming what is missing."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise NotImplementedError("%s is not installed in this environment%s (%s)"
+                                  % (module, " (needed for %s)" % why if why else "", exc))
+
+
+def library_version(module):
+    return version_tuple(require(module).__version__)
+
+
+def pandas_version():
+    return library_version("pandas")
+
+
+def read_csv_datetime_kwargs():
+    """The post's ``infer_datetime_format=True``, where pandas still has it (removed in 3.0,
+    a no-op with a warning since 2.0)."""
+    return {"infer_datetime_format": True} if pandas_version() < (2, 0) else {}
+
+
+def csv_datetime_unit_changes():
+    """pandas 3 parses datetime text to ``datetime64[us]`` where older releases gave ``[ns]``."""
+    return pandas_version() >= (3, 0)
+
+
+def csv_float_parse_is_exact():
+    """pandas < 1.3 parses floats with the fast ``xstrtod`` by default, which can miss the
+    last digit; 1.3 made the round-tripping ``"high"`` parser the default."""
+    return pandas_version() >= (1, 3)

@@ -1,0 +1,111 @@
+"""Does a frame read back equal the frame that was written?
+
+pandas' ``assert_frame_equal`` changed its tolerance arguments across the
+releases this suite covers (``check_less_precise`` → ``rtol``), so the check
+is spelled out here once, with the same meaning in every environment:
+exact values, dtypes, categories, NaN positions and time zones. A format may
+declare known, documented losses (``ALLOWED_LOSSES``); anything else is a
+mismatch.
+"""
+import numpy as np
+
+ALLOWED_LOSSES = {
+    "datetime_unit": "datetime64 resolution may differ (e.g. [us] for [ns]) if every instant is identical",
+    "float_ulp": "floats may differ in the last bits (relative 1e-15) from a fast text parser",
+    "category_order": "an unordered categorical may list its categories in another order",
+}
+
+
+class FrameMismatch(AssertionError):
+    pass
+
+
+def _is_categorical(series):
+    return getattr(series.dtype, "name", "") == "category"
+
+
+def _nulls(values):
+    import pandas as pd
+
+    return np.asarray(pd.isnull(values))
+
+
+def _compare_column(name, expected, actual, allowed):
+    """Problems and accepted losses for one column, as two lists of strings."""
+    problems, losses = [], []
+    e_dtype, a_dtype = str(expected.dtype), str(actual.dtype)
+    if _is_categorical(expected) or _is_categorical(actual):
+        if not (_is_categorical(expected) and _is_categorical(actual)):
+            return ["%s: dtype %s became %s" % (name, e_dtype, a_dtype)], losses
+        e_cat, a_cat = expected.cat, actual.cat
+        if bool(e_cat.ordered) != bool(a_cat.ordered):
+            problems.append("%s: ordered=%s became ordered=%s" % (name, e_cat.ordered, a_cat.ordered))
+        e_list, a_list = list(e_cat.categories), list(a_cat.categories)
+        if str(e_cat.categories.dtype) != str(a_cat.categories.dtype):
+            problems.append("%s: categories of dtype %s became %s"
+                            % (name, e_cat.categories.dtype, a_cat.categories.dtype))
+        if e_list != a_list:
+            if sorted(e_list) == sorted(a_list) and not e_cat.ordered and "category_order" in allowed:
+                losses.append("%s: category order" % name)
+            else:
+                problems.append("%s: categories differ (%d expected, %d read)" % (name, len(e_list), len(a_list)))
+                return problems, losses
+        e_values = np.asarray(expected.astype(object))
+        a_values = np.asarray(actual.astype(object))
+    else:
+        e_values, a_values = np.asarray(expected.values), np.asarray(actual.values)
+        if e_dtype != a_dtype:
+            both_naive_datetimes = (e_values.dtype.kind == "M" and a_values.dtype.kind == "M")
+            if both_naive_datetimes and "datetime_unit" in allowed:
+                losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
+                e_values, a_values = e_values.astype("M8[ns]"), a_values.astype("M8[ns]")
+            else:
+                return ["%s: dtype %s became %s" % (name, e_dtype, a_dtype)], losses
+    e_null, a_null = _nulls(e_values), _nulls(a_values)
+    if not np.array_equal(e_null, a_null):
+        problems.append("%s: missing values at different rows (%d expected, %d read)"
+                        % (name, int(e_null.sum()), int(a_null.sum())))
+        return problems, losses
+    e_values, a_values = e_values[~e_null], a_values[~a_null]
+    if e_values.dtype.kind == "f" and a_values.dtype.kind == "f":
+        equal = e_values == a_values
+        if not equal.all() and "float_ulp" in allowed:
+            close = np.abs(e_values - a_values) <= 1e-15 * np.abs(e_values)
+            if close.all():
+                losses.append("%s: %d floats differ in the last bits" % (name, int((~equal).sum())))
+                equal = close
+    else:
+        equal = np.asarray(e_values == a_values, dtype=bool)
+    if not equal.all():
+        row = int(np.flatnonzero(~equal)[0])
+        problems.append("%s: %d values differ, first at non-null row %d: %r became %r"
+                        % (name, int((~equal).sum()), row, e_values[row], a_values[row]))
+    return problems, losses
+
+
+def compare_frames(expected, actual, allowed=()):
+    """``(problems, losses)``: what makes ``actual`` differ from ``expected``, and the allowed losses seen."""
+    unknown = set(allowed) - set(ALLOWED_LOSSES)
+    if unknown:
+        raise ValueError("unknown allowed losses %s; known: %s" % (sorted(unknown), sorted(ALLOWED_LOSSES)))
+    if list(expected.columns) != list(actual.columns):
+        return ["columns %s became %s" % (list(expected.columns), list(actual.columns))], []
+    if len(expected) != len(actual):
+        return ["%d rows became %d" % (len(expected), len(actual))], []
+    problems, losses = [], []
+    if not np.array_equal(np.asarray(expected.index), np.asarray(actual.index)):
+        problems.append("the index differs")
+    for name in expected.columns:
+        p, l = _compare_column(name, expected[name], actual[name], allowed)
+        problems.extend(p)
+        losses.extend(l)
+    return problems, losses
+
+
+def assert_same_frame(expected, actual, allowed=(), context=""):
+    """Raise ``FrameMismatch`` listing every difference beyond ``allowed``; return the losses."""
+    problems, losses = compare_frames(expected, actual, allowed)
+    if problems:
+        raise FrameMismatch("%sread back a different frame:\n  %s" % (context + ": " if context else "",
+                                                                     "\n  ".join(problems)))
+    return losses

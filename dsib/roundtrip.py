@@ -1,0 +1,49 @@
+"""Write a frame in a format, read it back, and say whether it is the same frame.
+
+Benchmarks call this once per case in ``setup_cache``, outside the timing, and
+the tests call it for every registered format and variant: the read that is
+timed is the read that was checked.
+"""
+import os
+
+from .fidelity import FrameMismatch, assert_same_frame
+
+
+def write_atomic(path, payload):
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    with open(tmp, "wb") as f:
+        f.write(payload)
+    os.rename(tmp, path)
+    return len(payload)
+
+
+def write_and_check(fmt, frame, hints, path):
+    """Write ``frame`` to ``path`` with ``fmt``, read it back with ``hints`` and compare.
+
+    Returns a JSON-able outcome: ``skip`` (format unavailable here), ``error``
+    (the frame read back differs), ``losses`` (documented, allowed differences)
+    and ``bytes`` (file size).
+    """
+    outcome = {"path": path, "skip": None, "error": None, "losses": [], "bytes": None}
+    try:
+        fmt.check_available()
+    except NotImplementedError as exc:
+        outcome["skip"] = str(exc)
+        return outcome
+    outcome["bytes"] = write_atomic(path, fmt.write(frame))
+    with open(path, "rb") as f:
+        payload = f.read()
+    try:
+        outcome["losses"] = assert_same_frame(frame, fmt.read(payload, **hints), fmt.losses(),
+                                              context="%s %s" % (fmt.name, os.path.basename(path)))
+    except FrameMismatch as exc:
+        outcome["error"] = str(exc)
+    return outcome
+
+
+def raise_for_outcome(outcome):
+    """In ``setup``: skip an unavailable format, fail a case whose read-back check failed."""
+    if outcome["skip"]:
+        raise NotImplementedError(outcome["skip"])
+    if outcome["error"]:
+        raise FrameMismatch(outcome["error"])
