@@ -9,7 +9,7 @@ empty :=
 space := $(empty) $(empty)
 PYENV_BINS := $(subst $(space),:,$(wildcard $(HOME)/.pyenv/versions/*/bin))
 export PATH := $(abspath $(BIN)):$(PYENV_BINS):$(PATH)
-ASV_CONF := .asv/asv.$(PROFILE).conf.json
+ASV_CONF := .asv-$(PROFILE).conf.json
 
 .PHONY: bench data run publish table test clean-env
 
@@ -27,11 +27,10 @@ data: $(BIN)/.ready
 	  $(BIN)/python -m data_prep prepare --profile $(PROFILE)
 
 $(ASV_CONF): asv.conf.json $(BIN)/.ready
-	mkdir -p .asv
 	$(BIN)/python -m dsib config --profile $(PROFILE) -o $@
 
 run: $(BIN)/.ready $(ASV_CONF)
-	$(BIN)/asv machine --yes --machine $(MACHINE) --config $(ASV_CONF)
+	$(BIN)/python -m dsib machine $(MACHINE)
 	$(BIN)/asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr HEAD^!
 
 publish: $(BIN)/.ready

@@ -18,6 +18,13 @@ from dsib.roundtrip import raise_for_outcome, write_and_check
 from . import FULL_SCALE_TIMEOUT, cache_path, taxi_dataset
 
 
+def _imported(name):
+    """The format, with its libraries imported here in setup so no import lands in a timing."""
+    fmt = get_format(name)
+    fmt.check_available()
+    return fmt
+
+
 class _OneShot(object):
     # Each call takes from tens of ms to minutes at `full`; one call per sample.
     number = 1
@@ -46,7 +53,7 @@ class Read(_OneShot):
     def setup(self, outcomes, format, variant):
         outcome = outcomes[(format, variant)]
         raise_for_outcome(outcome)
-        self.read = get_format(format).read
+        self.read = _imported(format).read
         self.hints = read_hints(variant)
         with open(outcome["path"], "rb") as f:
             self.payload = f.read()
@@ -90,7 +97,7 @@ class ContinuousRead(_OneShot):
         outcome = cache["formats"][format]
         raise_for_outcome(outcome)
         self.paths = outcome["paths"]
-        self.read = get_format(format).read
+        self.read = _imported(format).read
         self.hints = read_hints("plain")
 
     def _read_all(self):
@@ -116,9 +123,7 @@ class Write(_OneShot):
     param_names = ["format", "variant"]
 
     def setup(self, format, variant):
-        fmt = get_format(format)
-        fmt.check_available()
-        self.write = fmt.write
+        self.write = _imported(format).write
         self.frame = load_frame(None, variant, dataset=taxi_dataset())
 
     def time_write(self, format, variant):

@@ -2,6 +2,7 @@
 
   table   print the 2019 post's comparison table from results/ as Markdown
   config  write an asv config for another profile or results location
+  machine record this machine's hardware for asv under a stable name
 """
 import argparse
 import json
@@ -20,6 +21,18 @@ def cmd_table(args):
     print(describe(machine, res))
     print()
     print(markdown_table(res, names, with_2019=args.with_2019))
+    return 0
+
+
+def cmd_machine(args):
+    # `asv machine --yes --machine NAME` stores no hardware fields in asv 0.6.6 unless every one is
+    # given, so record asv's own detected defaults under the chosen name.
+    from asv.machine import Machine, MachineCollection
+
+    info = Machine.get_defaults()
+    info["machine"] = args.name
+    MachineCollection.save(args.name, info)
+    print("asv machine %(machine)s: %(cpu)s, %(num_cpu)s cpus, %(ram)s kB RAM, %(os)s %(arch)s" % info)
     return 0
 
 
@@ -60,7 +73,9 @@ def main(argv=None):
     p.add_argument("--commit", default=None, help="commit hash prefix")
     p.add_argument("--with-2019", action="store_true", help="add the post's 2019 numbers")
     p.set_defaults(func=cmd_table)
-    p = sub.add_parser("config", help="derive an asv config from asv.conf.json")
+    p = sub.add_parser("config", help="derive an asv config from asv.conf.json",
+                       description="asv runs from its config file's directory (plugins and relative "
+                       "paths resolve there), so write the derived config beside asv.conf.json.")
     p.add_argument("--base", default="asv.conf.json")
     p.add_argument("--profile", help="data profile recorded in the environment name (DSIB_PROFILE)")
     p.add_argument("--results-dir")
@@ -70,6 +85,9 @@ def main(argv=None):
     p.add_argument("--benchmark-dir")
     p.add_argument("-o", "--output", default="-")
     p.set_defaults(func=cmd_config)
+    p = sub.add_parser("machine", help="record this machine's hardware for asv under NAME")
+    p.add_argument("name")
+    p.set_defaults(func=cmd_machine)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
