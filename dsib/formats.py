@@ -44,6 +44,16 @@ class Format(object):
         for module in self.requires:
             compat.require(module, "the %s format" % self.label)
 
+    def warm_up(self):
+        """Import the libraries and do one tiny round trip, so that no import or lazy
+        initialisation (pyarrow's pandas shim, thread pools) lands in a timing."""
+        self.check_available()
+        import pandas as pd
+
+        tiny = pd.DataFrame({"i": [1, 2], "t": pd.to_datetime(["2016-01-01", "2016-01-02"]),
+                             "s": pd.Categorical(["a", "b"])})
+        self.read(self.write(tiny), datetimes=("t",), categoricals=("s",))
+
     def __repr__(self):
         return "Format(%r)" % self.name
 
@@ -94,7 +104,7 @@ def _csv_losses():
 
 FORMATS = OrderedDict((f.name, f) for f in [
     Format("parquet", "Parquet", ".parquet", _parquet_write, _parquet_read,
-           requires=("pyarrow", "pyarrow.parquet"),
+           requires=("pandas", "pyarrow", "pyarrow.parquet"),
            description="pyarrow engine, default options: snappy, dictionary encoding"),
     Format("csv", "CSV", ".csv", _csv_write, _csv_read, requires=("pandas",), losses=_csv_losses,
            description="pandas to_csv / read_csv with the C parser"),
