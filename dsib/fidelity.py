@@ -24,6 +24,14 @@ def _is_categorical(series):
     return getattr(series.dtype, "name", "") == "category"
 
 
+def _values(series):
+    """A numpy array of the series' values; tz-aware datetimes as naive UTC (the dtype check
+    has already compared the zones). ``np.asarray`` spells this the same from pandas 0.23 on."""
+    if getattr(series.dtype, "tz", None) is not None:
+        series = series.dt.tz_convert(None)
+    return np.asarray(series)
+
+
 def _nulls(values):
     import pandas as pd
 
@@ -53,7 +61,7 @@ def _compare_column(name, expected, actual, allowed):
         e_values = np.asarray(expected.astype(object))
         a_values = np.asarray(actual.astype(object))
     else:
-        e_values, a_values = np.asarray(expected.values), np.asarray(actual.values)
+        e_values, a_values = _values(expected), _values(actual)
         if e_dtype != a_dtype:
             both_naive_datetimes = (e_values.dtype.kind == "M" and a_values.dtype.kind == "M")
             if both_naive_datetimes and "datetime_unit" in allowed:

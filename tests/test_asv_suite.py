@@ -1,0 +1,116 @@
+"""The whole suite through real asv at `tiny`: run, publish, report.
+
+The working tree is snapshotted into a throwaway git repository, because asv
+builds and installs the package from a commit: this tests the code as it is
+now, not as last committed.
+"""
+import glob
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from dsib.__main__ import derive_config
+
+from .conftest import ROOT
+
+MACHINE = "dsib-test"
+# Kept between local runs (building it takes a minute); CI starts without it.
+ENV_DIR = os.path.join(ROOT, ".asv", "env-test")
+EXPECTED = {
+    "file_formats.Read.time_read", "file_formats.Write.time_write",
+    "file_formats.ContinuousRead.time_continuous_read", "file_formats.ContinuousRead.peakmem_continuous_read",
+    "file_formats.ContinuousRead.track_month_frame", "generation.PrepareMonth.time_prepare_plain_month",
+    "generation.PrepareMonth.time_string_columns",
+}
+
+
+def _run(args, cwd, env):
+    proc = subprocess.run(args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True)
+    return proc
+
+
+def _snapshot(repo):
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
+                            stdout=subprocess.PIPE).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = os.path.join(ROOT, name)
+        if not os.path.isfile(source):
+            continue
+        target = os.path.join(repo, name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copy2(source, target)
+    git = ["git", "-c", "user.name=dsib test", "-c", "user.email=test@dsib.invalid"]
+    subprocess.run(["git", "init", "-q", "-b", "main", repo], check=True)
+    subprocess.run(git + ["add", "-A"], cwd=repo, check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "snapshot"], cwd=repo, check=True)
+
+
+@pytest.fixture(scope="module")
+def asv_tiny(tiny_data_dir, tmp_path_factory):
+    work = str(tmp_path_factory.mktemp("asv"))
+    repo = os.path.join(work, "repo")
+    _snapshot(repo)
+    with open(os.path.join(ROOT, "asv.conf.json")) as f:
+        conf = derive_config(json.load(f), profile="tiny", results_dir=os.path.join(work, "results"),
+                             html_dir=os.path.join(work, "html"), env_dir=ENV_DIR)
+    config = os.path.join(repo, ".asv-test.conf.json")  # beside the plugin: asv imports it from here
+    with open(config, "w") as f:
+        json.dump(conf, f)
+    env = dict(os.environ, DSIB_DATA_DIR=tiny_data_dir)
+    asv = [sys.executable, "-m", "asv"]
+    subprocess.run([sys.executable, "-m", "dsib", "machine", MACHINE], cwd=ROOT, check=True, env=env)
+    run = _run(asv + ["run", "--config", config, "--machine", MACHINE, "--quick", "--show-stderr", "HEAD^!"],
+               repo, env)
+    return {"work": work, "repo": repo, "config": config, "env": env, "asv": asv, "run": run}
+
+
+def _results(asv_tiny):
+    from asv.results import iter_results_for_machine
+
+    return list(iter_results_for_machine(os.path.join(asv_tiny["work"], "results"), MACHINE))
+
+
+def test_asv_runs_every_benchmark_without_failure(asv_tiny):
+    run = asv_tiny["run"]
+    assert run.returncode == 0, run.stdout[-6000:]
+    (res,) = _results(asv_tiny)
+    assert "DSIB_PROFILEtiny" in res.env_name, "the profile is part of the series"
+    assert EXPECTED <= set(res.get_all_result_keys())
+    for key in res.get_all_result_keys():
+        params = res.get_result_params(key)
+        values = res.get_result_value(key, params)
+        values = values if isinstance(values, list) else [values]
+        assert None not in values, "%s failed: %s" % (key, run.stdout[-4000:])
+        assert not any(isinstance(v, float) and math.isnan(v) for v in values), "%s skipped" % key
+
+
+def test_asv_publish_builds_the_site(asv_tiny):
+    publish = _run(asv_tiny["asv"] + ["publish", "--config", asv_tiny["config"]], asv_tiny["repo"],
+                   asv_tiny["env"])
+    assert publish.returncode == 0, publish.stdout
+    html = os.path.join(asv_tiny["work"], "html")
+    assert os.path.exists(os.path.join(html, "index.html"))
+    with open(os.path.join(html, "index.json")) as f:
+        index = json.load(f)
+    assert EXPECTED <= set(index["benchmarks"])
+    graphs = glob.glob(os.path.join(html, "graphs", "**", "file_formats.Read.time_read.json"), recursive=True)
+    assert any("DSIB_PROFILE-tiny" in g for g in graphs), graphs
+
+
+def test_comparison_table_from_the_run(asv_tiny):
+    table = _run([sys.executable, "-m", "dsib", "table", "--results-dir",
+                  os.path.join(asv_tiny["work"], "results"), "--with-2019"], ROOT, asv_tiny["env"])
+    assert table.returncode == 0, table.stdout
+    rows = [line for line in table.stdout.splitlines() if line.startswith("| ") and "Benchmark" not in line]
+    assert [r.split("|")[1].strip() for r in rows] == [
+        "1a READ", "1b READ with str", "1c READ with cat", "2 cont. READ", "3a WRITE", "3b WRITE with str",
+        "3c WRITE with cat"]
+    for row in rows:
+        assert "failed" not in row and "skipped" not in row and "n/a" not in row, row
+    assert "profile `tiny`" in table.stdout

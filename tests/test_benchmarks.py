@@ -1,0 +1,75 @@
+"""The benchmark classes, called the way asv calls them, without asv: fast, and able to fail."""
+import pytest
+
+import benchmarks
+from benchmarks import file_formats
+from dsib.fidelity import FrameMismatch
+from dsib.formats import FORMATS, Format
+
+
+@pytest.fixture
+def tiny_run(tiny_data_dir, tmp_path, monkeypatch):
+    monkeypatch.setattr(benchmarks, "PROFILE", "tiny")
+    monkeypatch.setattr(benchmarks, "DATA_DIR", tiny_data_dir)
+    monkeypatch.chdir(tmp_path)  # asv runs setup_cache in a scratch directory
+
+
+def test_read_cases_time_what_was_checked(tiny_run):
+    bench = file_formats.Read()
+    outcomes = bench.setup_cache()
+    assert sorted(outcomes) == sorted((f, v) for f in FORMATS for v in ("plain", "str", "cat"))
+    for (name, variant), outcome in outcomes.items():
+        assert outcome["error"] is None and outcome["skip"] is None
+        bench.setup(outcomes, name, variant)
+        assert isinstance(bench.payload, bytes) and len(bench.payload) == outcome["bytes"]
+        bench.time_read(outcomes, name, variant)
+
+
+def test_a_reader_that_drops_a_row_fails_its_case_only(tiny_run, monkeypatch):
+    real = FORMATS["csv"]
+    lossy = Format("csv", "CSV", ".csv", real.write, lambda source, **hints: real.read(source, **hints).iloc[:-1],
+                   requires=real.requires, losses=real.losses)
+    monkeypatch.setitem(FORMATS, "csv", lossy)
+    bench = file_formats.Read()
+    outcomes = bench.setup_cache()
+    bench.setup(outcomes, "parquet", "plain")
+    with pytest.raises(FrameMismatch, match="10000 rows became 9999"):
+        bench.setup(outcomes, "csv", "plain")
+
+
+def test_an_unavailable_library_skips(tiny_run, monkeypatch):
+    real = FORMATS["parquet"]
+    missing = Format("parquet", "Parquet", ".parquet", real.write, real.read, requires=("pyarrow_not_here",))
+    monkeypatch.setitem(FORMATS, "parquet", missing)
+    bench = file_formats.Write()
+    with pytest.raises(NotImplementedError, match="pyarrow_not_here is not installed"):
+        bench.setup("parquet", "plain")
+    cont = file_formats.ContinuousRead()
+    cache = cont.setup_cache()
+    with pytest.raises(NotImplementedError):
+        cont.setup(cache, "parquet")
+
+
+def test_continuous_read_reads_six_months_from_files(tiny_run):
+    bench = file_formats.ContinuousRead()
+    cache = bench.setup_cache()
+    assert cache["month_frame_bytes"] > 10000 * 19 * 7
+    for name in FORMATS:
+        bench.setup(cache, name)
+        assert len(bench.paths) == 6 and all(p.endswith(FORMATS[name].suffix) for p in bench.paths)
+        bench.time_continuous_read(cache, name)
+        assert bench.track_month_frame(cache, name) == cache["month_frame_bytes"]
+
+
+def test_write_cases_write_the_variant(tiny_run):
+    bench = file_formats.Write()
+    bench.setup("csv", "cat")
+    assert str(bench.frame["str"].dtype) == "category"
+    payload = bench.write(bench.frame)
+    assert payload.startswith(b"VendorID,tpep_pickup_datetime,")
+
+
+def test_a_missing_dataset_fails_with_the_rebuild_command(tiny_run, tmp_path, monkeypatch):
+    monkeypatch.setattr(benchmarks, "DATA_DIR", str(tmp_path / "nowhere"))
+    with pytest.raises(Exception, match="python -m data_prep prepare --dataset nyc_taxi --profile tiny"):
+        file_formats.Read().setup_cache()

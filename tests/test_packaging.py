@@ -1,0 +1,77 @@
+"""Packaging and configuration stay consistent with each other."""
+import glob
+import json
+import os
+import re
+import subprocess
+
+import pytest
+import yaml
+
+from .conftest import ROOT
+
+
+def _pins(path):
+    pins = {}
+    with open(path) as f:
+        for line in f:
+            line = line.split("#")[0].strip()
+            if line:
+                name, version = line.split("==")
+                pins[name.lower()] = version
+    return pins
+
+
+def test_environment_yml_matches_the_pip_requirements():
+    with open(os.path.join(ROOT, "environment.yml")) as f:
+        env = yaml.safe_load(f)
+    conda = {}
+    for dep in env["dependencies"]:
+        if isinstance(dep, str) and "=" in dep:
+            name, version = dep.split("=", 1)
+            conda[name.lower()] = version
+    pip = _pins(os.path.join(ROOT, "requirements.txt"))
+    python = conda.pop("python")
+    assert conda == pip
+    with open(os.path.join(ROOT, "asv.conf.json")) as f:
+        conf = json.load(f)
+    assert conf["pythons"] == [python]
+    pip_section = [d for d in env["dependencies"] if isinstance(d, dict)][0]["pip"]
+    assert pip_section == ["--editable ."], "the dsib package itself comes from the checkout"
+
+
+def test_asv_config_records_the_profile_and_installs_per_commit():
+    with open(os.path.join(ROOT, "asv.conf.json")) as f:
+        conf = json.load(f)
+    assert conf["matrix"]["env_nobuild"]["DSIB_PROFILE"] == ["default"]
+    assert conf["environment_type"] == "virtualenv"
+    assert conf["results_dir"] == "results" and conf["html_dir"] == "html"
+    assert all("--no-deps" in c for c in conf["build_command"] + conf["install_command"])
+    assert conf["plugins"] == [".dsib.asv_plugin"]
+
+
+def _readme_commands():
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    first_block = re.search(r"```(?:sh|bash|console)?\n(.*?)```", text, re.S).group(1)
+    return [line.split("#")[0].strip() for line in first_block.splitlines() if line.strip()]
+
+
+def test_readme_opens_with_the_two_commands_and_ci_runs_the_test_one():
+    assert _readme_commands() == ["make bench", "make test"]
+    with open(os.path.join(ROOT, ".ci", "run")) as f:
+        script = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    assert script[-1] == "make test"
+
+
+def _python37():
+    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.7*/bin/python3.7")))
+    return found[-1] if found else None
+
+
+@pytest.mark.skipif(_python37() is None, reason="no Python 3.7 interpreter under pyenv")
+def test_installed_code_is_python37_syntax():
+    files = [f for d in ("dsib", "data_prep", "benchmarks") for f in glob.glob(os.path.join(ROOT, d, "*.py"))]
+    files = [f for f in files if not f.endswith("asv_plugin.py")]  # runs in the tool environment only
+    script = "import sys, ast\nfor p in sys.argv[1:]:\n    ast.parse(open(p).read(), p)\n"
+    subprocess.run([_python37(), "-c", script] + files, check=True)
