@@ -8,7 +8,7 @@ import math
 import os
 
 # The post's Parquet and CSV timings in seconds (i5-8259U, pyarrow 0.11.1, pandas 0.23.4,
-# the real January 2016 file: 10.9 M rows).
+# the real January 2016 file: 10.9 M rows; the profile `full` has that size).
 POST_2019 = {
     "1a": (1.08, 41.0), "1b": (3.68, 52.2), "1c": (1.45, 44.1), "2": (7.10, 255.0),
     "3a": (5.66, 184.0), "3b": (10.10, 199.0), "3c": (6.56, 192.0),
@@ -118,7 +118,7 @@ def comparison_rows(res, names, formats=("parquet", "csv")):
 def markdown_table(res, names, with_2019=False, formats=("parquet", "csv"), labels=("Parquet", "CSV")):
     head = ["Benchmark", labels[0], labels[1], "%s speedup" % labels[0]]
     if with_2019:
-        head += ["%s 2019" % labels[0], "%s 2019" % labels[1], "speedup 2019"]
+        head += ["%s 2019 (10.9 M rows)" % labels[0], "%s 2019" % labels[1], "speedup 2019"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for label, key, a, b in comparison_rows(res, names, formats):
         cells = [label, format_seconds(a), format_seconds(b), _speedup(a, b)]
@@ -130,7 +130,10 @@ def markdown_table(res, names, with_2019=False, formats=("parquet", "csv"), labe
 
 
 def describe(machine, res):
+    from data_prep.profiles import PROFILES
+
     env_vars = getattr(res, "env_vars", {}) or {}
     profile = env_vars.get("DSIB_PROFILE", "default")
-    return "machine `%s`, environment `%s`, commit `%s`, profile `%s`" % (
-        machine, res.env_name, res.commit_hash[:8], profile)
+    rows = PROFILES[profile].rows_per_month if profile in PROFILES else None
+    return "machine `%s`, environment `%s`, commit `%s`, profile `%s` (%s rows per month)" % (
+        machine, res.env_name, res.commit_hash[:8], profile, "{:,}".format(rows) if rows else "?")

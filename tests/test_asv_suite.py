@@ -24,7 +24,8 @@ ENV_DIR = os.path.join(ROOT, ".asv", "env-test")
 EXPECTED = {
     "file_formats.Read.time_read", "file_formats.Write.time_write",
     "file_formats.ContinuousRead.time_continuous_read", "file_formats.ContinuousRead.peakmem_continuous_read",
-    "file_formats.ContinuousRead.track_month_frame", "generation.PrepareMonth.time_prepare_plain_month",
+    "file_formats.ContinuousRead.track_month_frame", "file_formats.ContinuousRead.peakmem_first_month_only",
+    "file_formats.ContinuousRead.peakmem_baseline", "generation.PrepareMonth.time_prepare_plain_month",
     "generation.PrepareMonth.time_string_columns",
 }
 
@@ -113,4 +114,4 @@ def test_comparison_table_from_the_run(asv_tiny):
         "3c WRITE with cat"]
     for row in rows:
         assert "failed" not in row and "skipped" not in row and "n/a" not in row, row
-    assert "profile `tiny`" in table.stdout
+    assert "profile `tiny` (10,000 rows per month)" in table.stdout

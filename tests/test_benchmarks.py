@@ -58,6 +58,7 @@ def test_continuous_read_reads_six_months_from_files(tiny_run):
         bench.setup(cache, name)
         assert len(bench.paths) == 6 and all(p.endswith(FORMATS[name].suffix) for p in bench.paths)
         bench.time_continuous_read(cache, name)
+        bench.peakmem_first_month_only(cache, name)
         assert bench.track_month_frame(cache, name) == cache["month_frame_bytes"]
 
 
