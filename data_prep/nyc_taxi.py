@@ -7,6 +7,7 @@ into the same store instead.
 """
 import calendar
 import hashlib
+import os
 import re
 
 import numpy as np
@@ -209,8 +210,6 @@ def read_tlc_csv(path, chunksize=1000000):
 
 def month_of(path, columns):
     """The partition name: the YYYY-MM in the file name, else the most common pick-up month."""
-    import os
-
     match = _MONTH_IN_NAME.search(os.path.basename(path))
     if match:
         return "%s-%s" % match.groups()

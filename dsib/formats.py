@@ -7,9 +7,9 @@ so adding a format here adds it everywhere. Readers take either ``bytes``
 import io
 from collections import OrderedDict
 
-from . import compat
+from data_prep.nyc_taxi import VARIANTS
 
-VARIANTS = ("plain", "str", "cat")
+from . import compat
 
 
 class UnknownFormatError(KeyError):
