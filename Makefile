@@ -23,8 +23,7 @@ $(BIN)/.ready: requirements.txt pyproject.toml
 bench: data run publish table
 
 data: $(BIN)/.ready
-	$(BIN)/python -m data_prep verify --profile $(PROFILE) 2>/dev/null || \
-	  $(BIN)/python -m data_prep prepare --profile $(PROFILE)
+	$(BIN)/python -m data_prep prepare --profile $(PROFILE) --if-missing
 
 $(ASV_CONF): asv.conf.json $(BIN)/.ready
 	$(BIN)/python -m dsib config --profile $(PROFILE) -o $@

@@ -3,22 +3,29 @@ import argparse
 import sys
 
 from . import nyc_taxi
+from .datasets import DATASETS
 from .frames import load_frame
 from .prepare import TLC_BYTES_PER_ROW, csv_bytes_per_row, ingest_csv, prepare
 from .profiles import DEFAULT_PROFILE, PROFILES
 from .store import DatasetError, default_data_dir, open_dataset
 
 
-def _add_common(parser):
+def _add_common(parser, datasets=True):
     parser.add_argument("--profile", default=DEFAULT_PROFILE,
                         help="scale profile: %s, or the name given to ingested CSV data (default: %%(default)s)"
                         % ", ".join(sorted(PROFILES)))
-    parser.add_argument("--dataset", default=nyc_taxi.DATASET, choices=[nyc_taxi.DATASET])
+    if datasets:
+        parser.add_argument("--dataset", default="all", choices=["all"] + sorted(DATASETS),
+                            help="default: all")
     parser.add_argument("--data-dir", default=None, help="store root (default: $DSIB_DATA_DIR or ./data)")
 
 
-def _report_csv_size(dataset):
-    per_row = csv_bytes_per_row(dataset)
+def _names(args):
+    return sorted(DATASETS) if args.dataset == "all" else [args.dataset]
+
+
+def _report_csv_size(store):
+    per_row = csv_bytes_per_row(store)
     deviation = per_row / TLC_BYTES_PER_ROW - 1
     print("TLC-layout CSV: %.1f bytes/row (real January 2016: %.1f; %+.1f %%)"
           % (per_row, TLC_BYTES_PER_ROW, 100 * deviation))
@@ -27,22 +34,31 @@ def _report_csv_size(dataset):
 def cmd_prepare(args):
     if args.from_csv:
         path = ingest_csv(args.from_csv, args.profile, args.data_dir, progress=not args.quiet)
-        dataset = open_dataset(nyc_taxi.DATASET, args.profile, args.data_dir)
         print("ingested %d files into %s" % (len(args.from_csv), path))
-    else:
-        summary = prepare(args.profile, args.data_dir, progress=not args.quiet)
-        dataset = open_dataset(nyc_taxi.DATASET, args.profile, args.data_dir)
-        print("wrote %s rows to %s in %.1f s (plain columns generated at %.2f M rows/s)"
-              % ("{:,}".format(summary["rows"]), summary["path"], summary["seconds"],
+        _report_csv_size(open_dataset(nyc_taxi.DATASET, args.profile, args.data_dir))
+        return
+    for name in _names(args):
+        if args.if_missing:
+            try:
+                open_dataset(name, args.profile, args.data_dir)
+                print("%s at profile %s is present and verified" % (name, args.profile))
+                continue
+            except DatasetError:
+                pass
+        summary = prepare(args.profile, args.data_dir, progress=not args.quiet, dataset=name)
+        print("%s: wrote %s rows to %s in %.1f s (plain columns generated at %.2f M rows/s)"
+              % (name, "{:,}".format(summary["rows"]), summary["path"], summary["seconds"],
                  summary["plain_rows_per_second"] / 1e6))
-    _report_csv_size(dataset)
+        if name == nyc_taxi.DATASET:
+            _report_csv_size(open_dataset(name, args.profile, args.data_dir))
 
 
 def cmd_verify(args):
-    dataset = open_dataset(args.dataset, args.profile, args.data_dir)
-    rows = sum(dataset.rows(p) for p in dataset.partitions)
-    print("%s: %d partitions, %s rows, checksums verified" % (dataset.path, len(dataset.partitions),
-                                                               "{:,}".format(rows)))
+    for name in _names(args):
+        store = open_dataset(name, args.profile, args.data_dir)
+        rows = sum(store.rows(p) for p in store.partitions)
+        print("%s: %d partitions, %s rows, checksums verified" % (store.path, len(store.partitions),
+                                                                   "{:,}".format(rows)))
 
 
 def cmd_export_csv(args):
@@ -54,16 +70,18 @@ def cmd_export_csv(args):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m data_prep", description=__doc__)
     sub = parser.add_subparsers(dest="command")
-    p = sub.add_parser("prepare", help="generate a profile, or ingest TLC CSV files with --from-csv")
+    p = sub.add_parser("prepare", help="generate datasets at a profile, or ingest TLC CSV files with --from-csv")
     _add_common(p)
-    p.add_argument("--from-csv", nargs="+", metavar="PATH", help="real TLC yellow-taxi CSV files, 2016 layout")
+    p.add_argument("--from-csv", nargs="+", metavar="PATH",
+                   help="real TLC yellow-taxi CSV files, 2016 layout (nyc_taxi only)")
+    p.add_argument("--if-missing", action="store_true", help="skip datasets that are present and verify")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_prepare)
-    p = sub.add_parser("verify", help="check a dataset against its manifest checksums")
+    p = sub.add_parser("verify", help="check datasets against their manifest checksums")
     _add_common(p)
     p.set_defaults(func=cmd_verify)
-    p = sub.add_parser("export-csv", help="write one month in the TLC CSV layout")
-    _add_common(p)
+    p = sub.add_parser("export-csv", help="write one month of nyc_taxi in the TLC CSV layout")
+    _add_common(p, datasets=False)
     p.add_argument("--month", default=None, help="partition, e.g. 2016-01 (default: the first)")
     p.add_argument("output")
     p.set_defaults(func=cmd_export_csv)

@@ -11,9 +11,13 @@ import numpy as np
 
 ALLOWED_LOSSES = {
     "datetime_unit": "datetime64 resolution may differ (e.g. [us] for [ns]) if every instant is identical",
+    "timezone": "tz-aware datetimes may come back without their zone (naive UTC), every instant identical",
     "float_ulp": "floats may differ in the last bits (relative 1e-15) from a fast text parser",
+    "float_digits": "floats may be rounded to 15 decimal places by a text writer (error up to 1e-15 x max(1, |x|))",
     "category_order": "an unordered categorical may list its categories in another order",
 }
+# How far a float may be off under each allowed loss: (relative, absolute below 1).
+_FLOAT_TOLERANCE = (("float_ulp", 1e-15, 0.0), ("float_digits", 1e-15, 1e-15))
 
 
 class FrameMismatch(AssertionError):
@@ -63,12 +67,16 @@ def _compare_column(name, expected, actual, allowed):
     else:
         e_values, a_values = _values(expected), _values(actual)
         if e_dtype != a_dtype:
-            both_naive_datetimes = (e_values.dtype.kind == "M" and a_values.dtype.kind == "M")
-            if both_naive_datetimes and "datetime_unit" in allowed:
-                losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
-                e_values, a_values = e_values.astype("M8[ns]"), a_values.astype("M8[ns]")
-            else:
+            if not (e_values.dtype.kind == "M" and a_values.dtype.kind == "M"):
                 return ["%s: dtype %s became %s" % (name, e_dtype, a_dtype)], losses
+            e_tz, a_tz = str(getattr(expected.dtype, "tz", None)), str(getattr(actual.dtype, "tz", None))
+            unit_changed = np.datetime_data(e_values.dtype)[0] != np.datetime_data(a_values.dtype)[0]
+            for changed, loss, what in ((e_tz != a_tz, "timezone", "time zone"),
+                                        (unit_changed, "datetime_unit", "resolution")):
+                if changed and loss not in allowed:
+                    return ["%s: %s changed, dtype %s became %s" % (name, what, e_dtype, a_dtype)], losses
+            losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
+            e_values, a_values = e_values.astype("M8[ns]"), a_values.astype("M8[ns]")
     e_null, a_null = _nulls(e_values), _nulls(a_values)
     if not np.array_equal(e_null, a_null):
         problems.append("%s: missing values at different rows (%d expected, %d read)"
@@ -77,11 +85,12 @@ def _compare_column(name, expected, actual, allowed):
     e_values, a_values = e_values[~e_null], a_values[~a_null]
     if e_values.dtype.kind == "f" and a_values.dtype.kind == "f":
         equal = e_values == a_values
-        if not equal.all() and "float_ulp" in allowed:
-            close = np.abs(e_values - a_values) <= 1e-15 * np.abs(e_values)
-            if close.all():
-                losses.append("%s: %d floats differ in the last bits" % (name, int((~equal).sum())))
-                equal = close
+        for loss, relative, absolute in _FLOAT_TOLERANCE:
+            if not equal.all() and loss in allowed:
+                close = np.abs(e_values - a_values) <= np.maximum(relative * np.abs(e_values), absolute)
+                if close.all():
+                    losses.append("%s: %d floats rounded (%s)" % (name, int((~equal).sum()), loss))
+                    equal = close
     else:
         equal = np.asarray(e_values == a_values, dtype=bool)
     if not equal.all():

@@ -34,7 +34,7 @@ def write_and_check(fmt, frame, hints, path):
     with open(path, "rb") as f:
         payload = f.read()
     try:
-        outcome["losses"] = assert_same_frame(frame, fmt.read(payload, **hints), fmt.losses(),
+        outcome["losses"] = assert_same_frame(frame, fmt.check_read(payload, **hints), fmt.losses(),
                                               context="%s %s" % (fmt.name, os.path.basename(path)))
     except FrameMismatch as exc:
         outcome["error"] = str(exc)

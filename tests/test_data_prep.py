@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data_prep import DatasetError, load_frame, nyc_taxi, open_dataset
+from data_prep import DATASETS, DatasetError, load_frame, nyc_taxi, open_dataset
 from data_prep.prepare import TLC_BYTES_PER_ROW, csv_bytes_per_row, ingest_csv, prepare
 from data_prep.profiles import MONTHS_2016_H1, PROFILES
 from dsib.fidelity import assert_same_frame
@@ -82,9 +82,9 @@ def test_values_are_realistic(tiny_data_dir):
 
 
 def test_generation_is_deterministic(tmp_path):
-    first = prepare("tiny", str(tmp_path / "a"), months=MONTHS_2016_H1[:2], progress=False)
-    second = prepare("tiny", str(tmp_path / "b"), months=MONTHS_2016_H1[:2], progress=False)
-    other_seed = prepare("tiny", str(tmp_path / "c"), months=MONTHS_2016_H1[:2], progress=False, seed=7)
+    first = prepare("tiny", str(tmp_path / "a"), partitions=MONTHS_2016_H1[:2], progress=False)
+    second = prepare("tiny", str(tmp_path / "b"), partitions=MONTHS_2016_H1[:2], progress=False)
+    other_seed = prepare("tiny", str(tmp_path / "c"), partitions=MONTHS_2016_H1[:2], progress=False, seed=7)
 
     def checksums(summary):
         with open(os.path.join(summary["path"], "manifest.json")) as f:
@@ -165,14 +165,15 @@ def test_interrupted_preparation_keeps_the_old_dataset(tiny_copy, monkeypatch):
     manifest = os.path.join(tiny_copy, "tiny", "nyc_taxi", "manifest.json")
     with open(manifest) as f:
         before = f.read()
-    real = nyc_taxi.generate_month
+    spec = DATASETS["nyc_taxi"]
+    real = spec.generate
 
     def dies_in_march(month, rows, seed):
         if month == "2016-03":
             raise KeyboardInterrupt("interrupted")
         return real(month, rows, seed)
 
-    monkeypatch.setattr(nyc_taxi, "generate_month", dies_in_march)
+    monkeypatch.setattr(spec, "generate", dies_in_march)
     with pytest.raises(KeyboardInterrupt):
         prepare("tiny", tiny_copy, progress=False)
     with open(manifest) as f:
@@ -188,8 +189,8 @@ def test_interrupted_preparation_keeps_the_old_dataset(tiny_copy, monkeypatch):
         open_dataset("nyc_taxi", "tiny", os.path.join(tiny_copy, "fresh"))
     assert "interrupted preparation" in str(info.value)
 
-    monkeypatch.setattr(nyc_taxi, "generate_month", real)
-    prepare("tiny", tiny_copy, progress=False, months=MONTHS_2016_H1[:1])
+    monkeypatch.setattr(spec, "generate", real)
+    prepare("tiny", tiny_copy, progress=False, partitions=MONTHS_2016_H1[:1])
     assert not [n for n in os.listdir(os.path.join(tiny_copy, "tiny")) if n.startswith(".tmp-")]
 
 
