@@ -7,7 +7,16 @@ at different scales never share a series. ``DSIB_DATA_DIR`` defaults to
 """
 import os
 
-from data_prep import open_dataset
+from data_prep import get_profile, open_dataset
+from dsib.formats import get_format
+
+# asv's forkserver imports this package once and forks a process per benchmark: libraries
+# imported here are not re-imported by every case. Missing ones are the formats' business.
+for _module in ("pandas", "pyarrow", "pyarrow.parquet", "pyarrow.csv", "pyarrow.compute"):
+    try:
+        __import__(_module)
+    except ImportError:
+        pass
 
 PROFILE = os.environ.get("DSIB_PROFILE", "default")
 DATA_DIR = os.environ.get("DSIB_DATA_DIR") or os.path.join(
@@ -17,11 +26,26 @@ DATA_DIR = os.environ.get("DSIB_DATA_DIR") or os.path.join(
 FULL_SCALE_TIMEOUT = 3600
 
 
+def open_store(dataset="nyc_taxi"):
+    """The verified store of ``dataset`` at this run's profile; a clear DatasetError if it is unusable."""
+    return open_dataset(dataset, PROFILE, DATA_DIR)
+
+
 def taxi_dataset():
-    """The verified NYC taxi store at this run's profile; a clear DatasetError if it is unusable."""
-    return open_dataset("nyc_taxi", PROFILE, DATA_DIR)
+    return open_store("nyc_taxi")
+
+
+def grid_rows(dataset):
+    return get_profile(PROFILE).grid_rows[dataset]
 
 
 def cache_path(*parts):
     """A file in the setup_cache directory (asv's working directory for the benchmark run)."""
     return os.path.abspath("_".join(str(p) for p in parts))
+
+
+def ready(name):
+    """The format, warmed up in setup (see ``Format.warm_up``): no import lands in a timing."""
+    fmt = get_format(name)
+    fmt.warm_up()
+    return fmt

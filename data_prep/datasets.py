@@ -46,6 +46,13 @@ class DatasetSpec(object):
             raise ValueError("dataset %s has no variant %r; it has %s"
                              % (self.name, variant, ", ".join(self.variants)))
 
+    def categorizable(self):
+        """Text columns that the ``cat`` variant holds as categoricals of the same values as ``str``:
+        Rocklin's "convert to categorical, then serialise" applies to them."""
+        categories = set((c.name, c.stored) for c in self._variants.get("cat", ()) if c.kind == "category")
+        return tuple(c.name for c in self._variants.get("str", ()) if c.kind == "text"
+                     and (c.name, c.stored) in categories)
+
     def read_hints(self, variant):
         """What a reader is told, as a user would tell it: datetime columns, and which to make categorical."""
         columns = self.columns(variant)

@@ -8,12 +8,12 @@ def _decode(values):
     return values.astype("U").astype(object)
 
 
-def frame_from_store(store, spec, partition, variant):
+def frame_from_store(store, spec, partition, variant, rows=None):
     import pandas as pd
 
     data = {}
     for column in spec.columns(variant):
-        values = store.load(partition, column.stored)
+        values = store.load(partition, column.stored)[:rows]
         if column.kind in ("text", "category"):
             values = _decode(values)
         if column.kind == "category":
@@ -24,11 +24,12 @@ def frame_from_store(store, spec, partition, variant):
     return pd.DataFrame(data, columns=[c.name for c in spec.columns(variant)])
 
 
-def load_frame(profile, variant="plain", partition=None, data_dir=None, store=None, dataset="nyc_taxi"):
-    """The DataFrame of one partition (the first by default), verified against its checksums."""
+def load_frame(profile, variant="plain", partition=None, data_dir=None, store=None, dataset="nyc_taxi", rows=None):
+    """The DataFrame of one partition (the first by default; its first ``rows`` rows if given),
+    verified against its checksums."""
     spec = get_dataset(dataset)
     store = store or open_dataset(spec.name, profile, data_dir)
-    return frame_from_store(store, spec, partition or store.partitions[0], variant)
+    return frame_from_store(store, spec, partition or store.partitions[0], variant, rows)
 
 
 def read_hints(variant, dataset="nyc_taxi"):

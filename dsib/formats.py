@@ -575,6 +575,10 @@ FORMATS = OrderedDict((f.name, f) for f in [
 ])
 
 
+# The formats of the 2019 post, whose seven cases keep the post's scale (benchmarks/file_formats.py).
+POST_2019_FORMATS = ("parquet", "csv")
+
+
 def get_format(name):
     try:
         return FORMATS[name]

@@ -22,6 +22,10 @@ def _pins(path):
     return pins
 
 
+# conda-forge names that differ from PyPI's.
+CONDA_TO_PIP = {"pytables": "tables", "msgpack-python": "msgpack"}
+
+
 def test_environment_yml_matches_the_pip_requirements():
     with open(os.path.join(ROOT, "environment.yml")) as f:
         env = yaml.safe_load(f)
@@ -29,7 +33,7 @@ def test_environment_yml_matches_the_pip_requirements():
     for dep in env["dependencies"]:
         if isinstance(dep, str) and "=" in dep:
             name, version = dep.split("=", 1)
-            conda[name.lower()] = version
+            conda[CONDA_TO_PIP.get(name.lower(), name.lower())] = version
     pip = _pins(os.path.join(ROOT, "requirements.txt"))
     python = conda.pop("python")
     assert conda == pip
