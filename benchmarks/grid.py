@@ -157,9 +157,9 @@ def _writer(format, variant):
 
 class Write(_Grid):
     def setup(self, dataset, format, variant):
+        self.path = os.path.abspath("grid-write-%s-%s-%s" % (dataset, format, variant))  # teardown runs after skips
         self.write = _writer(format, variant).write
         self.frame = _frame(dataset, variant)
-        self.path = os.path.abspath("grid-write-%s-%s-%s" % (dataset, format, variant))
 
     def teardown(self, dataset, format, variant):
         if os.path.exists(self.path):
