@@ -5,6 +5,7 @@ builds and installs the package from a commit: this tests the code as it is
 now, not as last committed.
 """
 import glob
+import itertools
 import json
 import math
 import os
@@ -27,7 +28,42 @@ EXPECTED = {
     "file_formats.ContinuousRead.track_month_frame", "file_formats.ContinuousRead.peakmem_first_month_only",
     "file_formats.ContinuousRead.peakmem_baseline", "generation.PrepareMonth.time_prepare_plain_month",
     "generation.PrepareMonth.time_string_columns",
+    "grid.Read.time_read", "grid.ReadPeakMemory.peakmem_read", "grid.ReadPeakMemory.peakmem_baseline",
+    "grid.ColdRead.time_cold_read", "grid.Sizes.track_file_size", "grid.Sizes.track_frame_size",
+    "grid.Write.time_write", "grid.Write.peakmem_write", "grid.Write.time_write_to_disk",
+    "grid.CategorizeThenWrite.time_categorize_and_write", "grid.ContinuousRead.time_continuous_read",
+    "grid.ContinuousRead.peakmem_continuous_read",
 }
+
+
+def _available(fmt):
+    try:
+        fmt.check_available()
+        return True
+    except NotImplementedError:
+        return False
+
+
+def expected_skip(benchmark, params):
+    """Why a cell must skip in this environment, from the registries alone; None if it must run."""
+    from data_prep import get_dataset
+    from dsib.formats import get_format
+
+    given = dict(params)
+    if "format" not in given:
+        return None
+    fmt = get_format(given["format"])
+    if not _available(fmt):
+        return "unavailable"
+    variant = given.get("variant", "cat" if "CategorizeThenWrite" in benchmark else "plain")
+    if variant not in fmt.variants:
+        return "variant"
+    writes = ".Write." in benchmark or "CategorizeThenWrite" in benchmark
+    if writes and not fmt.times_write:
+        return "shared writer"
+    if "CategorizeThenWrite" in benchmark and not get_dataset(given["dataset"]).categorizable():
+        return "no categorizable text"
+    return None
 
 
 def _run(args, cwd, env):
@@ -78,17 +114,30 @@ def _results(asv_tiny):
 
 
 def test_asv_runs_every_benchmark_without_failure(asv_tiny):
+    from dsib import pagecache
+
     run = asv_tiny["run"]
     assert run.returncode == 0, run.stdout[-6000:]
     (res,) = _results(asv_tiny)
     assert "DSIB_PROFILEtiny" in res.env_name, "the profile is part of the series"
     assert EXPECTED <= set(res.get_all_result_keys())
+    assert pagecache.eviction_supported(asv_tiny["work"])[0], "cold reads would skip here"
+    with open(os.path.join(asv_tiny["work"], "results", "benchmarks.json")) as f:
+        names = dict((k, v["param_names"]) for k, v in json.load(f).items() if isinstance(v, dict))
+    ran = skipped = 0
     for key in res.get_all_result_keys():
         params = res.get_result_params(key)
         values = res.get_result_value(key, params)
+        combos = list(itertools.product(*params)) if params else [()]
         values = values if isinstance(values, list) else [values]
-        assert None not in values, "%s failed: %s" % (key, run.stdout[-4000:])
-        assert not any(isinstance(v, float) and math.isnan(v) for v in values), "%s skipped" % key
+        for combo, value in zip(combos, values):
+            given = list(zip(names[key], [c.strip("'") for c in combo]))
+            assert value is not None, "%s%s failed: %s" % (key, combo, run.stdout[-4000:])
+            is_skip = isinstance(value, float) and math.isnan(value)
+            reason = expected_skip(key, given)
+            assert is_skip == (reason is not None), "%s %s: skipped=%s, expected %s" % (key, combo, is_skip, reason)
+            ran, skipped = ran + (not is_skip), skipped + is_skip
+    assert ran > 1000 and skipped < ran / 5
 
 
 def test_asv_publish_builds_the_site(asv_tiny):

@@ -4,7 +4,7 @@ import pytest
 import benchmarks
 from benchmarks import file_formats
 from dsib.fidelity import FrameMismatch
-from dsib.formats import FORMATS, Format
+from dsib.formats import FORMATS, POST_2019_FORMATS, Format
 
 
 @pytest.fixture
@@ -17,7 +17,7 @@ def tiny_run(tiny_data_dir, tmp_path, monkeypatch):
 def test_read_cases_time_what_was_checked(tiny_run):
     bench = file_formats.Read()
     outcomes = bench.setup_cache()
-    assert sorted(outcomes) == sorted((f, v) for f in FORMATS for v in ("plain", "str", "cat"))
+    assert sorted(outcomes) == sorted((f, v) for f in POST_2019_FORMATS for v in ("plain", "str", "cat"))
     for (name, variant), outcome in outcomes.items():
         assert outcome["error"] is None and outcome["skip"] is None
         bench.setup(outcomes, name, variant)
@@ -54,7 +54,7 @@ def test_continuous_read_reads_six_months_from_files(tiny_run):
     bench = file_formats.ContinuousRead()
     cache = bench.setup_cache()
     assert cache["month_frame_bytes"] > 10000 * 19 * 7
-    for name in FORMATS:
+    for name in POST_2019_FORMATS:
         bench.setup(cache, name)
         assert len(bench.paths) == 6 and all(p.endswith(FORMATS[name].suffix) for p in bench.paths)
         bench.time_continuous_read(cache, name)
@@ -74,3 +74,30 @@ def test_a_missing_dataset_fails_with_the_rebuild_command(tiny_run, tmp_path, mo
     monkeypatch.setattr(benchmarks, "DATA_DIR", str(tmp_path / "nowhere"))
     with pytest.raises(Exception, match="python -m data_prep prepare --dataset nyc_taxi --profile tiny"):
         file_formats.Read().setup_cache()
+
+
+def test_grid_cold_read_proves_the_file_cold_before_timing(tiny_run, monkeypatch):
+    from benchmarks import grid
+    from dsib import pagecache
+
+    outcomes = grid.ColdRead().setup_cache()
+    bench = grid.ColdRead()
+    bench.setup(outcomes, "rocklin", "parquet", "cat")
+    assert pagecache.resident_fraction(bench.path) == 0.0
+    bench.time_cold_read(outcomes, "rocklin", "parquet", "cat")
+    assert pagecache.resident_fraction(bench.path) > 0.5, "the timed read really read the file"
+    # Where eviction cannot be shown, the case skips instead of timing a warm read.
+    monkeypatch.setattr(pagecache.os, "posix_fadvise", lambda *args: None)
+    with pytest.raises(NotImplementedError, match="cannot evict"):
+        bench.setup(outcomes, "rocklin", "parquet", "cat")
+
+
+def test_grid_write_to_disk_leaves_the_bytes_on_disk(tiny_run):
+    from benchmarks import grid
+
+    bench = grid.Write()
+    bench.setup("tsbs_cpu", "feather", "cat")
+    bench.time_write_to_disk("tsbs_cpu", "feather", "cat")
+    with open(bench.path, "rb") as f:
+        assert FORMATS["feather"].read(f.read(), categoricals=("hostname",))["hostname"].dtype.name == "category"
+    bench.teardown("tsbs_cpu", "feather", "cat")
