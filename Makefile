@@ -34,6 +34,7 @@ run: $(BIN)/.ready $(ASV_CONF)
 
 publish: $(BIN)/.ready
 	$(BIN)/asv publish --config asv.conf.json
+	$(BIN)/python -m dsib site --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE)
 
 table: $(BIN)/.ready
 	$(BIN)/python -m dsib table --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE) --with-2019

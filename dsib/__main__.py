@@ -1,6 +1,9 @@
 """``python -m dsib``: tools around the asv suite.
 
-  table   print the 2019 post's comparison table from results/ as Markdown
+  table    print the 2019 post's comparison table from results/ as Markdown
+  report   print every format's cases (time, throughput, peak memory, size) as Markdown
+  fidelity print which pandas types survive which format
+  site     write the dsib page of html/ from results/ and link it from asv's dashboard
   config  write an asv config for another profile or results location
   machine record this machine's hardware for asv under a stable name
 """
@@ -33,6 +36,85 @@ def cmd_machine(args):
     info["machine"] = args.name
     MachineCollection.save(args.name, info)
     print("asv machine %(machine)s: %(cpu)s, %(num_cpu)s cpus, %(ram)s kB RAM, %(os)s %(arch)s" % info)
+    return 0
+
+
+def _results(args):
+    from .report import find_results, param_names
+
+    machine, res = find_results(args.results_dir, args.machine, args.env, args.commit)
+    return machine, res, param_names(args.results_dir)
+
+
+def _grid_markdown(res, names, datasets=None, variants=None):
+    from data_prep import DATASETS, VARIANTS
+    from .formats import FORMATS
+    from .report import grid_report
+
+    return grid_report(res, names, datasets or sorted(DATASETS), variants or list(VARIANTS), list(FORMATS))
+
+
+def _versions():
+    import numpy
+    import pandas
+    import pyarrow
+
+    return "pandas %s, pyarrow %s, numpy %s" % (pandas.__version__, pyarrow.__version__, numpy.__version__)
+
+
+def cmd_report(args):
+    from .report import NoResults, describe
+
+    try:
+        machine, res, names = _results(args)
+    except NoResults as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 1
+    print(describe(machine, res))
+    print()
+    print(_grid_markdown(res, names, args.dataset and [args.dataset], args.variant and [args.variant]))
+    return 0
+
+
+def cmd_fidelity(args):
+    from .fidelity_table import markdown
+    from .formats import FORMATS
+
+    print("Round trips with %s:" % _versions())
+    print()
+    print(markdown(list(FORMATS.values())))
+    return 0
+
+
+def cmd_site(args):
+    from data_prep import PROFILES
+    from .fidelity_table import markdown
+    from .formats import FORMATS
+    from .report import NoResults, describe, markdown_table
+    from .site import write_page
+
+    try:
+        machine, res, names = _results(args)
+    except NoResults as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 1
+    profile = (getattr(res, "env_vars", {}) or {}).get("DSIB_PROFILE", "default")
+    grid = PROFILES[profile].grid_rows if profile in PROFILES else {}
+    sections = [
+        ("The 2019 baseline", [describe(machine, res), "The post's own figures are for the real January 2016 "
+                               "file (10.9 M rows); compare the speedup columns."],
+         [markdown_table(res, names, with_2019=True)]),
+        ("Every format", ["Rows are cases, columns are formats; times are asv medians; throughput is the "
+                          "in-memory frame over the time; peak memory is the benchmark process's peak RSS "
+                          "(interpreter and libraries included). A dot marks a case that cannot make sense "
+                          "(a variant a format cannot hold, a writer timed under another format). Rows per "
+                          "case: %s." % ", ".join("%s %s" % (k, "{:,}".format(v)) for k, v in sorted(grid.items()))],
+         _grid_markdown(res, names).split("\n\n")),
+        ("Fidelity", ["What each pandas type becomes after a round trip, with %s. preserved: same dtype and "
+                      "values; ≈: a documented loss (same values); →: the dtype it came back as." % _versions()],
+         [markdown(list(FORMATS.values()))]),
+    ]
+    print("wrote %s" % write_page(args.html_dir, sections))
     return 0
 
 
@@ -85,6 +167,21 @@ def main(argv=None):
     p.add_argument("--benchmark-dir")
     p.add_argument("-o", "--output", default="-")
     p.set_defaults(func=cmd_config)
+    for name, func, text in (("report", cmd_report, "every format: rows are cases, columns are formats"),
+                             ("site", cmd_site, "write html/dsib/index.html and link it from asv's site")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("--results-dir", default="results")
+        p.add_argument("--machine", default=None)
+        p.add_argument("--env", default=None)
+        p.add_argument("--commit", default=None)
+        if name == "report":
+            p.add_argument("--dataset", default=None)
+            p.add_argument("--variant", default=None)
+        else:
+            p.add_argument("--html-dir", default="html")
+        p.set_defaults(func=func)
+    p = sub.add_parser("fidelity", help="which pandas types survive which format, from real round trips")
+    p.set_defaults(func=cmd_fidelity)
     p = sub.add_parser("machine", help="record this machine's hardware for asv under NAME")
     p.add_argument("name")
     p.set_defaults(func=cmd_machine)

@@ -75,7 +75,8 @@ def param_names(results_dir):
 
 
 def case_value(res, names, benchmark, fmt, extra):
-    """Seconds for one case; None if the case failed or was not run, NaN if it was skipped."""
+    """The value of one case; None if the case failed or was not run, NaN if it was skipped."""
+    wanted = dict(extra, format=fmt)
     if benchmark not in res.get_all_result_keys():
         return None
     params = res.get_result_params(benchmark)
@@ -83,7 +84,7 @@ def case_value(res, names, benchmark, fmt, extra):
     names = names.get(benchmark, [])
     for combo, value in zip(itertools.product(*params), values):
         given = dict(zip(names, [_param_value(c) for c in combo]))
-        if given.get("format") == fmt and all(given.get(k) == v for k, v in extra.items()):
+        if all(given.get(k) == v for k, v in wanted.items()):
             return value
     return None
 
@@ -98,7 +99,9 @@ def format_seconds(value):
         return "%dmin %4.1fs" % (minutes, seconds)
     if value >= 1:
         return "%.2fs" % value
-    return "%.0fms" % (value * 1000)
+    if value >= 0.001:
+        return "%.0fms" % (value * 1000)
+    return "%.0fµs" % (value * 1e6)
 
 
 def _speedup(a, b):
@@ -137,3 +140,55 @@ def describe(machine, res):
     rows = PROFILES[profile].rows_per_month if profile in PROFILES else None
     return "machine `%s`, environment `%s`, commit `%s`, profile `%s` (%s rows per month)" % (
         machine, res.env_name, res.commit_hash[:8], profile, "{:,}".format(rows) if rows else "?")
+
+
+# --- the every-format grid -------------------------------------------------------------
+
+MIB = float(1 << 20)
+# (row label, benchmark, kind): kind says how to show the value.
+GRID_ROWS = [
+    ("read, warm", "grid.Read.time_read", "time"),
+    ("read, warm MiB/s", "grid.Read.time_read", "throughput"),
+    ("read, cold", "grid.ColdRead.time_cold_read", "time"),
+    ("read, peak MiB", "grid.ReadPeakMemory.peakmem_read", "mib"),
+    ("write, memory", "grid.Write.time_write", "time"),
+    ("write, memory MiB/s", "grid.Write.time_write", "throughput"),
+    ("write, disk + fsync", "grid.Write.time_write_to_disk", "time"),
+    ("write, peak MiB", "grid.Write.peakmem_write", "mib"),
+    ("file MiB", "grid.Sizes.track_file_size", "mib"),
+]
+
+
+def _missing(value):
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def grid_cell(res, names, benchmark, kind, fmt, given):
+    value = case_value(res, names, benchmark, fmt, given)
+    if _missing(value):
+        return "·" if value is not None else "failed"
+    if kind == "time":
+        return format_seconds(value)
+    if kind == "mib":
+        return "%.0f" % (value / MIB) if value >= MIB else "%.2f" % (value / MIB)
+    frame = case_value(res, names, "grid.Sizes.track_frame_size", fmt, given)
+    return "n/a" if _missing(frame) or value <= 0 else "%.0f" % (frame / MIB / value)
+
+
+def grid_table(res, names, dataset, variant, formats):
+    """Markdown: rows are cases, columns are formats. ``·`` marks a case that cannot make sense."""
+    given = {"dataset": dataset, "variant": variant}
+    lines = ["| %s / %s | %s |" % (dataset, variant, " | ".join(formats)),
+             "|---|" + "|".join("---:" for _ in formats) + "|"]
+    for label, benchmark, kind in GRID_ROWS:
+        cells = [grid_cell(res, names, benchmark, kind, f, given) for f in formats]
+        lines.append("| %s | %s |" % (label, " | ".join(cells)))
+    return "\n".join(lines)
+
+
+def grid_report(res, names, datasets, variants, formats):
+    blocks = []
+    for dataset in datasets:
+        for variant in variants:
+            blocks.append(grid_table(res, names, dataset, variant, formats))
+    return "\n\n".join(blocks)

@@ -1,0 +1,80 @@
+"""Which pandas types survive which format: the fidelity table, from real round trips.
+
+Each type is round-tripped alone through each format (so one type a format
+cannot hold does not hide the others), with the reader told what a user would
+tell it (datetime columns, which column is categorical), and compared with
+``dsib.fidelity.compare_frames``.
+"""
+import numpy as np
+
+TYPES = ("int", "float with NaN", "bool", "datetime64", "tz-aware datetime", "categorical", "string", "nullable")
+
+
+def probe_columns():
+    import pandas as pd
+
+    instants = np.array(["2016-01-01T00:00:01", "2016-06-30T23:59:59", "2016-02-29T12:00:00",
+                         "2016-03-01T00:00:00"], dtype="datetime64[ns]")
+    columns = {
+        "int": pd.Series([1, -2, 3, 2 ** 40], dtype="int64"),
+        "float with NaN": pd.Series([0.1, np.nan, -73.98174285888672, 2.5e-8]),
+        "bool": pd.Series([True, False, True, True]),
+        "datetime64": pd.Series(instants),
+        "tz-aware datetime": pd.Series(pd.DatetimeIndex(instants).tz_localize("America/New_York")),
+        "categorical": pd.Series(pd.Categorical(["a-b-c", "f-0-1", "a-b-c", "9-9-9"])),
+        "string": pd.Series(["host_0", None, "ünïcødé", ""], dtype=object),
+    }
+    try:
+        columns["nullable"] = pd.Series([1, None, 3, 4], dtype="Int64")
+    except TypeError:  # pandas < 0.24 has no nullable integers
+        pass
+    return columns
+
+
+def _short(text, limit=48):
+    text = str(text).split(". ")[0].split("\n")[0]
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def round_trip(fmt, name, series):
+    """'preserved', '≈ loss' (a declared loss), '→ dtype' (a changed type), 'values differ: …'
+    or 'not stored: …' for one type through one format."""
+    import pandas as pd
+
+    from .fidelity import compare_frames
+
+    frame = pd.DataFrame({"c": series})
+    hints = {"datetimes": ("c",) if "datetime" in name else (),
+             "categoricals": ("c",) if name == "categorical" else ()}
+    try:
+        back = fmt.check_read(fmt.write(frame), **hints)
+    except Exception as exc:  # what a format cannot hold is the table's subject
+        return "not stored: %s" % _short(exc)
+    if "c" not in back:
+        return "not stored: column missing"
+    problems, losses = compare_frames(frame, back[["c"]], fmt.losses())
+    if not problems:
+        return "≈ %s" % _short(losses[0].split(": ", 1)[-1]) if losses else "preserved"
+    if str(back["c"].dtype) != str(series.dtype):
+        return "→ %s" % back["c"].dtype
+    return "values differ: %s" % _short(problems[0].split(": ", 1)[-1])
+
+
+def fidelity_rows(formats):
+    """(label, cells) per format available in this environment; the others are left out."""
+    columns = probe_columns()
+    rows = []
+    for fmt in formats:
+        try:
+            fmt.check_available()
+        except NotImplementedError:
+            continue
+        rows.append((fmt.label, [round_trip(fmt, t, columns[t]) if t in columns else "n/a" for t in TYPES]))
+    return rows
+
+
+def markdown(formats):
+    lines = ["| format | %s |" % " | ".join(TYPES), "|---|" + "|".join("---" for _ in TYPES) + "|"]
+    for label, cells in fidelity_rows(formats):
+        lines.append("| %s | %s |" % (label, " | ".join(cells)))
+    return "\n".join(lines)
