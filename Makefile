@@ -30,7 +30,7 @@ $(ASV_CONF): asv.conf.json $(BIN)/.ready
 
 run: $(BIN)/.ready $(ASV_CONF)
 	$(BIN)/python -m dsib machine $(MACHINE)
-	$(BIN)/asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr HEAD^!
+	$(BIN)/asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr --durations 12 HEAD^!
 
 publish: $(BIN)/.ready
 	$(BIN)/asv publish --config asv.conf.json

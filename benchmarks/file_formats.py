@@ -15,7 +15,7 @@ from data_prep import frame_nbytes, load_frame, read_hints
 from dsib.formats import POST_2019_FORMATS, VARIANTS, get_format
 from dsib.roundtrip import raise_for_outcome, write_and_check
 
-from . import FULL_SCALE_TIMEOUT, cache_path, ready, taxi_dataset
+from . import FULL_SCALE_TIMEOUT, cache_path, open_store, ready, taxi_dataset, verify_stores
 
 
 def _post_formats():
@@ -129,9 +129,14 @@ class Write(_OneShot):
     params = [list(POST_2019_FORMATS), list(VARIANTS)]
     param_names = ["format", "variant"]
 
-    def setup(self, format, variant):
-        self.write = ready(format).write
-        self.frame = load_frame(None, variant, store=taxi_dataset())
+    def setup_cache(self):
+        verify_stores("nyc_taxi")
 
-    def time_write(self, format, variant):
+    setup_cache.timeout = FULL_SCALE_TIMEOUT
+
+    def setup(self, verified, format, variant):
+        self.write = ready(format).write
+        self.frame = load_frame(None, variant, store=open_store("nyc_taxi", verify="sizes"))
+
+    def time_write(self, verified, format, variant):
         self.write(self.frame)

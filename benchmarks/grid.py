@@ -32,14 +32,14 @@ from dsib import pagecache
 from dsib.formats import FORMATS, get_format
 from dsib.roundtrip import raise_for_outcome, write_and_check
 
-from . import FULL_SCALE_TIMEOUT, cache_path, grid_rows, open_store, ready
+from . import FULL_SCALE_TIMEOUT, cache_path, grid_rows, open_store, ready, verify_stores
 
 DATASET_NAMES = sorted(DATASETS)
 FORMAT_NAMES = list(FORMATS)
 
 
-def _frame(dataset, variant):
-    return load_frame(None, variant, store=open_store(dataset), dataset=dataset, rows=grid_rows(dataset))
+def _frame(dataset, variant, verify=True):
+    return load_frame(None, variant, store=open_store(dataset, verify), dataset=dataset, rows=grid_rows(dataset))
 
 
 def _hints(dataset, variant):
@@ -155,41 +155,50 @@ def _writer(format, variant):
     return fmt
 
 
-class Write(_Grid):
-    def setup(self, dataset, format, variant):
+class _Writes(_Grid):
+    repeat = (1, 3, 1.0)
+
+    def setup_cache(self):
+        verify_stores(*DATASET_NAMES)
+
+    setup_cache.timeout = FULL_SCALE_TIMEOUT
+
+
+class Write(_Writes):
+    def setup(self, verified, dataset, format, variant):
         self.path = os.path.abspath("grid-write-%s-%s-%s" % (dataset, format, variant))  # teardown runs after skips
         self.write = _writer(format, variant).write
-        self.frame = _frame(dataset, variant)
+        self.frame = _frame(dataset, variant, verify="sizes")
 
-    def teardown(self, dataset, format, variant):
+    def teardown(self, *params):
         if os.path.exists(self.path):
             os.remove(self.path)
 
-    def time_write(self, dataset, format, variant):
+    def time_write(self, verified, dataset, format, variant):
         self.write(self.frame)
 
-    def peakmem_write(self, dataset, format, variant):
+    def peakmem_write(self, verified, dataset, format, variant):
         self.write(self.frame)
 
-    def time_write_to_disk(self, dataset, format, variant):
+    def time_write_to_disk(self, verified, dataset, format, variant):
         pagecache.write_to_disk(self.path, self.write(self.frame))
 
 
-class CategorizeThenWrite(_Grid):
+class CategorizeThenWrite(_Writes):
     """Rocklin: converting text to categoricals and then serialising can beat serialising the text."""
 
     params = [DATASET_NAMES, FORMAT_NAMES]
     param_names = ["dataset", "format"]
 
-    def setup(self, dataset, format):
+    def setup(self, verified, dataset, format):
         columns = get_dataset(dataset).categorizable()
         if not columns:
             raise NotImplementedError("%s's str and cat variants hold different text" % dataset)
         self.write = _writer(format, "cat").write
-        self.frame = _frame(dataset, "str")
+        self.frame = _frame(dataset, "str", verify="sizes")
         self.categories = dict((name, "category") for name in columns)
 
-    def time_categorize_and_write(self, dataset, format):
+    def time_categorize_and_write(self, verified, dataset, format):
         self.write(self.frame.astype(self.categories))
 
 

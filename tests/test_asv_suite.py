@@ -164,3 +164,34 @@ def test_comparison_table_from_the_run(asv_tiny):
     for row in rows:
         assert "failed" not in row and "skipped" not in row and "n/a" not in row, row
     assert "profile `tiny` (10,000 rows per month)" in table.stdout
+
+
+def test_every_format_report_has_a_value_in_every_case_that_makes_sense(asv_tiny):
+    report = _run([sys.executable, "-m", "dsib", "report", "--results-dir",
+                   os.path.join(asv_tiny["work"], "results")], ROOT, asv_tiny["env"])
+    assert report.returncode == 0, report.stdout
+    tables = [t for t in report.stdout.split("\n\n") if t.startswith("| ")]
+    assert len(tables) == 9, "three datasets x three variants"
+    assert "failed" not in report.stdout
+    header = tables[0].splitlines()[0]
+    assert "| parquet |" in header and "| npy |" in header
+    warm = [line for line in tables[0].splitlines() if line.startswith("| read, warm |")][0]
+    assert warm.count("·") == 1, "only pandas-msgpack cannot run in this pandas: %s" % warm
+
+
+def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
+    html = os.path.join(asv_tiny["work"], "html")
+    if not os.path.exists(os.path.join(html, "index.html")):
+        test_asv_publish_builds_the_site(asv_tiny)
+    for _ in range(2):  # the link is added once, however often the page is rebuilt
+        site = _run([sys.executable, "-m", "dsib", "site", "--results-dir", os.path.join(asv_tiny["work"], "results"),
+                     "--html-dir", html], ROOT, asv_tiny["env"])
+        assert site.returncode == 0, site.stdout
+    with open(os.path.join(html, "index.html")) as f:
+        assert f.read().count('href="dsib/index.html"') == 1
+    with open(os.path.join(html, "dsib", "index.html")) as f:
+        page = f.read()
+    for heading in ("The 2019 baseline", "Every format", "Fidelity"):
+        assert "<h2" in page and heading in page
+    assert page.count("<table>") == 1 + 9 + 1
+    assert "<script" not in page and "http" not in page.replace("http-equiv", "")

@@ -43,7 +43,7 @@ def test_an_unavailable_library_skips(tiny_run, monkeypatch):
     monkeypatch.setitem(FORMATS, "parquet", missing)
     bench = file_formats.Write()
     with pytest.raises(NotImplementedError, match="pyarrow_not_here is not installed"):
-        bench.setup("parquet", "plain")
+        bench.setup(bench.setup_cache(), "parquet", "plain")
     cont = file_formats.ContinuousRead()
     cache = cont.setup_cache()
     with pytest.raises(NotImplementedError):
@@ -64,7 +64,7 @@ def test_continuous_read_reads_six_months_from_files(tiny_run):
 
 def test_write_cases_write_the_variant(tiny_run):
     bench = file_formats.Write()
-    bench.setup("csv", "cat")
+    bench.setup(bench.setup_cache(), "csv", "cat")
     assert str(bench.frame["str"].dtype) == "category"
     payload = bench.write(bench.frame)
     assert payload.startswith(b"VendorID,tpep_pickup_datetime,")
@@ -96,8 +96,27 @@ def test_grid_write_to_disk_leaves_the_bytes_on_disk(tiny_run):
     from benchmarks import grid
 
     bench = grid.Write()
-    bench.setup("tsbs_cpu", "feather", "cat")
-    bench.time_write_to_disk("tsbs_cpu", "feather", "cat")
+    verified = bench.setup_cache()
+    bench.setup(verified, "tsbs_cpu", "feather", "cat")
+    bench.time_write_to_disk(verified, "tsbs_cpu", "feather", "cat")
     with open(bench.path, "rb") as f:
         assert FORMATS["feather"].read(f.read(), categoricals=("hostname",))["hostname"].dtype.name == "category"
     bench.teardown("tsbs_cpu", "feather", "cat")
+
+
+def test_a_corrupt_store_fails_the_write_cases_in_setup_cache(tiny_run, tiny_copy, monkeypatch):
+    import os
+
+    from benchmarks import grid
+    from data_prep import DatasetError
+
+    monkeypatch.setattr(benchmarks, "DATA_DIR", tiny_copy)
+    path = os.path.join(tiny_copy, "tiny", "rocklin", "all", "numbers.npy")
+    with open(path, "r+b") as f:
+        f.seek(-1, os.SEEK_END)
+        f.write(b"\xff")
+    with pytest.raises(DatasetError, match="corrupt"):
+        grid.Write().setup_cache()
+    os.truncate(path, 100)
+    with pytest.raises(DatasetError, match="recorded size"):
+        grid.Write().setup(None, "rocklin", "parquet", "plain")
