@@ -130,7 +130,7 @@ class Write(_OneShot):
     param_names = ["format", "variant"]
 
     def setup_cache(self):
-        verify_stores("nyc_taxi")
+        return verify_stores("nyc_taxi")
 
     setup_cache.timeout = FULL_SCALE_TIMEOUT
 

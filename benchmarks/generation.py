@@ -13,7 +13,7 @@ from dsib import compat
 
 class PrepareMonth(object):
     number = 1
-    repeat = (3, 10, 20.0)
+    repeat = (3, 5, 5.0)
     params = [[1000000]]
     param_names = ["rows"]
 

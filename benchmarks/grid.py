@@ -97,6 +97,8 @@ class _Files(_Grid):
 
 
 class Read(_Files):
+    repeat = (1, 3, 1.0)
+
     def setup(self, outcomes, dataset, format, variant):
         self._prepare(outcomes, dataset, format, variant)
         with open(self.path, "rb") as f:
@@ -159,7 +161,7 @@ class _Writes(_Grid):
     repeat = (1, 3, 1.0)
 
     def setup_cache(self):
-        verify_stores(*DATASET_NAMES)
+        return verify_stores(*DATASET_NAMES)
 
     setup_cache.timeout = FULL_SCALE_TIMEOUT
 
