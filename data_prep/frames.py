@@ -13,7 +13,7 @@ def frame_from_store(store, spec, partition, variant, rows=None):
 
     data = {}
     for column in spec.columns(variant):
-        values = store.load(partition, column.stored)[:rows]
+        values = store.load(partition, column.stored, rows)
         if column.kind in ("text", "category"):
             values = _decode(values)
         if column.kind == "category":

@@ -129,11 +129,15 @@ class Dataset(object):
         raise DatasetError("dataset %s has no partition %r; it has %s"
                            % (self.path, name, ", ".join(self.partitions)))
 
-    def load(self, partition, column):
+    def load(self, partition, column, rows=None):
+        """One column; with ``rows``, only its first rows are read (the file is memory-mapped)."""
         meta = self._partition(partition)["files"].get(column)
         if meta is None:
             raise DatasetError("dataset %s has no column %r" % (self.path, column))
-        return np.load(os.path.join(self.path, partition, column + ".npy"), allow_pickle=False)
+        path = os.path.join(self.path, partition, column + ".npy")
+        if rows is None:
+            return np.load(path, allow_pickle=False)
+        return np.array(np.load(path, mmap_mode="r", allow_pickle=False)[:rows])
 
 
 # Verifying hashes every file; a process does it once per dataset and file state.

@@ -241,3 +241,11 @@ def test_csv_ingest_rejects_bad_input(tiny_data_dir, tmp_path):
                      "--from-csv", later_layout)
     assert result.returncode == 1 and "lacks columns pickup_longitude" in result.stderr
     assert not os.path.exists(os.path.join(str(tmp_path / "s"), "tlc", "nyc_taxi"))
+
+
+def test_a_prefix_of_rows_is_the_head_of_the_full_frame(tiny_data_dir):
+    full = load_frame("tiny", "cat", data_dir=tiny_data_dir, dataset="tsbs_cpu")
+    head = load_frame("tiny", "cat", data_dir=tiny_data_dir, dataset="tsbs_cpu", rows=2500)
+    assert len(head) == 2500
+    for column in head.columns:
+        assert (head[column].astype(object).values == full[column].iloc[:2500].astype(object).values).all()
