@@ -4,8 +4,8 @@
   report   print every format's cases (time, throughput, peak memory, size) as Markdown
   fidelity print which pandas types survive which format
   site     write the dsib page of html/ from results/ and link it from asv's dashboard
-  config  write an asv config for another profile or results location
-  machine record this machine's hardware for asv under a stable name
+  config   write an asv config for another profile or results location
+  machine  record this machine's hardware for asv under a stable name
 """
 import argparse
 import json
@@ -13,14 +13,9 @@ import sys
 
 
 def cmd_table(args):
-    from .report import NoResults, describe, find_results, markdown_table, param_names
+    from .report import describe, markdown_table
 
-    try:
-        machine, res = find_results(args.results_dir, args.machine, args.env, args.commit)
-        names = param_names(args.results_dir)
-    except NoResults as exc:
-        print("error: %s" % exc, file=sys.stderr)
-        return 1
+    machine, res, names = args.results
     print(describe(machine, res))
     print()
     print(markdown_table(res, names, with_2019=args.with_2019))
@@ -39,7 +34,8 @@ def cmd_machine(args):
     return 0
 
 
-def _results(args):
+def _load_results(args):
+    """(machine, asv Results, param names) for the commands that read results/."""
     from .report import find_results, param_names
 
     machine, res = find_results(args.results_dir, args.machine, args.env, args.commit)
@@ -63,13 +59,9 @@ def _versions():
 
 
 def cmd_report(args):
-    from .report import NoResults, describe
+    from .report import describe
 
-    try:
-        machine, res, names = _results(args)
-    except NoResults as exc:
-        print("error: %s" % exc, file=sys.stderr)
-        return 1
+    machine, res, names = args.results
     print(describe(machine, res))
     print()
     print(_grid_markdown(res, names, args.dataset and [args.dataset], args.variant and [args.variant]))
@@ -90,14 +82,10 @@ def cmd_site(args):
     from data_prep import PROFILES
     from .fidelity_table import markdown
     from .formats import FORMATS
-    from .report import NoResults, describe, markdown_table
+    from .report import describe, markdown_table
     from .site import write_page
 
-    try:
-        machine, res, names = _results(args)
-    except NoResults as exc:
-        print("error: %s" % exc, file=sys.stderr)
-        return 1
+    machine, res, names = args.results
     profile = (getattr(res, "env_vars", {}) or {}).get("DSIB_PROFILE", "default")
     grid = PROFILES[profile].grid_rows if profile in PROFILES else {}
     sections = [
@@ -189,6 +177,14 @@ def main(argv=None):
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    if hasattr(args, "results_dir") and args.func is not cmd_config:
+        from .report import NoResults
+
+        try:
+            args.results = _load_results(args)
+        except NoResults as exc:
+            print("error: %s" % exc, file=sys.stderr)
+            return 1
     return args.func(args)
 
 
