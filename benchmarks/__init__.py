@@ -40,10 +40,6 @@ def verify_stores(*datasets):
     return list(datasets)
 
 
-def taxi_dataset():
-    return open_store("nyc_taxi")
-
-
 def grid_rows(dataset):
     return get_profile(PROFILE).grid_rows[dataset]
 

@@ -13,9 +13,9 @@ differs fails, a format missing from the environment is skipped.
 """
 from data_prep import frame_nbytes, load_frame, read_hints
 from dsib.formats import POST_2019_FORMATS, VARIANTS, get_format
-from dsib.roundtrip import raise_for_outcome, write_and_check
+from dsib.roundtrip import raise_for_outcome, write_and_check, write_and_check_series
 
-from . import FULL_SCALE_TIMEOUT, cache_path, open_store, ready, taxi_dataset, verify_stores
+from . import FULL_SCALE_TIMEOUT, cache_path, open_store, ready, verify_stores
 
 
 def _post_formats():
@@ -36,7 +36,7 @@ class Read(_OneShot):
     param_names = ["format", "variant"]
 
     def setup_cache(self):
-        dataset = taxi_dataset()
+        dataset = open_store("nyc_taxi")
         month = dataset.partitions[0]
         outcomes = {}
         for variant in VARIANTS:
@@ -65,8 +65,8 @@ class ContinuousRead(_OneShot):
 
     Target: the peak memory of the six reads stays at that of one month read
     alone (``peakmem_first_month_only``), not six months of frames
-    (``track_month_frame`` each). ``peakmem_`` is the peak RSS of a fresh
-    process (launch_method spawn) including interpreter and libraries
+    (``track_month_frame`` each). ``peakmem_`` is the peak RSS of the case's
+    process, forked by asv's forkserver, including interpreter and libraries
     (``peakmem_baseline``), so ``setup`` holds only file paths.
     """
 
@@ -75,21 +75,18 @@ class ContinuousRead(_OneShot):
     warmup_time = 0  # a warm-up call would double a multi-minute run at `full`
 
     def setup_cache(self):
-        dataset = taxi_dataset()
-        hints = read_hints("plain")
-        outcomes = dict((name, {"paths": [], "skip": None, "error": None}) for name in POST_2019_FORMATS)
-        month_frame_bytes = None
-        for month in dataset.partitions:
-            frame = load_frame(None, "plain", month, store=dataset)
-            if month_frame_bytes is None:
-                month_frame_bytes = frame_nbytes(frame)
-            for fmt in _post_formats():
-                outcome = write_and_check(fmt, frame, hints, cache_path("continuous", month) + fmt.suffix)
-                summary = outcomes[fmt.name]
-                summary["paths"].append(outcome["path"])
-                summary["skip"] = summary["skip"] or outcome["skip"]
-                summary["error"] = summary["error"] or outcome["error"]
-        return {"formats": outcomes, "month_frame_bytes": month_frame_bytes}
+        store = open_store("nyc_taxi")
+        sizes = []
+
+        def frames():
+            for month in store.partitions:
+                frame = load_frame(None, "plain", month, store=store)
+                sizes.append(frame_nbytes(frame))
+                yield month, frame
+
+        outcomes = write_and_check_series(_post_formats(), frames(), read_hints("plain"),
+                                          lambda fmt, month: cache_path("continuous", month) + fmt.suffix)
+        return {"formats": outcomes, "month_frame_bytes": sizes[0]}
 
     setup_cache.timeout = FULL_SCALE_TIMEOUT
 

@@ -29,8 +29,8 @@ import os
 
 from data_prep import DATASETS, VARIANTS, frame_nbytes, get_dataset, load_frame
 from dsib import pagecache
-from dsib.formats import FORMATS, get_format
-from dsib.roundtrip import raise_for_outcome, write_and_check
+from dsib.formats import FORMATS
+from dsib.roundtrip import raise_for_outcome, write_and_check, write_and_check_series
 
 from . import FULL_SCALE_TIMEOUT, cache_path, grid_rows, open_store, ready, verify_stores
 
@@ -212,18 +212,10 @@ class ContinuousRead(_Grid):
 
     def setup_cache(self):
         store = open_store("nyc_taxi")
-        spec = get_dataset("nyc_taxi")
-        outcomes = dict((name, {"paths": [], "skip": None, "error": None}) for name in FORMAT_NAMES)
-        for month in store.partitions:
-            frame = load_frame(None, "plain", month, store=store, rows=grid_rows("nyc_taxi"))
-            for fmt in FORMATS.values():
-                outcome = write_and_check(fmt, frame, spec.read_hints("plain"),
-                                          cache_path("grid-continuous", fmt.name, month) + fmt.suffix)
-                summary = outcomes[fmt.name]
-                summary["paths"].append(outcome["path"])
-                summary["skip"] = summary["skip"] or outcome["skip"]
-                summary["error"] = summary["error"] or outcome["error"]
-        return outcomes
+        frames = ((month, load_frame(None, "plain", month, store=store, rows=grid_rows("nyc_taxi")))
+                  for month in store.partitions)
+        return write_and_check_series(list(FORMATS.values()), frames, _hints("nyc_taxi", "plain"),
+                                      lambda fmt, month: cache_path("grid-continuous", fmt.name, month) + fmt.suffix)
 
     setup_cache.timeout = FULL_SCALE_TIMEOUT
 

@@ -41,6 +41,21 @@ def write_and_check(fmt, frame, hints, path):
     return outcome
 
 
+def write_and_check_series(formats, frames, hints, path_for):
+    """``write_and_check`` for a series of ``(partition, frame)`` in every format: the files of a
+    continuous read. Returns ``{format name: {"paths", "skip", "error"}}``; the first skip or
+    mismatch of any partition stands for the whole series."""
+    series = dict((fmt.name, {"paths": [], "skip": None, "error": None}) for fmt in formats)
+    for partition, frame in frames:
+        for fmt in formats:
+            outcome = write_and_check(fmt, frame, hints, path_for(fmt, partition))
+            summary = series[fmt.name]
+            summary["paths"].append(outcome["path"])
+            summary["skip"] = summary["skip"] or outcome["skip"]
+            summary["error"] = summary["error"] or outcome["error"]
+    return series
+
+
 def raise_for_outcome(outcome):
     """In ``setup``: skip an unavailable format, fail a case whose read-back check failed."""
     if outcome["skip"]:
