@@ -5,9 +5,11 @@ matrix (``env_nobuild``), so it is part of every environment name and results
 at different scales never share a series. ``DSIB_DATA_DIR`` defaults to
 ``data/`` beside this directory, where ``python -m data_prep prepare`` writes.
 """
+import hashlib
+import inspect
 import os
 
-from data_prep import get_profile, open_dataset
+from data_prep import PROFILES, get_profile, open_dataset
 from dsib.formats import get_format
 
 # asv's forkserver imports this package once and forks a process per benchmark: libraries
@@ -54,3 +56,33 @@ def ready(name):
     fmt = get_format(name)
     fmt.warm_up()
     return fmt
+
+
+BENCHMARK_PREFIXES = ("time_", "timeraw_", "peakmem_", "mem_", "track_")
+
+
+def _scale_of_every_profile():
+    return repr(sorted((p.name, sorted(p.rows.items()), p.seed, sorted(p.grid_rows.items()))
+                       for p in PROFILES.values()))
+
+
+def version_by_code_and_scale(namespace):
+    """Call at the end of a benchmark module.
+
+    asv versions a benchmark by the source of its method, setups and setup_cache, and shows
+    only results of the current version. The scale lives in data_prep's profiles, outside
+    that source, so a change of rows alone would continue old series with new numbers. Each
+    benchmark method gets a version of that same source plus every profile's scale (all of
+    them, so that runs at different profiles agree on one benchmarks.json).
+    """
+    scale = _scale_of_every_profile()
+    module = namespace["__name__"]
+    for cls in list(namespace.values()):
+        if not inspect.isclass(cls) or cls.__module__ != module or cls.__name__.startswith("_"):
+            continue
+        setups = [vars(k)[name] for k in cls.__mro__ for name in ("setup", "setup_cache") if name in vars(k)]
+        for name in dir(cls):
+            if name.startswith(BENCHMARK_PREFIXES):
+                method = getattr(cls, name)
+                code = "".join(inspect.getsource(f) for f in [method] + setups)
+                method.version = hashlib.sha256((code + scale).encode("utf-8")).hexdigest()

@@ -15,7 +15,7 @@ from data_prep import frame_nbytes, load_frame, read_hints
 from dsib.formats import POST_2019_FORMATS, VARIANTS, get_format
 from dsib.roundtrip import raise_for_outcome, write_and_check, write_and_check_series
 
-from . import FULL_SCALE_TIMEOUT, cache_path, open_store, ready, verify_stores
+from . import FULL_SCALE_TIMEOUT, cache_path, open_store, ready, verify_stores, version_by_code_and_scale
 
 
 def _post_formats():
@@ -123,6 +123,7 @@ class ContinuousRead(_OneShot):
 
 
 class Write(_OneShot):
+    rounds = 1  # a CSV write of a month takes ~10 s a sample; a second round of them costs a minute
     params = [list(POST_2019_FORMATS), list(VARIANTS)]
     param_names = ["format", "variant"]
 
@@ -137,3 +138,6 @@ class Write(_OneShot):
 
     def time_write(self, verified, format, variant):
         self.write(self.frame)
+
+
+version_by_code_and_scale(globals())

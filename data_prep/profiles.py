@@ -3,8 +3,9 @@
 A profile fixes the rows of every dataset partition and the seed, so a profile
 name alone identifies the data a result was measured on. The profile reaches
 benchmarks through asv's matrix (``DSIB_PROFILE``), which puts it in every
-environment name: results at different scales never share a series. Never
-change the rows of an existing profile; add a new profile instead.
+environment name, and every profile's scale is part of each benchmark's asv
+version (``benchmarks.version_by_code_and_scale``): results at different scales
+never share a series, even if a profile's rows change.
 """
 from collections import namedtuple
 
@@ -32,7 +33,7 @@ PROFILES = {
                     "tests: seconds per run", {"nyc_taxi": 10000, "tsbs_cpu": 10000, "rocklin": 10000}),
     # nyc_taxi: the 2019 post's cases; tsbs_cpu and rocklin: the sizes their studies used.
     "default": Profile("default", {"nyc_taxi": 1000000, "tsbs_cpu": 1000000, "rocklin": 1000000}, SEED,
-                       "the published results", {"nyc_taxi": 200000, "tsbs_cpu": 200000, "rocklin": 1000000}),
+                       "the published results", {"nyc_taxi": 100000, "tsbs_cpu": 100000, "rocklin": 1000000}),
     "full": Profile("full", {"nyc_taxi": TLC_JANUARY_2016_ROWS, "tsbs_cpu": 10000000, "rocklin": 10000000},
                     SEED, "the size of the real January 2016 file",
                     {"nyc_taxi": TLC_JANUARY_2016_ROWS, "tsbs_cpu": 10000000, "rocklin": 10000000}),

@@ -98,9 +98,9 @@ def test_grid_write_to_disk_leaves_the_bytes_on_disk(tiny_run):
     from benchmarks import grid
 
     bench = grid.Write()
-    verified = bench.setup_cache()
-    bench.setup(verified, "tsbs_cpu", "feather", "cat")
-    bench.time_write_to_disk(verified, "tsbs_cpu", "feather", "cat")
+    frames = bench.setup_cache()
+    bench.setup(frames, "tsbs_cpu", "feather", "cat")
+    bench.time_write_to_disk(frames, "tsbs_cpu", "feather", "cat")
     with open(bench.path, "rb") as f:
         assert FORMATS["feather"].read(f.read(), categoricals=("hostname",))["hostname"].dtype.name == "category"
     bench.teardown("tsbs_cpu", "feather", "cat")
@@ -121,4 +121,43 @@ def test_a_corrupt_store_fails_the_write_cases_in_setup_cache(tiny_run, tiny_cop
         grid.Write().setup_cache()
     os.truncate(path, 100)
     with pytest.raises(DatasetError, match="recorded size"):
-        grid.Write().setup(None, "rocklin", "parquet", "plain")
+        grid.Write().setup_cache()
+
+
+def test_grid_writes_start_from_the_frame_in_the_store(tiny_run):
+    from benchmarks import grid
+    from data_prep import load_frame
+    from dsib.fidelity import assert_same_frame
+
+    frames = grid.Write().setup_cache()
+    assert sorted(frames) == sorted((d, v) for d in grid.DATASET_NAMES for v in ("plain", "str", "cat"))
+    for dataset, variant in [("tsbs_cpu", "str"), ("rocklin", "cat"), ("nyc_taxi", "plain")]:
+        bench = grid.Write()
+        bench.setup(frames, dataset, "parquet", variant)
+        expected = load_frame("tiny", variant, data_dir=benchmarks.DATA_DIR, dataset=dataset)
+        assert_same_frame(bench.frame, expected)
+        bench.teardown(frames, dataset, "parquet", variant)
+
+
+def _versions(module):
+    return dict((cls + "." + name, getattr(getattr(module, cls), name).version)
+                for cls in dir(module) if not cls.startswith("_") and isinstance(getattr(module, cls), type)
+                for name in dir(getattr(module, cls)) if name.startswith(benchmarks.BENCHMARK_PREFIXES))
+
+
+def test_a_change_of_scale_starts_new_series(monkeypatch):
+    """asv hides results of another version: a profile's rows are part of every version."""
+    from benchmarks import grid
+    from data_prep import PROFILES
+
+    before = _versions(grid)
+    assert len(before) >= 10 and len(set(before.values())) == len(before), "each benchmark its own series"
+    assert _versions(file_formats)
+    monkeypatch.setitem(PROFILES, "default", PROFILES["default"]._replace(
+        grid_rows=dict(PROFILES["default"].grid_rows, nyc_taxi=12345)))
+    benchmarks.version_by_code_and_scale(vars(grid))
+    after = _versions(grid)
+    assert set(after) == set(before) and all(after[k] != before[k] for k in before)
+    monkeypatch.undo()
+    benchmarks.version_by_code_and_scale(vars(grid))
+    assert _versions(grid) == before, "a version depends on the code and the scales only"
