@@ -4,14 +4,17 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PROFILE ?= default
 MACHINE ?= $(shell hostname)
+# The commit to benchmark; `make bench-matrix COMMIT=<hash>` adds environments to an earlier run.
+COMMIT ?= HEAD
 # asv looks up interpreters on PATH; pyenv keeps them under $(pyenv root)/versions.
 empty :=
 space := $(empty) $(empty)
 PYENV_BINS := $(subst $(space),:,$(wildcard $(HOME)/.pyenv/versions/*/bin))
 export PATH := $(abspath $(BIN)):$(PYENV_BINS):$(PATH)
 ASV_CONF := .asv-$(PROFILE).conf.json
+MATRIX_CONF := .asv-matrix-$(PROFILE).conf.json
 
-.PHONY: bench data run publish table test clean-env
+.PHONY: bench bench-matrix data run run-matrix publish table test browser clean-env
 
 $(BIN)/.ready: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,12 +28,24 @@ bench: data run publish table
 data: $(BIN)/.ready
 	$(BIN)/python -m data_prep prepare --profile $(PROFILE) --if-missing
 
+# `make bench` runs one environment of the matrix: the newest pyarrow and pandas.
 $(ASV_CONF): asv.conf.json $(BIN)/.ready
-	$(BIN)/python -m dsib config --profile $(PROFILE) -o $@
+	$(BIN)/python -m dsib config --profile $(PROFILE) --envs newest -o $@
+
+$(MATRIX_CONF): asv.conf.json $(BIN)/.ready
+	$(BIN)/python -m dsib config --profile $(PROFILE) --envs all -o $@
 
 run: $(BIN)/.ready $(ASV_CONF)
 	$(BIN)/python -m dsib machine $(MACHINE)
-	$(BIN)/asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr --durations 12 HEAD^!
+	$(BIN)/asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr --durations 12 $(COMMIT)^!
+
+## bench-matrix: the curated release matrix of asv.conf.json (2018 -> today), then publish.
+## It resumes: environments whose results this commit already has are skipped.
+bench-matrix: data run-matrix publish
+
+run-matrix: $(BIN)/.ready $(MATRIX_CONF)
+	$(BIN)/python -m dsib machine $(MACHINE)
+	$(BIN)/asv run --config $(MATRIX_CONF) --machine $(MACHINE) --skip-existing --show-stderr $(COMMIT)^!
 
 publish: $(BIN)/.ready
 	$(BIN)/asv publish --config asv.conf.json
@@ -39,8 +54,15 @@ publish: $(BIN)/.ready
 table: $(BIN)/.ready
 	$(BIN)/python -m dsib table --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE) --with-2019
 
+## browser: Debian's Chromium and its driver, for tests/test_browser.py (installed once; needs root)
+CHROMEDRIVER := /usr/bin/chromedriver
+browser: $(CHROMEDRIVER)
+
+$(CHROMEDRIVER):
+	apt-get update && apt-get install -y chromium chromium-driver
+
 ## test: the test suite, real asv run included
-test: $(BIN)/.ready
+test: $(BIN)/.ready browser
 	$(BIN)/python -m pytest -ra tests
 
 clean-env:

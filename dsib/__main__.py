@@ -3,7 +3,8 @@
   table    print the 2019 post's comparison table from results/ as Markdown
   report   print every format's cases (time, throughput, peak memory, size) as Markdown
   fidelity print which pandas types survive which format
-  site     write the dsib page of html/ from results/ and link it from asv's dashboard
+  site     write the dsib pages of html/ (report, releases) from results/ and link them from asv's dashboard
+  compare-versions  asv compare between two environments (library releases) at one commit
   config   write an asv config for another profile or results location
   machine  record this machine's hardware for asv under a stable name
 """
@@ -103,14 +104,37 @@ def cmd_site(args):
          [markdown(list(FORMATS.values()))]),
     ]
     print("wrote %s" % write_page(args.html_dir, sections))
+    from .release_view import write
+
+    print("wrote %s" % write(args.html_dir, args.results_dir, machine))
+    return 0
+
+
+def cmd_compare_versions(args):
+    from .compare_versions import SelectionError, compare
+
+    try:
+        compare(args.results_root, args.a, args.b, args.machine, args.commit, args.factor, args.only_changed)
+    except SelectionError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 1
     return 0
 
 
 def derive_config(base, profile=None, results_dir=None, html_dir=None, env_dir=None, repo=None,
-                  benchmark_dir=None):
+                  benchmark_dir=None, envs="all"):
+    """``base`` with the profile recorded in every environment (its name, hence its series) and,
+    with ``envs="newest"``, only the matrix entry of the newest pyarrow and pandas."""
+    from .matrix import newest
+
     conf = json.loads(json.dumps(base))
+    if envs == "newest":
+        conf["include"] = [newest(conf["include"])]
     if profile:
-        conf["matrix"].setdefault("env_nobuild", {})["DSIB_PROFILE"] = [profile]
+        for entry in conf.get("include", []):
+            entry.setdefault("env_nobuild", {})["DSIB_PROFILE"] = profile
+        if conf.get("matrix"):
+            conf["matrix"].setdefault("env_nobuild", {})["DSIB_PROFILE"] = [profile]
     for key, value in (("results_dir", results_dir), ("html_dir", html_dir), ("env_dir", env_dir),
                        ("repo", repo), ("benchmark_dir", benchmark_dir)):
         if value:
@@ -122,7 +146,7 @@ def cmd_config(args):
     with open(args.base) as f:
         base = json.load(f)
     conf = derive_config(base, args.profile, args.results_dir, args.html_dir, args.env_dir, args.repo,
-                         args.benchmark_dir)
+                         args.benchmark_dir, args.envs)
     text = json.dumps(conf, indent=4) + "\n"
     if args.output == "-":
         sys.stdout.write(text)
@@ -153,10 +177,12 @@ def main(argv=None):
     p.add_argument("--env-dir")
     p.add_argument("--repo")
     p.add_argument("--benchmark-dir")
+    p.add_argument("--envs", choices=("all", "newest"), default="all",
+                   help="every include entry of the base config, or the newest pyarrow/pandas only")
     p.add_argument("-o", "--output", default="-")
     p.set_defaults(func=cmd_config)
     for name, func, text in (("report", cmd_report, "every format: rows are cases, columns are formats"),
-                             ("site", cmd_site, "write html/dsib/index.html and link it from asv's site")):
+                             ("site", cmd_site, "write html/dsib/ (report, releases) and link it from asv's site")):
         p = sub.add_parser(name, help=text)
         p.add_argument("--results-dir", default="results")
         p.add_argument("--machine", default=None)
@@ -168,6 +194,19 @@ def main(argv=None):
         else:
             p.add_argument("--html-dir", default="html")
         p.set_defaults(func=func)
+    p = sub.add_parser("compare-versions", help="asv compare between two environments at one commit",
+                       description="A and B are key=value[,key=value] filters on the result files' params "
+                       "and environment variables, e.g. pyarrow=25.0.1 pyarrow=26.0.1 (DSIB_PROFILE=default "
+                       "unless given). Both at the newest commit that has both, unless --commit.")
+    p.add_argument("a", metavar="A")
+    p.add_argument("b", metavar="B")
+    # dest differs from --results-dir's: main() loads one Results for every command that has results_dir.
+    p.add_argument("--results-dir", dest="results_root", metavar="RESULTS_DIR", default="results")
+    p.add_argument("--machine", default=None, help="default: the only machine in the results")
+    p.add_argument("--commit", default=None, help="commit hash prefix; default: the newest with both")
+    p.add_argument("--factor", type=float, default=1.1, help="ratio that counts as a change (asv's default)")
+    p.add_argument("--only-changed", action="store_true")
+    p.set_defaults(func=cmd_compare_versions)
     p = sub.add_parser("fidelity", help="which pandas types survive which format, from real round trips")
     p.set_defaults(func=cmd_fidelity)
     p = sub.add_parser("machine", help="record this machine's hardware for asv under NAME")

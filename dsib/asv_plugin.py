@@ -11,6 +11,8 @@ import os
 from asv import util
 from asv.plugins.virtualenv import Virtualenv
 
+from dsib.matrix import install_args, wrong_versions
+
 
 def _pins(env):
     pins = {}
@@ -20,28 +22,14 @@ def _pins(env):
     return pins
 
 
-def _requirement(name, version):
-    if not version:
-        return name
-    if version[0].isdigit():
-        return "%s==%s" % (name, version)
-    return name + version  # a path or URL, as asv passes for asv_runner
-
-
 def _install_requirements(self):
     env = dict(os.environ)
     env.update(self.build_env_vars)
     self._run_pip(["install", "wheel", "pip>=8"], env=env)
     pins = _pins(self)
-    self._run_pip(["install"] + [_requirement(n, v) for n, v in sorted(pins.items())], env=env)
+    self._run_pip(install_args(pins), env=env)
     listing = json.loads(self._run_pip(["list", "--format=json"]))
-    installed = dict((p["name"].lower().replace("_", "-"), p["version"]) for p in listing)
-    wrong = []
-    for name, version in sorted(pins.items()):
-        if version and version[0].isdigit():
-            got = installed.get(name.lower().replace("_", "-"))
-            if got != version:
-                wrong.append("%s: pinned %s, installed %s" % (name, version, got))
+    wrong = wrong_versions(pins, dict((p["name"], p["version"]) for p in listing))
     if wrong:
         raise util.UserError("environment %s did not install its pins: %s" % (self.name, "; ".join(wrong)))
 

@@ -95,7 +95,7 @@ def asv_tiny(tiny_data_dir, tmp_path_factory):
     _snapshot(repo)
     with open(os.path.join(ROOT, "asv.conf.json")) as f:
         conf = derive_config(json.load(f), profile="tiny", results_dir=os.path.join(work, "results"),
-                             html_dir=os.path.join(work, "html"), env_dir=ENV_DIR)
+                             html_dir=os.path.join(work, "html"), env_dir=ENV_DIR, envs="newest")
     config = os.path.join(repo, ".asv-test.conf.json")  # beside the plugin: asv imports it from here
     with open(config, "w") as f:
         json.dump(conf, f)

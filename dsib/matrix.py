@@ -1,0 +1,107 @@
+"""The release matrix: asv's ``include`` entries, one known-good environment each.
+
+``asv.conf.json`` holds the curated set that ``make bench-matrix`` runs (every era from the
+2019 post's pyarrow 0.11.1 / pandas 0.23.4 on Python 3.7 to today), ``asv.sweeps.conf.json``
+every release of the sweeps. An entry pins its whole environment, and asv's plugin
+(``dsib.asv_plugin``) installs those pins in one pip call and checks what got installed;
+``resolve`` asks pip the same question without installing, for the tests.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from .compat import version_tuple
+
+CURATED_CONFIG = "asv.conf.json"
+SWEEPS_CONFIG = "asv.sweeps.conf.json"
+
+
+def entries(config_path):
+    with open(config_path) as f:
+        return json.load(f).get("include", [])
+
+
+def pins(entry):
+    return dict(entry.get("req", {}))
+
+
+def newest(include):
+    """The entry with the newest pyarrow, then pandas, then Python: `make bench`'s one environment."""
+    def key(entry):
+        req = entry.get("req", {})
+        return (version_tuple(req.get("pyarrow", "0")), version_tuple(req.get("pandas", "0")),
+                version_tuple(entry["python"]))
+    return max(include, key=key)
+
+
+def label(entry):
+    req = entry.get("req", {})
+    return "py%s %s" % (entry["python"], " ".join("%s %s" % (k, req[k]) for k in sorted(req)))
+
+
+def requirement(name, version):
+    if not version:
+        return name
+    if version[0].isdigit():
+        return "%s==%s" % (name, version)
+    return name + version  # a path or URL, as asv passes for asv_runner
+
+
+def install_args(pinned):
+    """One ``pip install`` for every pin: pip resolves them together, so no later package can
+    upgrade an earlier one (tables pulling a numpy that breaks pandas' ABI)."""
+    return ["install"] + [requirement(n, v) for n, v in sorted(pinned.items())]
+
+
+def _normal(name):
+    return name.lower().replace("_", "-")
+
+
+def wrong_versions(pinned, installed):
+    """Pins that ``installed`` ({name: version}, e.g. from ``pip list``) does not hold exactly."""
+    have = dict((_normal(n), v) for n, v in installed.items())
+    wrong = []
+    for name, version in sorted(pinned.items()):
+        if version and version[0].isdigit() and have.get(_normal(name)) != version:
+            wrong.append("%s: pinned %s, installed %s" % (name, version, have.get(_normal(name))))
+    return wrong
+
+
+def _interpreter(python):
+    """``python3.7`` from PATH, as asv's virtualenv plugin finds it (the Makefile puts pyenv's
+    version directories on PATH)."""
+    found = shutil.which("python%s" % python)
+    if not found:
+        raise LookupError("no python%s on PATH; asv needs it for this matrix entry" % python)
+    return found
+
+
+def resolver(python, workdir):
+    """A fresh virtualenv for ``python`` with the pip asv's plugin would use. Returns its python."""
+    target = os.path.join(workdir, "py%s" % python)
+    subprocess.run([sys.executable, "-m", "virtualenv", "--quiet", "-p", _interpreter(python), target],
+                   check=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    exe = os.path.join(target, "bin", "python")
+    subprocess.run([exe, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "wheel", "pip>=8"],
+                   check=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return exe
+
+
+def resolve(entry, python_exe):
+    """What pip would install for the entry's pins in one call (``--dry-run``): the problems, if any."""
+    pinned = pins(entry)
+    handle, report = tempfile.mkstemp(suffix=".json")
+    os.close(handle)
+    args = install_args(pinned) + ["--dry-run", "--ignore-installed", "--quiet", "--disable-pip-version-check",
+                                   "--report", report]
+    done = subprocess.run([python_exe, "-m", "pip"] + args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True)
+    if done.returncode != 0:
+        return ["pip cannot resolve %s: %s" % (label(entry), done.stdout.strip()[-2000:])]
+    with open(report) as f:
+        installs = json.load(f)["install"]
+    os.remove(report)
+    return wrong_versions(pinned, dict((i["metadata"]["name"], i["metadata"]["version"]) for i in installs))

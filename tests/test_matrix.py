@@ -1,0 +1,114 @@
+"""The release matrix: every environment resolves from PyPI, and asv's plugin checks what it installed."""
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from dsib import matrix
+from dsib.__main__ import derive_config
+
+from .conftest import ROOT
+
+CONFIGS = (matrix.CURATED_CONFIG, matrix.SWEEPS_CONFIG)
+
+
+def _entries(name):
+    return matrix.entries(os.path.join(ROOT, name))
+
+
+def _with_pyenv_on_path():
+    pyenv = os.path.expanduser("~/.pyenv/versions")
+    bins = [os.path.join(pyenv, v, "bin") for v in sorted(os.listdir(pyenv))] if os.path.isdir(pyenv) else []
+    os.environ["PATH"] = os.pathsep.join(bins + [os.environ["PATH"]])
+
+
+@pytest.fixture(scope="module")
+def resolutions(tmp_path_factory):
+    """pip's answer for every entry of both configs, in the pip asv's environments get."""
+    _with_pyenv_on_path()
+    work = str(tmp_path_factory.mktemp("resolve"))
+    entries = dict((matrix.label(e), e) for name in CONFIGS for e in _entries(name))
+    pythons = sorted(set(e["python"] for e in entries.values()))
+    with ThreadPoolExecutor(4) as pool:
+        resolvers = dict(zip(pythons, pool.map(lambda py: matrix.resolver(py, work), pythons)))
+        labels = sorted(entries)
+        answers = pool.map(lambda label: matrix.resolve(entries[label], resolvers[entries[label]["python"]]), labels)
+        return dict(zip(labels, answers))
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_every_matrix_environment_resolves_to_its_pins(config, resolutions):
+    problems = dict((matrix.label(e), resolutions[matrix.label(e)]) for e in _entries(config))
+    assert not any(problems.values()), dict((k, v) for k, v in problems.items() if v)
+
+
+def test_resolve_reports_a_pin_pip_cannot_meet(tmp_path):
+    _with_pyenv_on_path()
+    exe = matrix.resolver("3.7", str(tmp_path))
+    problems = matrix.resolve({"python": "3.7", "req": {"pandas": "0.23.4", "numpy": "2.4.6"}}, exe)
+    assert problems and "pip cannot resolve" in problems[0]
+
+
+def test_the_curated_set_spans_2018_to_today():
+    curated = _entries(matrix.CURATED_CONFIG)
+    assert len(curated) >= 14
+    assert len(set(matrix.label(e) for e in curated)) == len(curated)
+    oldest = curated[0]
+    assert oldest["python"] == "3.7" and oldest["req"]["pyarrow"] == "0.11.1" and oldest["req"]["pandas"] == "0.23.4"
+    assert matrix.newest(curated)["req"]["pyarrow"] == "26.0.1" and matrix.newest(curated)["req"]["pandas"] == "3.1.1"
+    for entry in curated:
+        assert set(entry) == {"python", "req", "env_nobuild"} and entry["env_nobuild"] == {"DSIB_PROFILE": "default"}
+        assert {"numpy", "pandas", "pyarrow", "tables", "msgpack"} <= set(entry["req"]), matrix.label(entry)
+    sweeps = [matrix.label(e) for e in _entries(matrix.SWEEPS_CONFIG)]
+    assert all(matrix.label(e) in sweeps for e in curated), "the curated set is a subset of the sweeps"
+
+
+def test_the_two_configs_differ_only_in_their_environments():
+    with open(os.path.join(ROOT, matrix.CURATED_CONFIG)) as f:
+        curated = json.load(f)
+    with open(os.path.join(ROOT, matrix.SWEEPS_CONFIG)) as f:
+        sweeps = json.load(f)
+    curated.pop("include"), sweeps.pop("include")
+    assert curated == sweeps
+
+
+def test_asv_lists_one_environment_per_entry_and_make_bench_runs_the_newest():
+    from asv import environment
+    from asv.config import Config
+
+    with open(os.path.join(ROOT, "asv.conf.json")) as f:
+        base = json.load(f)
+    names = []
+    for envs in ("all", "newest"):
+        path = os.path.join(ROOT, ".asv-test-matrix-%s.conf.json" % envs)
+        with open(path, "w") as f:
+            json.dump(derive_config(base, profile="tiny", envs=envs), f)
+        try:
+            names.append([e.name for e in environment.get_environments(Config.load(path), None)])
+        finally:
+            os.remove(path)
+    every, newest = names
+    assert len(every) == len(base["include"]) and all(n.endswith("-DSIB_PROFILEtiny") for n in every)
+    assert newest == ["virtualenv-py3.11-fastparquet2026.9.0-msgpack1.2.4-numpy2.4.6-pandas3.1.1-pyarrow26.0.1-"
+                      "tables3.11.1-DSIB_PROFILEtiny"]
+
+
+def test_the_plugin_refuses_an_environment_that_did_not_get_its_pins(tmp_path):
+    """A real virtualenv with six 1.16.0 installed, checked against pins the way the plugin checks."""
+    _with_pyenv_on_path()
+    venv = str(tmp_path / "venv")
+    subprocess.run([sys.executable, "-m", "virtualenv", "-q", "-p", "python3.11", venv], check=True)
+    subprocess.run([os.path.join(venv, "bin", "python"), "-m", "pip", "install", "-q", "six==1.16.0"], check=True)
+    listing = json.loads(subprocess.run([os.path.join(venv, "bin", "python"), "-m", "pip", "list", "--format=json"],
+                                        check=True, stdout=subprocess.PIPE).stdout)
+    installed = dict((p["name"], p["version"]) for p in listing)
+    assert matrix.wrong_versions({"six": "1.16.0"}, installed) == []
+    assert matrix.wrong_versions({"six": "1.17.0", "Typing_Extensions": "4.0.0"}, installed) == [
+        "Typing_Extensions: pinned 4.0.0, installed None", "six: pinned 1.17.0, installed 1.16.0"]
+    import dsib.asv_plugin  # noqa: F401  (installs itself into asv)
+    from asv.plugins.virtualenv import Virtualenv
+
+    assert Virtualenv._install_requirements is dsib.asv_plugin._install_requirements
