@@ -30,7 +30,8 @@ class PrepareMonth(object):
         self.tmp = tempfile.mkdtemp(prefix="dsib-prep-")
 
     def teardown(self, rows):
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        if hasattr(self, "tmp"):  # asv tears down after a skip in setup too
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
     def time_prepare_plain_month(self, rows):
         columns = self.nyc_taxi.generate_month("2016-01", rows, 2016)

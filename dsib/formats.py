@@ -117,10 +117,12 @@ def _to_text(frame):
 
 
 def _categorize(frame, categoricals):
-    """After a reader that cannot return categoricals: convert, as a user would."""
-    if not categoricals:
+    """After a reader that cannot return categoricals (or, like pandas < 0.24's read_json, ignores
+    a "category" dtype): convert what is not categorical yet, as a user would."""
+    todo = [c for c in categoricals if getattr(frame[c].dtype, "name", "") != "category"]
+    if not todo:
         return frame
-    return frame.astype(dict((c, "category") for c in categoricals))
+    return frame.astype(dict((c, "category") for c in todo))
 
 
 def _text_dtypes(categoricals, texts):
@@ -147,7 +149,9 @@ def _plain_strings(table):
 
 
 def _to_pandas(table, categoricals):
-    return table.to_pandas(categories=list(categoricals) or None)
+    # Dictionary columns become categoricals anyway; pyarrow < 0.12 refuses to be asked again.
+    dictionaries = set(f.name for f in table.schema if str(f.type).startswith("dictionary"))
+    return table.to_pandas(categories=[c for c in categoricals if c not in dictionaries] or None)
 
 
 # --- Parquet -----------------------------------------------------------------------
@@ -166,10 +170,23 @@ def _parquet_read(source, datetimes=(), categoricals=(), texts=()):
     return _to_pandas(pq.read_table(_arrow_source(source)), categoricals)
 
 
+class _KeptOpen(io.BytesIO):
+    """fastparquet 2023.x closes the file object it was given, and its bytes with it."""
+
+    def close(self):
+        pass
+
+
 def _fastparquet_write(frame):
-    buf = io.BytesIO()
+    buf = _KeptOpen()
     frame.to_parquet(buf, engine="fastparquet")
     return buf.getvalue()
+
+
+def _needs_fastparquet_into_memory():
+    if compat.library_version("fastparquet") < (2023, 10):
+        raise NotImplementedError("fastparquet %s writes to file paths only, not into memory (checked: "
+                                  "0.8.x cannot, 2023.10.1 and later can)" % compat.require("fastparquet").__version__)
 
 
 def _fastparquet_read(source, datetimes=(), categoricals=(), texts=()):
@@ -180,6 +197,14 @@ def _fastparquet_read(source, datetimes=(), categoricals=(), texts=()):
 
 
 # --- Feather v2 and Arrow IPC --------------------------------------------------------
+
+def _needs_feather_v2():
+    if compat.library_version("pyarrow") < (0, 17):
+        raise NotImplementedError("Feather v2 arrived in pyarrow 0.17")
+    if compat.pandas_version() < (0, 24):
+        raise NotImplementedError("pandas %s writes Feather through the feather-format package, not pyarrow"
+                                  % ".".join(map(str, compat.pandas_version())))
+
 
 def _feather_write(frame):
     buf = io.BytesIO()
@@ -199,9 +224,11 @@ def _ipc_writer(kind):
 
         table = _arrow_table(frame)
         sink = pa.BufferOutputStream()
-        opener = pa.ipc.new_file if kind == "file" else pa.ipc.new_stream
-        with opener(sink, table.schema) as writer:
-            writer.write_table(table)
+        # pa.ipc.new_file/new_stream arrived in pyarrow 0.12; the writer classes are older.
+        opener = pa.RecordBatchFileWriter if kind == "file" else pa.RecordBatchStreamWriter
+        writer = opener(sink, table.schema)
+        writer.write_table(table)
+        writer.close()
         return sink.getvalue().to_pybytes()
     return write
 
@@ -276,13 +303,15 @@ def _csv_read(source, datetimes=(), categoricals=(), texts=()):
         kwargs["dtype"] = _text_dtypes(categoricals, texts)
     with _buffer(source) as f:
         frame = pd.read_csv(f, parse_dates=list(datetimes), index_col=False, **kwargs)
-    return _categorize(frame, [c for c in categoricals if c in texts])
+    return _categorize(frame, categoricals)
 
 
 def _csv_losses():
     losses = []
     if compat.csv_datetime_unit_changes():
         losses.append("datetime_unit")
+    if compat.pandas_version() < (0, 24):
+        losses.append("timezone")  # read_csv parses "+00:00" to naive UTC before pandas 0.24
     if not compat.csv_float_parse_is_exact():
         losses.append("float_ulp")
     return tuple(losses)
@@ -300,6 +329,9 @@ def _csv_pandas_pyarrow_read(source, datetimes=(), categoricals=(), texts=()):
 def _needs_pandas_pyarrow_engine():
     if compat.pandas_version() < (1, 4):
         raise NotImplementedError("read_csv(engine='pyarrow') arrived in pandas 1.4")
+    if compat.pandas_version() < (2, 0):
+        raise NotImplementedError("read_csv(engine='pyarrow') of pandas 1.4 and 1.5 fails on these files "
+                                  "(OverflowError converting the parsed datetimes); it reads them from 2.0")
 
 
 def _csv_pyarrow_write(frame):
@@ -324,6 +356,9 @@ def _csv_pyarrow_read(source, datetimes=(), categoricals=(), texts=()):
 def _needs_pyarrow_csv_writer():
     if compat.library_version("pyarrow") < (4, 0):
         raise NotImplementedError("pyarrow.csv.write_csv arrived in pyarrow 4.0")
+    if compat.library_version("pyarrow") < (7, 0):
+        raise NotImplementedError("pyarrow.csv.write_csv writes timestamps from pyarrow 7.0 (6.0.1 cannot cast "
+                                  "a zoned timestamp to text)")
 
 
 # --- HDF5 through PyTables ---------------------------------------------------------------
@@ -384,12 +419,26 @@ def _json_reader(orient):
         dtype = _text_dtypes(categoricals, texts) if categoricals or texts else True
         with _buffer(source) as f:
             frame = pd.read_json(f, orient=orient, convert_dates=list(datetimes), precise_float=True, dtype=dtype)
-        return _categorize(frame, [c for c in categoricals if c in texts])
+        return _categorize(frame, categoricals)
     return read
 
 
-def _json_losses():
-    return ("float_digits",) + (("datetime_unit",) if compat.pandas_version() >= (3, 0) else ())
+def _json_losses(orient):
+    def losses():
+        found = ["float_digits"]
+        if compat.pandas_version() >= (3, 0):
+            found.append("datetime_unit")
+        if compat.pandas_version() < (1, 5):
+            found.append("timezone")  # read_json drops UTC (< 0.24) or adds it to naive times (< 1.5)
+        if orient == "records" and compat.pandas_version() < (0, 25):
+            found.append("column_order")  # DataFrame(list of dicts) sorted the keys before 0.25
+        return tuple(found)
+    return losses
+
+
+def _parquet_losses():
+    # Before pyarrow 0.15, Parquet kept no Arrow dictionary type: categories come back in order of appearance.
+    return ("category_order",) if compat.library_version("pyarrow") < (0, 15) else ()
 
 
 def _needs_json_no_index():
@@ -477,7 +526,8 @@ def _orc_write(frame):
 def _orc_read(source, datetimes=(), categoricals=(), texts=()):
     import pyarrow.orc as orc
 
-    return _to_pandas(orc.read_table(_arrow_source(source)), categoricals)
+    # ORCFile is there from pyarrow 0.13; orc.read_table only from 6.0.
+    return _to_pandas(orc.ORCFile(_arrow_source(source)).read(), categoricals)
 
 
 def _needs_orc_writer():
@@ -514,19 +564,19 @@ def _npy_read(source, datetimes=(), categoricals=(), texts=()):
 FORMATS = OrderedDict((f.name, f) for f in [
     # name: kept stable, it is the benchmark parameter and so the asv series.
     Format("parquet", "Parquet", ".parquet", _parquet_writer(), _parquet_read,
-           requires=("pandas", "pyarrow", "pyarrow.parquet"), family="parquet",
+           requires=("pandas", "pyarrow", "pyarrow.parquet"), losses=_parquet_losses, family="parquet",
            description="pyarrow, default options (snappy)"),
     Format("parquet-none", "Parquet (uncompressed)", ".parquet", _parquet_writer(compression=None), _parquet_read,
-           requires=("pandas", "pyarrow", "pyarrow.parquet"), family="parquet",
+           requires=("pandas", "pyarrow", "pyarrow.parquet"), losses=_parquet_losses, family="parquet",
            description="pyarrow, compression=None"),
     Format("parquet-zstd", "Parquet (zstd)", ".parquet", _parquet_writer(compression="zstd"), _parquet_read,
-           requires=("pandas", "pyarrow", "pyarrow.parquet"), family="parquet",
+           requires=("pandas", "pyarrow", "pyarrow.parquet"), losses=_parquet_losses, family="parquet",
            description="pyarrow, compression='zstd'"),
     Format("fastparquet", "Parquet (fastparquet)", ".parquet", _fastparquet_write, _fastparquet_read,
-           requires=("pandas", "fastparquet"), family="parquet",
+           requires=("pandas", "fastparquet"), available=_needs_fastparquet_into_memory, family="parquet",
            description="pandas engine='fastparquet', default options"),
     Format("feather", "Feather v2", ".feather", _feather_write, _feather_read,
-           requires=("pandas", "pyarrow", "pyarrow.feather"), family="arrow",
+           requires=("pandas", "pyarrow", "pyarrow.feather"), available=_needs_feather_v2, family="arrow",
            description="DataFrame.to_feather (lz4) / pyarrow.feather.read_table"),
     Format("arrow-file", "Arrow IPC file", ".arrow", _ipc_writer("file"), _ipc_file_read,
            requires=("pandas", "pyarrow"), family="arrow", description="uncompressed, read fully into pandas"),
@@ -556,11 +606,11 @@ FORMATS = OrderedDict((f.name, f) for f in [
            _pickle_read, requires=("pandas",), family="pickle",
            description="protocol %d on this Python" % pickle.HIGHEST_PROTOCOL),
     Format("json-split", "JSON split", ".json", _json_writer("split"), _json_reader("split"), requires=("pandas",),
-           losses=_json_losses, family="json"),
+           losses=_json_losses("split"), family="json"),
     Format("json-records", "JSON records", ".json", _json_writer("records"), _json_reader("records"),
-           requires=("pandas",), losses=_json_losses, family="json"),
+           requires=("pandas",), losses=_json_losses("records"), family="json"),
     Format("json-split-noindex", "JSON split, no index", ".json", _json_writer("split", index=False),
-           _json_reader("split"), requires=("pandas",), losses=_json_losses, available=_needs_json_no_index,
+           _json_reader("split"), requires=("pandas",), losses=_json_losses("split"), available=_needs_json_no_index,
            family="json", description="Rocklin's json-no-index: values only"),
     Format("msgpack", "msgpack (columns)", ".msgpack", _msgpack_write, _msgpack_read, requires=("pandas", "msgpack"),
            family="msgpack", description="numeric columns as raw buffers, text as lists"),

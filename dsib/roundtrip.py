@@ -30,7 +30,11 @@ def write_and_check(fmt, frame, hints, path):
     except NotImplementedError as exc:
         outcome["skip"] = str(exc)
         return outcome
-    outcome["bytes"] = write_atomic(path, fmt.write(frame))
+    try:
+        outcome["bytes"] = write_atomic(path, fmt.write(frame))
+    except Exception as exc:  # one cell fails, not the whole grid's setup_cache
+        outcome["error"] = "%s could not write: %s: %s" % (fmt.name, type(exc).__name__, exc)
+        return outcome
     with open(path, "rb") as f:
         payload = f.read()
     try:
@@ -38,6 +42,8 @@ def write_and_check(fmt, frame, hints, path):
                                               context="%s %s" % (fmt.name, os.path.basename(path)))
     except FrameMismatch as exc:
         outcome["error"] = str(exc)
+    except Exception as exc:
+        outcome["error"] = "%s could not read back its file: %s: %s" % (fmt.name, type(exc).__name__, exc)
     return outcome
 
 

@@ -113,7 +113,8 @@ def test_the_check_accepts_an_equal_frame_and_only_declared_losses():
     assert compare_frames(sample, reordered, ["category_order"])[0] == []
     with pytest.raises(ValueError, match="unknown allowed losses"):
         compare_frames(sample, sample, ["anything"])
-    assert set(ALLOWED_LOSSES) == {"datetime_unit", "timezone", "float_ulp", "float_digits", "category_order"}
+    assert set(ALLOWED_LOSSES) == {"datetime_unit", "timezone", "float_ulp", "float_digits", "category_order",
+                                   "column_order"}
 
 
 def test_a_lost_time_zone_is_caught_unless_declared():
