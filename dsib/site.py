@@ -1,11 +1,37 @@
 """The dsib page of the published site: the 2019 table, the every-format grid and the fidelity
 table, regenerated from ``results/`` by ``python -m dsib site`` after ``asv publish``, and linked
-from asv's own navigation bar. Static HTML, no scripts, no CDN."""
+from asv's own navigation bar. Static HTML, no scripts, no CDN.
+
+asv 0.6's dashboard loads jQuery, flot, bootstrap and friends from CDNs, which this project's
+machines cannot reach: ``use_vendored_libraries`` points it at byte-for-byte copies (same
+versions; SRI-identical except flot, whose npm package ships it unminified) kept in
+``dsib/www/vendor/``, so the published site works offline."""
 import html
 import os
+import re
+import shutil
 
 PAGE = "dsib/index.html"
-LINK = '<li><a href="%s" id="dsib-report-link">dsib report</a></li>' % PAGE
+# The dashboard's navigation bar gets one entry per dsib page: (id, page, text).
+LINKS = [("dsib-report-link", PAGE, "dsib report"), ("dsib-releases-link", "dsib/releases.html", "releases")]
+WWW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "www")
+# asv 0.6.6's CDN addresses and the vendored copy of each (under html/vendor/).
+VENDORED = {
+    "https://code.jquery.com/jquery-3.3.1.min.js": "jquery-3.3.1/jquery.min.js",
+    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.min.js": "flot-0.8.3/jquery.flot.js",
+    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.time.min.js": "flot-0.8.3/jquery.flot.time.js",
+    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.selection.min.js":
+        "flot-0.8.3/jquery.flot.selection.js",
+    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.categories.min.js":
+        "flot-0.8.3/jquery.flot.categories.js",
+    "https://cdn.jsdelivr.net/npm/flot-orderbars@1.0.0/js/jquery.flot.orderBars.js":
+        "flot-orderbars-1.0.0/jquery.flot.orderBars.js",
+    "https://cdnjs.cloudflare.com/ajax/libs/stupidtable/1.0.1/stupidtable.min.js":
+        "stupidtable-1.0.1/stupidtable.min.js",
+    "https://cdnjs.cloudflare.com/ajax/libs/blueimp-md5/2.19.0/js/md5.min.js": "blueimp-md5-2.19.0/md5.min.js",
+    "https://cdn.jsdelivr.net/npm/bootstrap@3.1.1/dist/js/bootstrap.min.js": "bootstrap-3.1.1/js/bootstrap.min.js",
+    "https://cdn.jsdelivr.net/npm/bootstrap@3.1.1/dist/css/bootstrap.min.css": "bootstrap-3.1.1/css/bootstrap.min.css",
+}
 
 
 def markdown_table_to_html(text):
@@ -23,7 +49,7 @@ def render(sections, title="dsib report"):
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title>" % html.escape(title),
              "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
              "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}td{text-align:right}"
-             "td:first-child{text-align:left}</style></head><body>",
+             "td:first-child{text-align:left}</style><link rel='icon' href='../swallow.ico'></head><body>",
              "<p><a href='../index.html'>&larr; asv dashboard</a></p>", "<h1>%s</h1>" % html.escape(title)]
     for heading, paragraphs, tables in sections:
         parts.append("<h2 id='%s'>%s</h2>" % (html.escape(heading.lower().replace(" ", "-")), html.escape(heading)))
@@ -34,18 +60,51 @@ def render(sections, title="dsib report"):
 
 
 def link_from_asv_index(html_dir):
-    """Add the page to the navigation bar of asv's index.html (idempotent)."""
+    """Add the dsib pages to the navigation bar of asv's index.html (idempotent)."""
     index = os.path.join(html_dir, "index.html")
     with open(index) as f:
         text = f.read()
-    if "dsib-report-link" in text:
-        return False
     anchor = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
     if anchor not in text:
         raise ValueError("asv's index.html has no navigation bar to link from (%s)" % index)
+    # Drop the entries of an earlier run, then insert the current list once.
+    links = "".join('\n<li><a href="%s" id="%s">%s</a></li>' % (page, ident, html.escape(label))
+                    for ident, page, label in LINKS)
+    new = re.sub(r'\n?<li><a href="[^"]*" id="dsib-[a-z-]*">[^<]*</a></li>', "", text)
+    new = new.replace(anchor, anchor + links, 1)
     with open(index, "w") as f:
-        f.write(text.replace(anchor, anchor + "\n" + LINK, 1))
-    return True
+        f.write(new)
+    return new != text
+
+
+_CDN_ATTRIBUTES = re.compile(r'\s(?:integrity|crossorigin|referrerpolicy)="[^"]*"')
+
+
+def use_vendored_libraries(html_dir):
+    """Copy the vendored libraries into html/vendor/ and point asv's pages at them (idempotent).
+
+    Fails on any other external script or stylesheet, so that a new asv release with another CDN
+    address is noticed here rather than as a blank dashboard offline."""
+    target = os.path.join(html_dir, "vendor")
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(os.path.join(WWW, "vendor"), target)
+    for name in ("index.html", "error.html"):
+        path = os.path.join(html_dir, name)
+        with open(path) as f:
+            text = f.read()
+
+        def local(match):
+            tag = match.group(0)
+            url = match.group(2)
+            if url not in VENDORED:
+                raise ValueError("%s loads %s, which dsib/site.py does not vendor" % (path, url))
+            return _CDN_ATTRIBUTES.sub("", tag.replace(url, "vendor/" + VENDORED[url]))
+
+        text = re.sub(r'<(?:script|link)\b[^>]*\s(src|href)="(https?://[^"]*)"[^>]*>', local, text)
+        # The "airspeed velocity" brand links to GitHub; offline it is a dead end, keep the text.
+        text = re.sub(r'(<a)\s+href="https?://[^"]*"', r"\1", text)
+        with open(path, "w") as f:
+            f.write(text)
 
 
 def write_page(html_dir, sections):
@@ -54,5 +113,6 @@ def write_page(html_dir, sections):
         os.makedirs(os.path.dirname(path))
     with open(path, "w") as f:
         f.write(render(sections))
+    use_vendored_libraries(html_dir)
     link_from_asv_index(html_dir)
     return path

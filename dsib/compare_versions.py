@@ -1,0 +1,103 @@
+"""``python -m dsib compare-versions A B``: ``asv compare`` between two environments (library
+releases) at one commit, where asv's own compare goes between two commits.
+
+A and B are ``key=value[,key=value]`` filters on a result file's params and environment variables
+(``pyarrow=25.0.1``, ``pandas=2.2.3,python=3.11``); ``DSIB_PROFILE=default`` unless a filter names
+the profile. The table, marks and significance are asv's (``Compare.print_table``), fed with the
+two environments' results: only results whose benchmark version matches benchmarks.json count,
+as in ``asv publish``."""
+from asv.commands.compare import Compare
+from asv.machine import iter_machine_files
+from asv.results import iter_results_for_machine
+from asv.util import load_json
+
+from .release_view import PUBLISHED_PROFILE, asv_config, load_benchmarks
+
+MACHINE_KEYS = ("arch", "cpu", "machine", "num_cpu", "os", "ram")
+
+
+class SelectionError(Exception):
+    pass
+
+
+def parse_filter(text):
+    pairs = [part.split("=", 1) for part in text.split(",") if part.strip()]
+    if not pairs or any(len(p) != 2 or not p[0].strip() for p in pairs):
+        raise SelectionError("%r is not a key=value[,key=value] filter (e.g. pyarrow=26.0.1)" % text)
+    wanted = dict((k.strip(), v.strip()) for k, v in pairs)
+    wanted.setdefault("DSIB_PROFILE", PUBLISHED_PROFILE)
+    return wanted
+
+
+def env_params(res):
+    """What a filter matches: the environment's versions and its environment variables."""
+    params = dict((k, v) for k, v in res.params.items() if k not in MACHINE_KEYS and v is not None)
+    params.update(res.env_vars or {})
+    return params
+
+
+def describe(res):
+    return "  %s  [commit %s]  (%s)" % (
+        " ".join("%s=%s" % kv for kv in sorted(env_params(res).items())), res.commit_hash[:8], res.env_name)
+
+
+def default_machine(results_dir):
+    machines = sorted(load_json(path)["machine"] for path in iter_machine_files(results_dir))
+    if len(machines) != 1:
+        raise SelectionError("results for %s: choose one with --machine" % (", ".join(machines) or "no machine"))
+    return machines[0]
+
+
+def select(results_dir, machine, a, b, commit=None):
+    """(commit, Results for A, Results for B): the newest commit (or ``commit``) that has both."""
+    filters = [parse_filter(a), parse_filter(b)]
+    results = [r for r in iter_results_for_machine(results_dir, machine)
+               if not commit or r.commit_hash.startswith(commit)]
+    if not results:
+        raise SelectionError("no results for machine %s%s in %s" % (
+            machine, " at commit %s" % commit if commit else "", results_dir))
+
+    def matching(wanted, pool):
+        return [r for r in pool if all(str(env_params(r).get(k)) == v for k, v in wanted.items())]
+
+    for text, wanted in zip((a, b), filters):
+        if not matching(wanted, results):
+            raise SelectionError("%s selects no environment; the candidates are:\n%s" % (
+                text, "\n".join(sorted(set(map(describe, results))))))
+    newest_first = sorted(set((r.date or 0, r.commit_hash) for r in results), reverse=True)
+    for _, commit_hash in newest_first:
+        at_commit = [r for r in results if r.commit_hash == commit_hash]
+        picked = [matching(wanted, at_commit) for wanted in filters]
+        if not all(picked):
+            continue
+        for text, found in zip((a, b), picked):
+            if len(found) > 1:
+                raise SelectionError("%s is ambiguous at commit %s: add key=value pairs to pick one of\n%s" % (
+                    text, commit_hash[:8], "\n".join(map(describe, found))))
+        if picked[0][0].env_name == picked[1][0].env_name:
+            raise SelectionError("%s and %s select the same environment:\n%s" % (a, b, describe(picked[0][0])))
+        return commit_hash, picked[0][0], picked[1][0]
+    raise SelectionError("no commit has results for both %s and %s; the candidates are:\n%s" % (
+        a, b, "\n".join(sorted(set(map(describe, matching(filters[0], results) + matching(filters[1], results)))))))
+
+
+def _resultset(res, benchmarks, machine):
+    # Compare.print_table's row format; one shared environment label so that both sides join by name.
+    for key in sorted(res.get_result_keys(benchmarks)):
+        params = res.get_result_params(key)
+        yield (key, params, res.get_result_value(key, params), res.get_result_stats(key, params),
+               res.get_result_samples(key, params), res.benchmark_version.get(key), machine, "compare-versions")
+
+
+def compare(results_dir, a, b, machine=None, commit=None, factor=1.1, only_changed=False):
+    machine = machine or default_machine(results_dir)
+    commit_hash, before, after = select(results_dir, machine, a, b, commit)
+    benchmarks = load_benchmarks(results_dir)
+    print("before: %s = %s" % (a, before.env_name))
+    print("after:  %s = %s" % (b, after.env_name))
+    print("machine %s, commit %s; + slower, - faster, ~ a difference asv does not find significant" % (
+        machine, commit_hash[:8]))
+    Compare.print_table(asv_config(results_dir), commit_hash, commit_hash, factor=factor, split=False,
+                        resultset_1=_resultset(before, benchmarks, machine),
+                        resultset_2=_resultset(after, benchmarks, machine), machine=machine,
+                        only_changed=only_changed, commit_names={})

@@ -1,0 +1,248 @@
+"""The release view of the published site: every case (benchmark + parameters) across library
+releases instead of across commits, which asv's own dashboard already plots.
+
+Written by ``python -m dsib site`` beside the dsib report: ``html/dsib/releases.html`` (headline
+figures and the 2019 table per release, static), ``releases-data.js`` (the numbers) and
+``releases.js`` (a small SVG plotter: asv's dashboard libraries are jQuery plugins we do not need).
+A case opens directly at ``releases.html#case=<benchmark>/<param>/<param>…`` (``&view=pandas`` for
+the pandas order)."""
+import html
+import itertools
+import json
+import math
+import os
+import shutil
+from urllib.parse import quote
+
+from asv.benchmarks import Benchmarks
+from asv.config import Config
+from asv.results import iter_results_for_machine
+from asv.util import human_value
+from packaging.version import InvalidVersion, Version
+
+from .report import markdown_table, param_names
+from .site import WWW, markdown_table_to_html
+
+PUBLISHED_PROFILE = "default"
+# Each view orders the environments by these result params, most significant first.
+VIEWS = {"pyarrow": ("pyarrow", "pandas", "python"), "pandas": ("pandas", "pyarrow", "python")}
+FORMAT_LABELS = {"parquet": "Parquet", "csv": "CSV", "feather": "Feather"}
+# (label, case id): the figures the page opens with.
+HEADLINES = (
+    [("%s %s, %s" % (FORMAT_LABELS[f], op, v), "file_formats.%s/%s/%s" % (bench, f, v))
+     for op, bench in (("read", "Read.time_read"), ("write", "Write.time_write"))
+     for f in ("parquet", "csv") for v in ("plain", "str", "cat")]
+    + [("%s %s, nyc_taxi plain (grid)" % (FORMAT_LABELS[f], op), "grid.%s/nyc_taxi/%s/plain" % (bench, f))
+       for op, bench in (("read", "Read.time_read"), ("write", "Write.time_write"))
+       for f in ("parquet", "feather", "csv")])
+
+
+def _version(text):
+    try:
+        return Version(text)
+    except (InvalidVersion, TypeError):
+        return Version("0")  # the library is absent from that environment: first in its order
+
+
+def release_label(params):
+    return "pyarrow %s / pandas %s / py%s" % tuple(params.get(k) or "-" for k in ("pyarrow", "pandas", "python"))
+
+
+def asv_config(results_dir):
+    """The little of asv's Config that its loaders read: where the results are."""
+    conf = Config()
+    conf.results_dir = results_dir
+    return conf
+
+
+def load_benchmarks(results_dir):
+    return Benchmarks.load(asv_config(results_dir))
+
+
+def drop_stale_results(res, benchmarks):
+    """What asv publish does: a result whose benchmark version is not benchmarks.json's is ignored."""
+    for key in set(res.get_all_result_keys()) - res.get_result_keys(benchmarks):
+        res.remove_result(key)
+    return res
+
+
+def published_results(results_dir, machine, benchmarks):
+    """One asv Results per release (python, pyarrow, pandas) at the published scale: the newest
+    commit's. An environment rebuilt with other optional libraries but the same releases is the
+    same point on the x-axis, so the newer of the two stands for it."""
+    newest = {}
+    for res in iter_results_for_machine(results_dir, machine):
+        if (res.env_vars or {}).get("DSIB_PROFILE") != PUBLISHED_PROFILE:
+            continue
+        key = release_label(res.params)
+        age = (res.date or 0, max(res.started_at.values() or [0]))
+        if key not in newest or age > newest[key][0]:
+            newest[key] = (age, res)
+    results = [drop_stale_results(res, benchmarks) for _, res in newest.values()]
+    return sorted(results, key=lambda r: [_version(r.params.get(k)) for k in VIEWS["pyarrow"]])
+
+
+def _cell(value):
+    """JSON for one value: a number, "skipped" (asv's NaN) or "failed" (asv's None)."""
+    if value is None:
+        return "failed"
+    return "skipped" if math.isnan(value) else value
+
+
+def is_number(cell):
+    return isinstance(cell, (int, float)) and not isinstance(cell, bool)
+
+
+def _stored(res, name):
+    """{parameter combination: cell} of one benchmark in one Results; empty where it did not run."""
+    if name not in res.get_all_result_keys():
+        return {}
+    params = res.get_result_params(name)
+    return dict(zip(itertools.product(*params), map(_cell, res.get_result_value(name, params))))
+
+
+def case_rows(benchmarks, results):
+    """(id, benchmark, {param: value}, unit, [cell per environment]) for every case with a number;
+    a cell is None where the environment has no result for the case."""
+    for name in sorted(benchmarks):
+        bench = benchmarks[name]
+        stored = [_stored(res, name) for res in results]
+        for combo in itertools.product(*bench["params"]):
+            cells = [s.get(combo) for s in stored]
+            if any(map(is_number, cells)):
+                given = [p.strip("'\"") for p in combo]
+                yield ("/".join([name] + given), name, dict(zip(bench["param_names"], given)), bench["unit"], cells)
+
+
+def headline(cells, order):
+    """First and last environment of ``order`` that have a number, and first / last (> 1: faster)."""
+    have = [i for i in order if is_number(cells[i])]
+    if len(have) < 2:
+        return None
+    first, last = have[0], have[-1]
+    return {"first": first, "last": last, "ratio": cells[first] / cells[last] if cells[last] else None}
+
+
+def build(results_dir, machine):
+    """The page's data, as plain JSON-able structures."""
+    benchmarks = load_benchmarks(results_dir)
+    results = published_results(results_dir, machine, benchmarks)
+    envs = [dict([(k, res.params.get(k)) for k in ("python", "pyarrow", "pandas", "numpy")],
+                 label=release_label(res.params), env_name=res.env_name, commit=res.commit_hash[:8])
+            for res in results]
+    orders = dict((view, sorted(range(len(results)), key=lambda i: [_version(envs[i][k]) for k in keys]))
+                  for view, keys in VIEWS.items())
+    cases = [{"id": ident, "benchmark": name, "params": params, "unit": unit, "values": cells,
+              "headline": dict((view, headline(cells, order)) for view, order in orders.items())}
+             for ident, name, params, unit, cells in case_rows(benchmarks, results)]
+    known = set(c["id"] for c in cases)
+    names = param_names(results_dir)
+    return {"machine": machine, "profile": PUBLISHED_PROFILE, "envs": envs, "views": VIEWS, "orders": orders,
+            "cases": cases,
+            "headlines": [(label, ident) for label, ident in HEADLINES if ident in known],
+            "tables_2019": [markdown_table(res, names, with_2019=True) for res in results]}
+
+
+def change_text(unit, ratio):
+    better = {"seconds": "faster", "bytes": "smaller"}.get(unit, "lower")
+    worse = {"seconds": "slower", "bytes": "larger"}.get(unit, "higher")
+    if ratio is None:
+        return "n/a"
+    return "%.2f× %s" % (ratio, better) if ratio >= 1 else "%.2f× %s" % (1 / ratio, worse)
+
+
+def case_href(ident, view="pyarrow"):
+    return "#case=%s" % quote(ident, safe="/") + ("" if view == "pyarrow" else "&view=" + view)
+
+
+def _headline_rows(data):
+    by_id = dict((c["id"], c) for c in data["cases"])
+    envs = data["envs"]
+    rows = []
+    for label, ident in data["headlines"]:
+        case = by_id[ident]
+        h = case["headline"]["pyarrow"]
+        link = "<a href='%s'>%s</a>" % (case_href(ident), html.escape(label))
+        if h is None:
+            only = [i for i, v in enumerate(case["values"]) if is_number(v)][0]
+            rows.append("<tr><td>%s</td><td colspan='3'>only %s measured: %s</td><td>n/a</td></tr>"
+                        % (link, html.escape(envs[only]["label"]), human_value(case["values"][only], case["unit"])))
+            continue
+        first, last = (envs[h[k]]["label"] for k in ("first", "last"))
+        before, after = (human_value(case["values"][h[k]], case["unit"]) for k in ("first", "last"))
+        rows.append("<tr class='headline' data-case='%s'><td>%s</td><td>%s → %s</td><td>%s</td><td>%s</td>"
+                    "<td class='ratio' data-ratio='%r'>%s</td></tr>" % (
+                        html.escape(ident), link, html.escape(first), html.escape(last), before, after, h["ratio"],
+                        change_text(case["unit"], h["ratio"])))
+    return rows or ["<tr><td colspan='5'>none of the headline cases has a result at benchmarks.json's "
+                    "versions</td></tr>"]
+
+
+def render(data):
+    envs = data["envs"]
+    newest = data["orders"]["pyarrow"][-1] if envs else None
+    options = "".join("<option value='%d'%s>%s</option>" % (i, " selected" if i == newest else "",
+                                                            html.escape(envs[i]["label"]))
+                      for i in data["orders"]["pyarrow"])
+    tables = "".join("<div class='table-2019' data-env='%d'%s>%s</div>" % (
+        i, "" if i == newest else " hidden", markdown_table_to_html(t)) for i, t in enumerate(data["tables_2019"]))
+    return """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>dsib: releases</title>
+<link rel="icon" href="../swallow.ico">
+<style>
+body{font-family:sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}
+#layout{display:flex;gap:1.5em;align-items:flex-start}
+#case-panel{width:26em;flex:none}#case-list{height:32em;overflow-y:scroll;border:1px solid #ccc;
+margin:0;padding:0;list-style:none;font-size:12px}#case-list li{padding:1px 4px}
+#case-list li.selected{background:#dde8f8}#case-filter{width:100%%;box-sizing:border-box}
+#plot svg{border:1px solid #ddd;background:#fff}.views a{margin-right:1em}.views a.active{font-weight:bold}
+.axis{font-size:11px;fill:#444}.series polyline{fill:none;stroke-width:2}
+</style></head><body>
+<p><a href="../index.html">&larr; asv dashboard</a> · <a href="index.html">dsib report</a></p>
+<h1>Across releases</h1>
+<p>Machine <code>%(machine)s</code>, profile <code>%(profile)s</code>; %(n_envs)d release combinations, each at its
+newest commit; %(n_cases)d cases (one per benchmark and parameters). Values are asv's medians; a gap is a case
+skipped or failed in that environment.</p>
+<h2 id="headlines">Headline figures</h2>
+<p>Oldest against newest release, in pyarrow order, that both have the case, on this machine.</p>
+<table><thead><tr><th>Case</th><th>Releases</th><th>Before</th><th>After</th><th>Change</th></tr></thead>
+<tbody>%(headlines)s</tbody></table>
+<h2 id="plot-section">Every case</h2>
+<p class="views">Order by: <a id="view-pyarrow" href="#view=pyarrow">pyarrow release</a>
+<a id="view-pandas" href="#view=pandas">pandas release</a></p>
+<div id="layout">
+<div id="case-panel"><input id="case-filter" type="search" placeholder="filter cases: e.g. grid read parquet plain">
+<p id="case-count"></p><ul id="case-list"></ul></div>
+<div id="plot-panel"><h3 id="case-title"></h3><p id="case-headline"></p><div id="plot"></div>
+<table id="case-values"></table></div>
+</div>
+<h2 id="table-2019">The 2019 post's table, for one release</h2>
+<p><select id="table-2019-env">%(options)s</select></p>
+%(tables)s
+<noscript><p>The plots need JavaScript; the figures above do not.</p></noscript>
+<script src="releases-data.js"></script>
+<script src="releases.js"></script>
+</body></html>
+""" % {"machine": html.escape(data["machine"]), "profile": html.escape(data["profile"]), "n_envs": len(envs),
+       "n_cases": len(data["cases"]), "headlines": "\n".join(_headline_rows(data)), "options": options,
+       "tables": tables}
+
+
+def write(html_dir, results_dir, machine):
+    """Write html/dsib/releases.html with its data and script; returns the page's path."""
+    data = build(results_dir, machine)
+    out = os.path.join(html_dir, "dsib")
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "releases-data.js"), "w") as f:
+        # allow_nan=False: JSON has no NaN; a skipped case is spelled "skipped" by _cell.
+        numbers = dict((k, v) for k, v in data.items() if k != "tables_2019")  # the tables are in the page
+        # 4 significant digits plot the same and halve the file; the ratios were taken before.
+        numbers["cases"] = [dict(c, values=[float("%.4g" % v) if is_number(v) else v for v in c["values"]])
+                            for c in data["cases"]]
+        f.write("window.DSIB_RELEASES = %s;\n" % json.dumps(numbers, allow_nan=False, separators=(",", ":")))
+    shutil.copy(os.path.join(WWW, "releases.js"), os.path.join(out, "releases.js"))
+    path = os.path.join(out, "releases.html")
+    with open(path, "w") as f:
+        f.write(render(data))
+    return path

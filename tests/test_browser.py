@@ -1,0 +1,143 @@
+"""The committed site in a real headless Chromium, served over local HTTP as `asv preview` would.
+
+Debian's chromium and chromium-driver come from `make browser` (a prerequisite of `make test`);
+selenium is given that driver, so it never downloads one."""
+import functools
+import glob
+import http.server
+import json
+import os
+import threading
+
+import pytest
+
+from .conftest import ROOT
+
+HTML = os.path.join(ROOT, "html")
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+# Without the background-networking switches Chromium's own connections are refused on a closed
+# network, and those refusals reach the console.
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--window-size=1400,1000"]
+WAIT = 60  # seconds; the machine may be busy with a benchmark run
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=HTML))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield "http://127.0.0.1:%d/" % server.server_port
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.path.exists(p)]
+    if missing:
+        pytest.fail("%s missing: run `make browser` (it installs Debian's chromium and chromium-driver)"
+                    % " and ".join(missing))
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS + ["--user-data-dir=%s" % tmp_path_factory.mktemp("chromium-profile")]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def _wait_for(driver, script, what):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        return WebDriverWait(driver, WAIT).until(lambda d: d.execute_script(script))
+    except Exception:
+        raise AssertionError("%s did not happen at %s; console: %s" % (what, driver.current_url,
+                                                                       driver.get_log("browser")))
+
+
+def _open(driver, url):
+    driver.get_log("browser")  # drop what earlier pages logged
+    driver.get(url)
+
+
+def _assert_no_severe(driver):
+    severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    assert severe == [], severe
+
+
+def _graphed_benchmark():
+    """A benchmark with an asv graph file, holding a point, in every environment's graph folder.
+
+    asv's graph page fetches the benchmark's file for every environment, and a missing one (a
+    benchmark an older environment never ran) is a 404 in the console."""
+    folders = {}
+    for path in glob.glob(os.path.join(HTML, "graphs", "**", "*.json"), recursive=True):
+        if "summary" not in (os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-len(".json")]):
+            folders.setdefault(os.path.dirname(path), set()).add(os.path.basename(path)[:-len(".json")])
+    everywhere = set.intersection(*folders.values()) if folders else set()
+    for name in sorted(everywhere, key=lambda n: (n != "file_formats.Read.time_read", n)):
+        points = []
+        for folder in folders:
+            with open(os.path.join(folder, name + ".json")) as f:
+                points.extend(point for point in json.load(f) if point[1] is not None)
+        if points:
+            return name
+    pytest.fail("html/graphs has no benchmark graphed in every environment: publish the site (make publish)")
+
+
+def test_asv_dashboard_lists_the_benchmarks(browser, site):
+    _open(browser, site + "index.html#/summarylist")
+    rows = _wait_for(browser, "return document.querySelectorAll('#summarylist-body table tbody tr').length",
+                     "the benchmark list")
+    with open(os.path.join(HTML, "index.json")) as f:
+        assert rows >= len(json.load(f)["benchmarks"]), "one row per benchmark, or per parameter set"
+    assert "error.html" not in browser.current_url, "a script failed to load"
+    _assert_no_severe(browser)
+
+
+def test_asv_graph_plots_a_series(browser, site):
+    _open(browser, site + "index.html#" + _graphed_benchmark())
+    script = ("var p = window.jQuery && jQuery('#main-graph').data('plot');"
+              "return p && p.getData().filter(function (s) { return s.data.length > 0; }).length;")
+    assert _wait_for(browser, script, "asv's graph") >= 1
+    _assert_no_severe(browser)
+
+
+def test_release_view_plots_the_default_case(browser, site):
+    _open(browser, site + "dsib/releases.html")
+    assert _wait_for(browser, "return document.querySelectorAll('#plot svg g.series circle').length",
+                     "a plotted point") >= 1
+    assert browser.execute_script("return document.querySelectorAll('#case-list li').length") == \
+        browser.execute_script("return window.DSIB_RELEASES.cases.length")
+    _assert_no_severe(browser)
+
+
+def test_a_case_url_opens_that_case(browser, site):
+    _open(browser, site + "dsib/releases.html")
+    case = _wait_for(browser, "var c = window.DSIB_RELEASES.cases; return c.length && c[c.length - 1].id",
+                     "the release data")
+    _open(browser, site + "dsib/releases.html#case=" + case + "&view=pandas")
+    plotted = _wait_for(browser, "return Array.prototype.map.call(document.querySelectorAll('#plot g.series'),"
+                                 " function (g) { return g.getAttribute('data-case'); })", "the case's plot")
+    assert plotted == [case]
+    assert browser.execute_script("return document.querySelector('#case-list li.selected').dataset.case") == case
+    assert browser.execute_script("return document.getElementById('view-pandas').className") == "active"
+    _assert_no_severe(browser)
+
+
+def test_dsib_report_page_loads_cleanly(browser, site):
+    _open(browser, site + "dsib/index.html")
+    assert browser.find_element("tag name", "h1").text == "dsib report"
+    _assert_no_severe(browser)

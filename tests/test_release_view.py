@@ -1,0 +1,128 @@
+"""The release view (html/dsib/releases.html) built from real result files."""
+import itertools
+import json
+import math
+import os
+
+import pytest
+from packaging.version import Version
+
+from dsib import release_view
+
+from .conftest import ROOT
+from .results_copy import (MACHINE, RESULTS, copy_results, current_benchmarks, current_keys, pose_as, raw_results,
+                           reference_file)
+
+
+def _newest_per_release(raw):
+    newest = {}
+    for path, d in raw.items():
+        key = tuple(d["params"].get(k) for k in ("python", "pyarrow", "pandas"))
+        if key not in newest or d["date"] > newest[key][1]["date"]:
+            newest[key] = (path, d)
+    return dict(newest.values())
+
+
+def _raw_cells(results_dir):
+    """{case id: {release label: value}} from the newest raw file per release, numbers only."""
+    benchmarks = current_benchmarks(results_dir)
+    cells = {}
+    for d in _newest_per_release(raw_results(results_dir)).values():
+        label = release_view.release_label(d["params"])
+        for key in current_keys(d, benchmarks):
+            values, params = d["results"][key][0], d["results"][key][1]
+            for combo, value in zip(itertools.product(*params), values):
+                if value is not None and not math.isnan(value):
+                    ident = "/".join([key] + [p.strip("'\"") for p in combo])
+                    cells.setdefault(ident, {})[label] = value
+    return cells
+
+
+def _written_data(html_dir):
+    with open(os.path.join(html_dir, "dsib", "releases-data.js")) as f:
+        text = f.read()
+    prefix = "window.DSIB_RELEASES = "
+    assert text.startswith(prefix)
+    return json.loads(text[len(prefix):].rstrip().rstrip(";"))
+
+
+def _assert_ordered(data):
+    envs = data["envs"]
+    for view, keys in (("pyarrow", ("pyarrow", "pandas")), ("pandas", ("pandas", "pyarrow"))):
+        versions = [[Version(envs[i][k] or "0") for k in keys] for i in data["orders"][view]]
+        assert versions == sorted(versions), view
+        assert sorted(data["orders"][view]) == list(range(len(envs)))
+
+
+def _assert_headlines_match(data, cells):
+    """Every headline (per case, per view) is first / last of the raw values, in the view's order."""
+    labels = [e["label"] for e in data["envs"]]
+    checked = 0
+    for case in data["cases"]:
+        raw = cells[case["id"]]
+        for view, order in data["orders"].items():
+            have = [labels[i] for i in order if labels[i] in raw]
+            h = case["headline"][view]
+            if len(have) < 2:
+                assert h is None
+                continue
+            assert (labels[h["first"]], labels[h["last"]]) == (have[0], have[-1])
+            assert h["ratio"] == pytest.approx(raw[have[0]] / raw[have[-1]], rel=1e-12)
+            checked += 1
+    return checked
+
+
+def test_committed_results_every_published_case_in_release_order(tmp_path):
+    html_dir = str(tmp_path / "html")
+    release_view.write(html_dir, RESULTS, MACHINE)
+    data = _written_data(html_dir)
+    cells = _raw_cells(RESULTS)
+    assert cells, "results/ has no case at benchmarks.json's versions to publish"
+    assert set(c["id"] for c in data["cases"]) == set(cells)
+    labels = [e["label"] for e in data["envs"]]
+    assert len(labels) == len(set(labels)) == len(_newest_per_release(raw_results(RESULTS)))
+    for case in data["cases"]:  # the page's values are the raw ones to 4 significant digits
+        for label, value in zip(labels, case["values"]):
+            if label in cells[case["id"]]:
+                assert value == pytest.approx(cells[case["id"]][label], rel=1e-3)
+    _assert_ordered(data)
+    _assert_headlines_match(data, cells)
+    with open(os.path.join(html_dir, "dsib", "releases.html")) as f:
+        page = f.read()
+    assert page.count("class='table-2019'") == len(labels), "one 2019 table per release"
+
+
+def test_two_releases_order_and_headline(tmp_path):
+    """The reference file posing as pyarrow 0.11.1 / pandas 0.23.4 with every value tripled."""
+    results_dir = copy_results(tmp_path)
+    reference = reference_file(results_dir)
+    with open(reference) as f:
+        keys = current_keys(json.load(f), current_benchmarks(results_dir))
+    pose_as(reference, results_dir, scale=dict((k, 3.0) for k in keys), python="3.7", pyarrow="0.11.1",
+            pandas="0.23.4")
+    html_dir = str(tmp_path / "html")
+    release_view.write(html_dir, results_dir, MACHINE)
+    data = _written_data(html_dir)
+    envs = data["envs"]
+    assert envs[data["orders"]["pyarrow"][0]]["label"] == "pyarrow 0.11.1 / pandas 0.23.4 / py3.7"
+    assert envs[data["orders"]["pandas"][0]]["label"] == "pyarrow 0.11.1 / pandas 0.23.4 / py3.7"
+    assert envs[data["orders"]["pyarrow"][-1]]["pyarrow"] == "26.0.1"
+    _assert_ordered(data)
+    assert _assert_headlines_match(data, _raw_cells(results_dir)) > 0
+    for case in data["cases"]:
+        h = case["headline"]["pyarrow"]
+        if h and envs[h["first"]]["pyarrow"] == "0.11.1" and envs[h["last"]]["pyarrow"] == "26.0.1":
+            assert h["ratio"] == pytest.approx(3.0)
+    with open(os.path.join(html_dir, "dsib", "releases.html")) as f:
+        page = f.read()
+    for label, ident in data["headlines"]:  # the page's headline rows carry the same ratio
+        ratio = [c for c in data["cases"] if c["id"] == ident][0]["headline"]["pyarrow"]["ratio"]
+        assert "data-case='%s'" % ident in page and "data-ratio='%r'" % ratio in page
+
+
+def test_published_site_has_the_release_view_linked():
+    html_dir = os.path.join(ROOT, "html")
+    with open(os.path.join(html_dir, "index.html")) as f:
+        assert f.read().count('href="dsib/releases.html"') == 1
+    data = _written_data(html_dir)
+    assert data["cases"] and data["machine"] == MACHINE
