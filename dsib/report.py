@@ -37,7 +37,10 @@ def _asv_results():
 
 
 def find_results(results_dir, machine=None, env=None, commit=None):
-    """The newest asv Results matching machine / environment substring / commit prefix."""
+    """The newest asv Results matching machine / environment substring / commit prefix: the newest
+    commit, and at one commit (a release matrix) the environment of the newest pyarrow and pandas."""
+    from .compat import version_tuple
+
     results = _asv_results()
     if not os.path.isdir(results_dir):
         raise NoResults("no results directory %s: run the suite first (make bench)" % results_dir)
@@ -50,12 +53,13 @@ def find_results(results_dir, machine=None, env=None, commit=None):
                 continue
             if commit and not res.commit_hash.startswith(commit):
                 continue
-            found.append((res.date or 0, max(res.started_at.values() or [0]), name, res))
+            releases = tuple(version_tuple(res.params.get(lib) or "0") for lib in ("pyarrow", "pandas"))
+            found.append((res.date or 0, releases, max(res.started_at.values() or [0]), name, res))
     if not found:
         raise NoResults("no results in %s for machine=%s env=%s commit=%s"
                         % (results_dir, machine or "any", env or "any", commit or "any"))
-    found.sort(key=lambda item: item[:2])
-    return found[-1][2], found[-1][3]
+    found.sort(key=lambda item: item[:3])
+    return found[-1][3], found[-1][4]
 
 
 def _param_value(text):

@@ -19,6 +19,10 @@ def test_committed_results_render_the_full_table():
     assert len(rows) == 7
     for row in rows:
         assert "failed" not in row and "skipped" not in row and "n/a" not in row, row
+    assert "pyarrow26.0.1" in table.stdout, "of a release matrix, the table shows the newest releases"
+    with open(os.path.join(ROOT, "README.md")) as f:
+        readme = f.read()
+    assert all(row in readme for row in rows), "the README's table is the committed run's"
 
 
 def test_committed_site_was_published_from_the_committed_results():
