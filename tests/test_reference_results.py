@@ -34,3 +34,31 @@ def test_committed_site_was_published_from_the_committed_results():
         benchmarks = set(k for k, v in json.load(f).items() if isinstance(v, dict))
     assert benchmarks == set(index["benchmarks"])
     assert os.path.exists(os.path.join(ROOT, "html", "index.html"))
+
+
+MATRIX_COMMIT = "ff373297"
+
+
+def test_the_curated_matrix_is_committed_with_no_failed_benchmark():
+    """Every environment of asv.conf.json has a whole run at the matrix commit on the reference
+    machine, at the benchmark versions of benchmarks.json (asv would hide any other), and not
+    one cell of it failed (asv's null)."""
+    from asv.results import iter_results_for_machine
+
+    with open(os.path.join(ROOT, "asv.conf.json")) as f:
+        include = json.load(f)["include"]
+    with open(os.path.join(ROOT, "results", "benchmarks.json")) as f:
+        benchmarks = dict((k, v) for k, v in json.load(f).items() if isinstance(v, dict))
+    runs = [r for r in iter_results_for_machine(os.path.join(ROOT, "results"), MACHINE)
+            if r.commit_hash.startswith(MATRIX_COMMIT) and (r.env_vars or {}).get("DSIB_PROFILE") == "default"]
+    for entry in include:
+        wanted = dict(entry["req"], python=entry["python"])
+        found = [r for r in runs if all(r.params.get(k) == v for k, v in wanted.items())]
+        assert len(found) == 1, "no run (or several) of %s: %s" % (wanted, [r.env_name for r in found])
+        res = found[0]
+        assert set(res.get_all_result_keys()) == set(benchmarks), res.env_name
+        for key in benchmarks:
+            assert res.benchmark_version[key] == benchmarks[key]["version"], (res.env_name, key)
+            values = res.get_result_value(key, res.get_result_params(key))
+            values = values if isinstance(values, list) else [values]
+            assert None not in values, "%s failed in %s" % (key, res.env_name)
