@@ -14,7 +14,7 @@ export PATH := $(abspath $(BIN)):$(PYENV_BINS):$(PATH)
 ASV_CONF := .asv-$(PROFILE).conf.json
 MATRIX_CONF := .asv-matrix-$(PROFILE).conf.json
 
-.PHONY: bench bench-matrix data run run-matrix publish table test browser clean-env
+.PHONY: bench bench-matrix data run run-matrix publish table compare noise test lint-workflows browser clean-env
 
 $(BIN)/.ready: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,27 @@ publish: $(BIN)/.ready
 
 table: $(BIN)/.ready
 	$(BIN)/python -m dsib table --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE) --with-2019
+
+## compare: asv continuous BASE..COMMIT (default HEAD~1..HEAD) at the pr profile, within 10 minutes;
+## it exits non-zero when a case got slower than FACTOR. SUMMARY=<file> appends a Markdown summary.
+BASE ?= HEAD~1
+FACTOR ?= 1.10
+SUMMARY ?=
+compare: $(BIN)/.ready
+	$(BIN)/python -m data_prep prepare --profile pr --if-missing
+	$(BIN)/python -m dsib machine $(MACHINE)
+	$(BIN)/python -m dsib compare $(BASE) $(COMMIT) --machine $(MACHINE) --factor $(FACTOR) $(if $(SUMMARY),--summary "$(SUMMARY)")
+
+## noise: RUNS A/A comparisons of `make compare` (a comment-only commit against its parent)
+RUNS ?= 3
+noise: $(BIN)/.ready
+	$(BIN)/python -m data_prep prepare --profile pr --if-missing
+	$(BIN)/python -m dsib machine $(MACHINE)
+	$(BIN)/python -m dsib noise --runs $(RUNS) --factor $(FACTOR) --machine $(MACHINE) -o noise/$(MACHINE)-pr.json
+
+## lint-workflows: actionlint (with shellcheck) over .github/workflows
+lint-workflows: $(BIN)/.ready
+	$(BIN)/actionlint
 
 ## browser: Debian's Chromium and its driver, for tests/test_browser.py (installed once; needs root)
 CHROMEDRIVER := /usr/bin/chromedriver

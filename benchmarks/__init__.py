@@ -79,9 +79,9 @@ def ready(name):
 BENCHMARK_PREFIXES = ("time_", "timeraw_", "peakmem_", "mem_", "track_")
 
 
-def _scale_of_every_profile():
+def _scale_of_versioned_profiles():
     return repr(sorted((p.name, sorted(p.rows.items()), p.seed, sorted(p.grid_rows.items()))
-                       for p in PROFILES.values()))
+                       for p in PROFILES.values() if p.versioned))
 
 
 def version_by_code_and_scale(namespace):
@@ -90,10 +90,11 @@ def version_by_code_and_scale(namespace):
     asv versions a benchmark by the source of its method, setups and setup_cache, and shows
     only results of the current version. The scale lives in data_prep's profiles, outside
     that source, so a change of rows alone would continue old series with new numbers. Each
-    benchmark method gets a version of that same source plus every profile's scale (all of
-    them, so that runs at different profiles agree on one benchmarks.json).
+    benchmark method gets a version of that same source plus every versioned profile's scale
+    (all of them, so that runs at different profiles agree on one benchmarks.json). ``pr``'s
+    results are never kept, so its scale stays out: retuning it keeps the committed series.
     """
-    scale = _scale_of_every_profile()
+    scale = _scale_of_versioned_profiles()
     module = namespace["__name__"]
     for cls in list(namespace.values()):
         if not inspect.isclass(cls) or cls.__module__ != module or cls.__name__.startswith("_"):

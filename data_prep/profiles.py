@@ -15,10 +15,13 @@ MONTHS_2016_H1 = ("2016-01", "2016-02", "2016-03", "2016-04", "2016-05", "2016-0
 SEED = 2016
 
 
-class Profile(namedtuple("Profile", ["name", "rows", "seed", "description", "grid_rows"])):
+class Profile(namedtuple("Profile", ["name", "rows", "seed", "description", "grid_rows", "versioned"])):
     """``rows`` maps a dataset name to its rows per partition; ``grid_rows`` to the rows (a
     prefix of the first partition) that the every-format grid uses, so that the whole grid
-    fits the time budget of one run while the 2019 post's cases keep their scale."""
+    fits the time budget of one run while the 2019 post's cases keep their scale.
+    ``versioned``: the scale is part of every benchmark's asv version. ``pr`` is not: its
+    results live only as long as one ``asv continuous`` (both commits at the same scale),
+    and retuning it must not start new series for the committed history."""
 
     def rows_for(self, dataset):
         return self.rows[dataset]
@@ -30,13 +33,16 @@ class Profile(namedtuple("Profile", ["name", "rows", "seed", "description", "gri
 
 PROFILES = {
     "tiny": Profile("tiny", {"nyc_taxi": 10000, "tsbs_cpu": 10000, "rocklin": 10000}, SEED,
-                    "tests: seconds per run", {"nyc_taxi": 10000, "tsbs_cpu": 10000, "rocklin": 10000}),
+                    "tests: seconds per run", {"nyc_taxi": 10000, "tsbs_cpu": 10000, "rocklin": 10000}, True),
+    # `make compare` (asv continuous on pull requests): both commits within 10 minutes on 2 cores.
+    "pr": Profile("pr", {"nyc_taxi": 100000, "tsbs_cpu": 50000, "rocklin": 100000}, SEED,
+                  "pull-request comparisons", {"nyc_taxi": 50000, "tsbs_cpu": 50000, "rocklin": 100000}, False),
     # nyc_taxi: the 2019 post's cases; tsbs_cpu and rocklin: the sizes their studies used.
     "default": Profile("default", {"nyc_taxi": 1000000, "tsbs_cpu": 1000000, "rocklin": 1000000}, SEED,
-                       "the published results", {"nyc_taxi": 100000, "tsbs_cpu": 100000, "rocklin": 1000000}),
+                       "the published results", {"nyc_taxi": 100000, "tsbs_cpu": 100000, "rocklin": 1000000}, True),
     "full": Profile("full", {"nyc_taxi": TLC_JANUARY_2016_ROWS, "tsbs_cpu": 10000000, "rocklin": 10000000},
                     SEED, "the size of the real January 2016 file",
-                    {"nyc_taxi": TLC_JANUARY_2016_ROWS, "tsbs_cpu": 10000000, "rocklin": 10000000}),
+                    {"nyc_taxi": TLC_JANUARY_2016_ROWS, "tsbs_cpu": 10000000, "rocklin": 10000000}, True),
 }
 DEFAULT_PROFILE = "default"
 

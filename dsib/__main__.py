@@ -5,11 +5,14 @@
   fidelity print which pandas types survive which format
   site     write the dsib pages of html/ (report, releases) from results/ and link them from asv's dashboard
   compare-versions  asv compare between two environments (library releases) at one commit
+  compare  asv continuous BASE..HEAD at the pr profile (make compare)
+  noise    A/A comparisons: the noise floor of compare (make noise); noise-table prints it
   config   write an asv config for another profile or results location
   machine  record this machine's hardware for asv under a stable name
 """
 import argparse
 import json
+import os
 import sys
 
 
@@ -156,6 +159,43 @@ def cmd_config(args):
     return 0
 
 
+def cmd_compare(args):
+    from .compare import CompareError, run
+
+    try:
+        status, verdict = run(os.getcwd(), args.base, args.head, args.machine, args.factor,
+                              benchmarks=args.bench or None, results_dir=args.compare_results,
+                              env_dir=args.env_dir, summary=args.summary)
+    except CompareError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
+    if verdict is not None:
+        print("dsib compare: %d cells compared at factor %.2f; %d slower, %d faster, %d newly failing" % (
+            len(verdict["compared"]), args.factor, len(verdict["worse"]), len(verdict["better"]),
+            len(verdict["failed"])))
+    return status
+
+
+def cmd_noise(args):
+    from . import noise
+
+    record = noise.measure(os.getcwd(), args.machine, args.runs, args.factor, data_dir=args.data_dir)
+    noise.save(record, args.output)
+    print(noise.markdown(record))
+    print("wrote %s" % args.output)
+    return 0 if all(not (r["worse"] or r["better"] or r["failed"]) for r in record["runs"]) else 1
+
+
+def cmd_noise_table(args):
+    from . import noise
+
+    print(noise.markdown(noise.load(args.record)))
+    if args.published_results:
+        print()
+        print(noise.published_markdown(args.published_results, args.machine))
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m dsib", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -207,6 +247,36 @@ def main(argv=None):
     p.add_argument("--factor", type=float, default=1.1, help="ratio that counts as a change (asv's default)")
     p.add_argument("--only-changed", action="store_true")
     p.set_defaults(func=cmd_compare_versions)
+    from .compare import BENCHMARKS, FACTOR
+
+    p = sub.add_parser("compare", help="asv continuous BASE..HEAD at the pr profile; non-zero if slower",
+                       description="asv continuous between two commits of the repository in the current "
+                       "directory, at the pr profile and subset (see dsib/compare.py). Exit status 1 when a "
+                       "case got significantly slower than FACTOR or started failing.")
+    p.add_argument("base")
+    p.add_argument("head", nargs="?", default="HEAD")
+    p.add_argument("--machine", required=True)
+    p.add_argument("--factor", type=float, default=FACTOR)
+    p.add_argument("--bench", action="append", metavar="REGEX",
+                   help="asv -b pattern instead of the pr subset (repeatable); default: %s" % " ".join(BENCHMARKS))
+    p.add_argument("--summary", help="append a Markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)")
+    p.add_argument("--results-dir", dest="compare_results", help="default: .asv/results-compare")
+    p.add_argument("--env-dir", help="default: asv.conf.json's")
+    p.set_defaults(func=cmd_compare)
+    p = sub.add_parser("noise", help="A/A comparisons of make compare: flags and spreads to a JSON record")
+    p.add_argument("--machine", required=True)
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--factor", type=float, default=FACTOR)
+    p.add_argument("--data-dir", help="the pr profile's data (default: data/)")
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(func=cmd_noise)
+    p = sub.add_parser("noise-table", help="the README's noise tables: a make noise record, and with "
+                       "--results-dir the spread of the published default run")
+    p.add_argument("record")
+    # dest differs from --results-dir's: main() loads one Results for every command that has results_dir.
+    p.add_argument("--results-dir", dest="published_results", metavar="RESULTS_DIR")
+    p.add_argument("--machine")
+    p.set_defaults(func=cmd_noise_table)
     p = sub.add_parser("fidelity", help="which pandas types survive which format, from real round trips")
     p.set_defaults(func=cmd_fidelity)
     p = sub.add_parser("machine", help="record this machine's hardware for asv under NAME")

@@ -9,7 +9,6 @@ import itertools
 import json
 import math
 import os
-import shutil
 import subprocess
 import sys
 
@@ -17,11 +16,9 @@ import pytest
 
 from dsib.__main__ import derive_config
 
-from .conftest import ROOT
+from .conftest import ENV_DIR, ROOT, snapshot_working_tree
 
 MACHINE = "dsib-test"
-# Kept between local runs (building it takes a minute); CI starts without it.
-ENV_DIR = os.path.join(ROOT, ".asv", "env-test")
 EXPECTED = {
     "file_formats.Read.time_read", "file_formats.Write.time_write",
     "file_formats.ContinuousRead.time_continuous_read", "file_formats.ContinuousRead.peakmem_continuous_read",
@@ -72,27 +69,11 @@ def _run(args, cwd, env):
     return proc
 
 
-def _snapshot(repo):
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
-                            stdout=subprocess.PIPE).stdout.decode().split("\0")
-    for name in filter(None, listed):
-        source = os.path.join(ROOT, name)
-        if not os.path.isfile(source):
-            continue
-        target = os.path.join(repo, name)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        shutil.copy2(source, target)
-    git = ["git", "-c", "user.name=dsib test", "-c", "user.email=test@dsib.invalid"]
-    subprocess.run(["git", "init", "-q", "-b", "main", repo], check=True)
-    subprocess.run(git + ["add", "-A"], cwd=repo, check=True)
-    subprocess.run(git + ["commit", "-q", "-m", "snapshot"], cwd=repo, check=True)
-
-
 @pytest.fixture(scope="module")
 def asv_tiny(tiny_data_dir, tmp_path_factory):
     work = str(tmp_path_factory.mktemp("asv"))
     repo = os.path.join(work, "repo")
-    _snapshot(repo)
+    snapshot_working_tree(repo)
     with open(os.path.join(ROOT, "asv.conf.json")) as f:
         conf = derive_config(json.load(f), profile="tiny", results_dir=os.path.join(work, "results"),
                              html_dir=os.path.join(work, "html"), env_dir=ENV_DIR, envs="newest")

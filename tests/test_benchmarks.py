@@ -161,3 +161,24 @@ def test_a_change_of_scale_starts_new_series(monkeypatch):
     monkeypatch.undo()
     benchmarks.version_by_code_and_scale(vars(grid))
     assert _versions(grid) == before, "a version depends on the code and the scales only"
+
+
+def test_retuning_the_pr_profile_keeps_every_series():
+    """pr results live for one asv continuous: its scale stays out of the versions, so tuning
+    it cannot orphan the committed history (versions of tiny/default/full are unchanged by pr)."""
+    from benchmarks import grid
+    from data_prep import PROFILES
+
+    before = _versions(grid)
+    pr = PROFILES["pr"]
+    assert not pr.versioned and all(PROFILES[name].versioned for name in ("tiny", "default", "full"))
+    try:
+        PROFILES["pr"] = pr._replace(grid_rows=dict(pr.grid_rows, nyc_taxi=777))
+        benchmarks.version_by_code_and_scale(vars(grid))
+        assert _versions(grid) == before
+        del PROFILES["pr"]
+        benchmarks.version_by_code_and_scale(vars(grid))
+        assert _versions(grid) == before, "adding pr left the committed versions as they were"
+    finally:
+        PROFILES["pr"] = pr
+        benchmarks.version_by_code_and_scale(vars(grid))

@@ -1,0 +1,180 @@
+"""``make compare BASE=<rev>``: did a commit make anything slower? ``asv continuous`` at ``pr``.
+
+asv builds and installs this repository at both commits, so a change to the format adapters
+(``dsib/``) or to ``data_prep`` shows in the numbers; the benchmark classes are the working
+tree's, as always with asv. The comparison runs a subset of the suite at the ``pr`` scale,
+sampled so that asv's significance test can speak, within 10 minutes on 2 cores.
+
+The verdict is asv's: a case is flagged when its median moved by more than the factor and
+asv's Mann-Whitney test calls the samples different (``changes`` applies asv's own rule to the
+saved results, for callers that need the cases rather than a table). The exit status is asv
+continuous's: non-zero when a case got slower or started failing.
+"""
+import json
+import os
+import subprocess
+import sys
+
+PROFILE = "pr"
+FACTOR = 1.10
+CONFIG = ".asv-compare.conf.json"
+
+# Every adapter's read and write of the taxi frame, the 2019 post's own cases, and data_prep's
+# generator. asv matches each pattern against "name(param, ...)", so a pattern picks cells.
+BENCHMARKS = (
+    r"^file_formats\.Read\.time_read\(",
+    r"^file_formats\.ContinuousRead\.time_continuous_read\(",
+    r"^file_formats\.Write\.time_write\(",
+    r"^grid\.Read\.time_read\('nyc_taxi'",
+    r"^grid\.Write\.time_write\('nyc_taxi'",
+    r"^generation\.PrepareMonth\.time_prepare_plain_month\(",
+)
+
+# asv's Mann-Whitney test can call two samples different (p < 0.002) only with six or more a
+# side; two rounds, interleaved between the commits, put any drift of the machine on both; a
+# warm-up keeps each process's first, colder call out of the samples.
+SAMPLING = (("repeat", 5), ("rounds", 2), ("warmup_time", 0.1))
+
+
+class CompareError(Exception):
+    pass
+
+
+def resolve(root, rev):
+    """The full hash of ``rev`` in the repository at ``root``; a clear error if it is unknown."""
+    proc = subprocess.run(["git", "rev-parse", "--verify", "--quiet", rev + "^{commit}"], cwd=root,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True)
+    if proc.returncode != 0:
+        raise CompareError("%r is not a commit of %s" % (rev, root))
+    return proc.stdout.strip()
+
+
+def write_config(root, results_dir, env_dir=None, profile=PROFILE):
+    """An asv config for the comparison, beside ``root``'s asv.conf.json (asv imports the plugin
+    from there): the newest environment of the matrix, the profile in its name, results apart
+    from the committed history."""
+    from .__main__ import derive_config
+
+    with open(os.path.join(root, "asv.conf.json")) as f:
+        conf = derive_config(json.load(f), profile=profile, results_dir=os.path.abspath(results_dir),
+                             html_dir=os.path.abspath(results_dir) + "-html", env_dir=env_dir, envs="newest")
+    path = os.path.join(root, CONFIG)
+    with open(path, "w") as f:
+        json.dump(conf, f, indent=4)
+    return path
+
+
+def continuous_command(config, machine, base, head, factor=FACTOR, benchmarks=BENCHMARKS, sampling=SAMPLING):
+    command = [sys.executable, "-m", "asv", "continuous", "--config", config, "--machine", machine,
+               "--factor", str(factor), "--interleave-rounds", "--show-stderr"]
+    for name, value in sampling:
+        command += ["-a", "%s=%s" % (name, value)]
+    for pattern in benchmarks:
+        command += ["-b", pattern]
+    return command + [base, head]
+
+
+def _cells(results_dir, machine, commit):
+    from asv.commands.compare import unroll_result
+    from asv.results import iter_results_for_machine_and_hash
+
+    cells = {}
+    for res in iter_results_for_machine_and_hash(results_dir, machine, commit):
+        for key in res.get_all_result_keys():
+            params = res.get_result_params(key)
+            for name, value, stats, samples in unroll_result(
+                    key, params, res.get_result_value(key, params), res.get_result_stats(key, params),
+                    res.get_result_samples(key, params)):
+                cells[name] = (value, (stats, samples), res.benchmark_version.get(key))
+    return cells
+
+
+def _skipped(value):
+    return value is not None and value != value
+
+
+def changes(results_dir, machine, base, head, factor=FACTOR):
+    """asv compare's marks for every cell both commits have: ``worse`` (+), ``better`` (-),
+    ``failed`` (!), ``compared`` (both measured). Same rule as ``asv compare``."""
+    from asv.commands.compare import _is_result_better
+
+    before, after = _cells(results_dir, machine, base), _cells(results_dir, machine, head)
+    if not before or not after:
+        raise CompareError("no results for %s in %s (machine %s)" % (
+            base[:8] if not before else head[:8], results_dir, machine))
+    verdict = {"worse": [], "better": [], "failed": [], "compared": []}
+    for name in sorted(set(before) & set(after)):
+        (v1, ss1, version1), (v2, ss2, version2) = before[name], after[name]
+        if version1 != version2 or v1 is None and v2 is None:
+            continue
+        if v1 is not None and v2 is None:
+            verdict["failed"].append(name)
+        elif v1 is None or _skipped(v1) or _skipped(v2):
+            continue
+        else:
+            verdict["compared"].append(name)
+            if _is_result_better(v2, v1, ss2, ss1, factor):
+                verdict["better"].append(name)
+            elif _is_result_better(v1, v2, ss1, ss2, factor):
+                verdict["worse"].append(name)
+    return verdict
+
+
+def ratios(results_dir, machine, base, head):
+    """head / base of each cell both measured."""
+    before, after = _cells(results_dir, machine, base), _cells(results_dir, machine, head)
+    return dict((name, after[name][0] / before[name][0]) for name in set(before) & set(after)
+                if all(v is not None and not _skipped(v) and v > 0 for v in (before[name][0], after[name][0])))
+
+
+def spreads(results_dir, machine, commit):
+    """Each measured cell's relative spread, (q75 - q25) / median, from asv's saved stats."""
+    out = {}
+    for name, (value, (stats, _), _) in _cells(results_dir, machine, commit).items():
+        if value is not None and not _skipped(value) and stats and value > 0:
+            out[name] = (stats["q_75"] - stats["q_25"]) / value
+    return out
+
+
+def compare_table(config, machine, base, head, factor=FACTOR):
+    """``asv compare``'s table of every cell, slowest change first."""
+    proc = subprocess.run([sys.executable, "-m", "asv", "compare", "--config", config, "--machine", machine,
+                           "--factor", str(factor), "--sort", "ratio", base, head],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    return proc.stdout
+
+
+def summary_markdown(table, verdict, base, head, factor):
+    lines = ["## dsib: `asv continuous` %s..%s at the `%s` profile" % (base[:8], head[:8], PROFILE), "",
+             "%d cells compared at factor %.2f: %d slower, %d faster, %d newly failing." % (
+                 len(verdict["compared"]), factor, len(verdict["worse"]), len(verdict["better"]),
+                 len(verdict["failed"])), ""]
+    for label, key in (("Slower", "worse"), ("Failing", "failed"), ("Faster", "better")):
+        if verdict[key]:
+            lines += ["%s:" % label, ""] + ["- `%s`" % name for name in verdict[key]] + [""]
+    return "\n".join(lines + ["<details><summary>asv compare</summary>", "", "```", table.rstrip(), "```", "",
+                              "</details>", ""])
+
+
+def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, sampling=SAMPLING,
+        results_dir=None, env_dir=None, summary=None, env=None):
+    """asv continuous base..head in the repository at ``root``; returns (exit status, verdict)."""
+    benchmarks = benchmarks or BENCHMARKS
+    base_hash, head_hash = resolve(root, base), resolve(root, head)
+    if base_hash == head_hash:
+        raise CompareError("%s and %s are the same commit (%s): nothing to compare" % (base, head, head_hash[:8]))
+    results_dir = results_dir or os.path.join(root, ".asv", "results-compare")
+    config = write_config(root, results_dir, env_dir)
+    status = subprocess.call(continuous_command(config, machine, base_hash, head_hash, factor, benchmarks, sampling),
+                             cwd=root, env=env)
+    try:
+        verdict = changes(results_dir, machine, base_hash, head_hash, factor)
+    except CompareError:
+        if status == 0:
+            raise
+        return status, None  # asv could not run them (a build failed, say): its own output says why
+    if summary:
+        with open(summary, "a") as f:
+            f.write(summary_markdown(compare_table(config, machine, base_hash, head_hash, factor), verdict,
+                                     base_hash, head_hash, factor))
+    return status, verdict

@@ -1,0 +1,160 @@
+"""``make noise``: the noise floor of ``make compare``, measured by A/A comparisons.
+
+A throwaway clone gets one commit that changes nothing but a comment in an installed module;
+``asv continuous`` then compares it with its parent, exactly as ``make compare`` would, several
+times. Every case it flags is a false alarm. The record (``noise/<machine>-<profile>.json``)
+keeps each run's flags and each cell's A/A ratio and relative spread, (q75 - q25) / median,
+from which the README's and the site's noise tables are made.
+"""
+import datetime
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+
+from . import compare
+
+COMMENT_FILE = os.path.join("dsib", "formats.py")
+COMMENT = "\n# A/A comparison: this comment is the only difference from the parent commit.\n"
+
+
+def _git(repo, *args):
+    subprocess.run(["git", "-c", "user.name=dsib noise", "-c", "user.email=noise@dsib.invalid"] + list(args),
+                   cwd=repo, check=True, stdout=subprocess.DEVNULL)
+
+
+def aa_clone(root, work):
+    """A clone of ``root``'s HEAD plus a commit that differs from it only in a comment."""
+    repo = os.path.join(work, "repo")
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", root, repo], check=True)
+    with open(os.path.join(repo, COMMENT_FILE), "a") as f:
+        f.write(COMMENT)
+    _git(repo, "commit", "-q", "-am", "A/A: a comment, nothing else")
+    return repo
+
+
+def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFILE, data_dir=None, work=None,
+            progress=print):
+    """``runs`` A/A comparisons; the record as a dict."""
+    from data_prep import get_profile
+
+    work = work or tempfile.mkdtemp(prefix="dsib-noise-")
+    repo = aa_clone(root, work)
+    env = dict(os.environ, DSIB_DATA_DIR=os.path.abspath(data_dir or os.path.join(root, "data")))
+    record = {"machine": machine, "profile": profile, "rows": get_profile(profile).rows,
+              "grid_rows": get_profile(profile).grid_rows, "factor": factor,
+              "benchmarks": list(compare.BENCHMARKS), "sampling": dict(compare.SAMPLING),
+              "commit": compare.resolve(root, "HEAD"), "date": datetime.date.today().isoformat(), "runs": []}
+    for i in range(runs):
+        results_dir = os.path.join(work, "results-%d" % (i + 1))
+        start = time.time()
+        status, verdict = compare.run(repo, "HEAD~1", "HEAD", machine, factor, results_dir=results_dir,
+                                      env_dir=os.path.join(root, ".asv", "env"), env=env)
+        seconds = time.time() - start
+        if verdict is None:
+            raise compare.CompareError("A/A run %d could not run (asv exit %d)" % (i + 1, status))
+        base, head = compare.resolve(repo, "HEAD~1"), compare.resolve(repo, "HEAD")
+        before, after = (compare.spreads(results_dir, machine, c) for c in (base, head))
+        ratios = compare.ratios(results_dir, machine, base, head)
+        record["runs"].append({
+            "seconds": round(seconds, 1), "asv_exit": status, "worse": verdict["worse"],
+            "better": verdict["better"], "failed": verdict["failed"], "compared": len(verdict["compared"]),
+            "cells": dict((name, {"ratio": round(ratios[name], 4), "spread": [round(before[name], 4),
+                                                                              round(after[name], 4)]})
+                          for name in verdict["compared"] if name in before and name in after)})
+        progress("A/A run %d of %d: %d cells, %d flagged slower, %d flagged faster, %.1f min" % (
+            i + 1, runs, len(verdict["compared"]), len(verdict["worse"]), len(verdict["better"]), seconds / 60))
+    shutil.rmtree(work, ignore_errors=True)
+    return record
+
+
+def save(record, path):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(record, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def benchmark_of(cell):
+    return cell.split("(", 1)[0]
+
+
+def per_benchmark(record):
+    """(benchmark, cells, median spread, worst spread, worst A/A ratio, flagged) rows."""
+    rows = {}
+    for run in record["runs"]:
+        flagged = set(run["worse"]) | set(run["better"])
+        for cell, figures in run["cells"].items():
+            row = rows.setdefault(benchmark_of(cell), {"cells": set(), "spreads": [], "ratios": [], "flagged": 0})
+            row["cells"].add(cell)
+            row["spreads"] += figures["spread"]
+            row["ratios"].append(figures["ratio"])
+            row["flagged"] += cell in flagged
+    return [(name, len(r["cells"]), statistics.median(r["spreads"]), max(r["spreads"]),
+             max(r["ratios"], key=lambda x: max(x, 1 / x)), r["flagged"]) for name, r in sorted(rows.items())]
+
+
+def markdown(record):
+    runs = record["runs"]
+    flagged = [len(r["worse"]) + len(r["better"]) for r in runs]
+    lines = ["A/A at factor %.2f, profile `%s`, machine `%s` (%s): %s cases flagged in %d runs of %s cells; "
+             "a run took %s min." % (
+                 record["factor"], record["profile"], record["machine"], record["date"],
+                 " + ".join(map(str, flagged)), len(runs), "/".join(str(r["compared"]) for r in runs),
+                 "/".join("%.1f" % (r["seconds"] / 60) for r in runs)), "",
+             "| benchmark | cells | spread, median | spread, worst | A/A ratio, furthest from 1 | flagged |",
+             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for name, cells, median, worst, ratio, flags in per_benchmark(record):
+        lines.append("| `%s` | %d | %.1f%% | %.1f%% | %.3f | %d |" % (name, cells, 100 * median, 100 * worst,
+                                                                   ratio, flags))
+    return "\n".join(lines)
+
+
+def published_spreads(results_dir, machine=None):
+    """The spread of the published ``default`` run (the newest commit, newest pyarrow and pandas),
+    per time benchmark: (machine, Results, [(benchmark, cells, samples a cell, median, worst)])."""
+    from asv.commands.compare import unroll_result
+
+    from .report import find_results
+
+    machine, res = find_results(results_dir, machine, "DSIB_PROFILEdefault")
+    rows = {}
+    for key in sorted(res.get_all_result_keys()):
+        if ".time_" not in key:
+            continue
+        params = res.get_result_params(key)
+        for _, value, stats, _ in unroll_result(key, params, res.get_result_value(key, params),
+                                                res.get_result_stats(key, params), res.get_result_samples(key, params)):
+            if value is None or value != value or value <= 0 or not stats or (stats.get("repeat") or 1) < 2:
+                continue  # failed, skipped, or one sample: no spread to speak of
+            row = rows.setdefault(key, {"spreads": [], "samples": set()})
+            row["spreads"].append((stats["q_75"] - stats["q_25"]) / value)
+            row["samples"].add(stats["repeat"])
+    return machine, res, [(key, len(r["spreads"]), _span(r["samples"]), statistics.median(r["spreads"]),
+                           max(r["spreads"])) for key, r in sorted(rows.items())]
+
+
+def _span(numbers):
+    low, high = min(numbers), max(numbers)
+    return str(low) if low == high else "%d–%d" % (low, high)
+
+
+def published_markdown(results_dir, machine=None):
+    machine, res, rows = published_spreads(results_dir, machine)
+    lines = ["The published `default` run (machine `%s`, commit %s, %s): spread of each case's samples." % (
+        machine, res.commit_hash[:8], res.env_name), "",
+        "| benchmark | cells | samples a cell | spread, median | spread, worst |",
+        "| --- | ---: | ---: | ---: | ---: |"]
+    for key, cells, samples, median, worst in rows:
+        lines.append("| `%s` | %d | %s | %.1f%% | %.1f%% |" % (key, cells, samples, 100 * median, 100 * worst))
+    return "\n".join(lines)

@@ -1,0 +1,117 @@
+"""`make compare`, proven on a real regression.
+
+A throwaway copy of this repository gets a second commit that makes one adapter (Feather's read)
+a quarter slower, with a sleep as long as a quarter of the read itself. The real
+``python -m dsib compare`` (asv continuous at the pr profile, the cases narrowed to every
+format's taxi reads and writes) must flag exactly the cases that call that reader and no other,
+fail with a non-zero status, and, read the other way (the slow commit as the base), report the
+same cases as improvements and nothing as worse.
+"""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from dsib import compare
+
+from .conftest import ENV_DIR, GIT, ROOT, snapshot_working_tree
+
+MACHINE = "dsib-test"
+SLOWED = "feather"
+SLOWDOWN = '''
+
+# Injected by tests/test_compare.py: every Feather read takes a quarter longer.
+import time as _time
+
+
+def _a_quarter_slower(read):
+    def read_slowly(*args, **kwargs):
+        start = _time.perf_counter()
+        result = read(*args, **kwargs)
+        _time.sleep(0.25 * (_time.perf_counter() - start))
+        return result
+    return read_slowly
+
+
+FORMATS[%r].read = _a_quarter_slower(FORMATS[%r].read)
+''' % (SLOWED, SLOWED)
+# Every adapter's read and write of the taxi frame: the slowed reader and ~90 cases it must leave alone.
+BENCH = [r"^grid\.Read\.time_read\('nyc_taxi'", r"^grid\.Write\.time_write\('nyc_taxi'"]
+
+
+@pytest.fixture(scope="module")
+def pr_data_dir(tmp_path_factory):
+    data_dir = str(tmp_path_factory.mktemp("data-pr"))
+    subprocess.run([sys.executable, "-m", "data_prep", "prepare", "--profile", "pr", "--quiet",
+                    "--data-dir", data_dir], check=True, cwd=ROOT)
+    return data_dir
+
+
+@pytest.fixture(scope="module")
+def slowed(pr_data_dir, tmp_path_factory):
+    work = str(tmp_path_factory.mktemp("compare"))
+    repo = os.path.join(work, "repo")
+    snapshot_working_tree(repo)
+    with open(os.path.join(repo, "dsib", "formats.py"), "a") as f:
+        f.write(SLOWDOWN)
+    subprocess.run(GIT + ["commit", "-q", "-am", "Feather reads a quarter slower"], cwd=repo, check=True)
+    env = dict(os.environ, DSIB_DATA_DIR=pr_data_dir)
+    subprocess.run([sys.executable, "-m", "dsib", "machine", MACHINE], cwd=ROOT, check=True, env=env)
+    results, summary = os.path.join(work, "results"), os.path.join(work, "summary.md")
+    command = [sys.executable, "-m", "dsib", "compare", "HEAD~1", "HEAD", "--machine", MACHINE,
+               "--results-dir", results, "--env-dir", ENV_DIR, "--summary", summary]
+    for pattern in BENCH:
+        command += ["--bench", pattern]
+    proc = subprocess.run(command, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True)
+    with open(summary) as f:
+        summary_text = f.read()
+    return {"proc": proc, "results": results, "summary": summary_text,
+            "base": compare.resolve(repo, "HEAD~1"), "head": compare.resolve(repo, "HEAD")}
+
+
+def _affected(cells):
+    return sorted(c for c in cells if c.startswith("grid.Read.time_read(") and "'%s'" % SLOWED in c)
+
+
+def _report(slowed, verdict):
+    ratios = compare.ratios(slowed["results"], MACHINE, slowed["base"], slowed["head"])
+    flagged = verdict["worse"] + verdict["better"]
+    return "flagged %s\nratios of the slowed cases %s\n%s" % (
+        ["%s %.3f" % (c, ratios.get(c, 0)) for c in flagged],
+        ["%s %.3f" % (c, ratios.get(c, 0)) for c in _affected(ratios)], slowed["proc"].stdout[-3000:])
+
+
+def test_the_slowed_adapter_is_flagged_in_every_case_it_touches_and_nowhere_else(slowed):
+    verdict = compare.changes(slowed["results"], MACHINE, slowed["base"], slowed["head"])
+    affected = _affected(verdict["compared"])
+    assert len(affected) == 3, "Feather holds every variant of the taxi frame: %s" % affected
+    assert len(verdict["compared"]) >= 80, "the others are the control: %d cases" % len(verdict["compared"])
+    assert verdict["failed"] == []
+    assert verdict["worse"] == affected, _report(slowed, verdict)
+    assert verdict["better"] == [], _report(slowed, verdict)
+
+
+def test_compare_fails_the_run_and_says_which_cases_got_slower(slowed):
+    proc = slowed["proc"]
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    assert "PERFORMANCE DECREASED" in proc.stdout
+    marked = [line.rstrip() for line in slowed["summary"].splitlines() if line.startswith("+")]
+    affected = _affected(compare.changes(slowed["results"], MACHINE, slowed["base"], slowed["head"])["compared"])
+    assert len(marked) == len(affected) and all(any(m.endswith(c) for m in marked) for c in affected), \
+        "asv compare's own table marks the same cases:\n%s" % slowed["summary"]
+    assert "3 slower, 0 faster, 0 newly failing" in slowed["summary"]
+
+
+def test_the_same_change_the_other_way_is_an_improvement(slowed):
+    verdict = compare.changes(slowed["results"], MACHINE, slowed["head"], slowed["base"])
+    assert verdict["better"] == _affected(verdict["compared"]), _report(slowed, verdict)
+    assert verdict["worse"] == [] and verdict["failed"] == []
+
+
+def test_unknown_revisions_and_a_commit_against_itself_are_clear_errors():
+    for args, message in ((["no-such-rev"], "is not a commit"), (["HEAD", "HEAD"], "the same commit")):
+        proc = subprocess.run([sys.executable, "-m", "dsib", "compare"] + args + ["--machine", MACHINE], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        assert proc.returncode == 2 and message in proc.stdout, proc.stdout

@@ -1,0 +1,91 @@
+"""The GitHub workflows: nothing here can run them, so actionlint (with shellcheck over the run
+scripts) checks them, and their steps are the Makefile's commands."""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from .conftest import ROOT
+
+WORKFLOWS = os.path.join(ROOT, ".github", "workflows")
+BIN = os.path.dirname(sys.executable)
+
+
+def _actionlint(*args, cwd=ROOT):
+    env = dict(os.environ, PATH=BIN + os.pathsep + os.environ.get("PATH", ""))
+    return subprocess.run([os.path.join(BIN, "actionlint")] + list(args), cwd=cwd, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+
+
+def _workflows():
+    paths = sorted(glob.glob(os.path.join(WORKFLOWS, "*.yml")))
+    assert paths
+    docs = {}
+    for path in paths:
+        with open(path) as f:
+            # YAML 1.1 reads the key `on` as True.
+            doc = yaml.safe_load(f)
+        doc["on"] = doc.pop(True, doc.get("on"))
+        docs[os.path.basename(path)] = doc
+    return docs
+
+
+def _run_steps(doc):
+    return [step["run"] for job in doc["jobs"].values() for step in job.get("steps", []) if "run" in step]
+
+
+def test_actionlint_and_shellcheck_pass_on_the_workflows():
+    assert shutil.which("shellcheck", path=BIN), "actionlint checks run: scripts only when shellcheck is found"
+    proc = _actionlint("-verbose")
+    assert proc.returncode == 0, proc.stdout
+    for name in _workflows():
+        assert name in proc.stdout, "actionlint did not read %s:\n%s" % (name, proc.stdout)
+
+
+def test_actionlint_catches_a_broken_workflow(tmp_path):
+    """The check can fail: an unknown event, a bad expression and an unquoted shell variable."""
+    os.makedirs(str(tmp_path / ".github" / "workflows"))
+    with open(str(tmp_path / ".github" / "workflows" / "broken.yml"), "w") as f:
+        f.write("on: pull_requests\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+                "      - run: echo ${{ github.nope }}\n      - run: cd $HOME/x && ls $1\n")
+    proc = _actionlint(cwd=str(tmp_path))
+    assert proc.returncode != 0
+    assert "pull_requests" in proc.stdout and "nope" in proc.stdout and "shellcheck" in proc.stdout, proc.stdout
+
+
+def test_pull_requests_with_the_label_run_make_compare_into_the_job_summary():
+    doc = _workflows()["pr-benchmarks.yml"]
+    assert "pull_request" in doc["on"] and "labeled" in doc["on"]["pull_request"]["types"]
+    (job,) = doc["jobs"].values()
+    assert "run-benchmarks" in job["if"] and "labels" in job["if"]
+    (run,) = _run_steps(doc)
+    assert run.startswith("make compare ") and 'SUMMARY="$GITHUB_STEP_SUMMARY"' in run
+    checkout = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout")][0]
+    assert checkout["with"]["fetch-depth"] == 0, "asv builds the base commit: the history must be there"
+
+
+def test_pushes_to_main_run_make_bench_and_deploy_html_to_pages():
+    doc = _workflows()["publish.yml"]
+    assert doc["on"]["push"]["branches"] == ["main"]
+    assert _run_steps(doc) == ["make bench MACHINE=github-actions"]
+    steps = [s.get("uses", "") for job in doc["jobs"].values() for s in job["steps"]]
+    upload = [s for s in doc["jobs"]["bench"]["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact")]
+    assert upload and upload[0]["with"]["path"] == "html"
+    assert any(u.startswith("actions/deploy-pages") for u in steps)
+    assert doc["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+
+
+@pytest.mark.parametrize("name", ["pr-benchmarks.yml", "publish.yml"])
+def test_workflow_steps_are_makefile_commands(name):
+    """What CI runs is what a developer runs: every run step is a make target that exists."""
+    for run in _run_steps(_workflows()[name]):
+        words = run.split()
+        assert words[0] == "make"
+        dry = subprocess.run(["make", "-n"] + [w.replace("$GITHUB_STEP_SUMMARY", "/dev/null").replace('"', "")
+                                               .replace("$BASE_REF", "main") for w in words[1:]],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        assert dry.returncode == 0, dry.stdout
