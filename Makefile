@@ -65,11 +65,14 @@ compare: $(BIN)/.ready
 	$(BIN)/python -m dsib compare $(BASE) $(COMMIT) --machine $(MACHINE) --factor $(FACTOR) $(if $(SUMMARY),--summary "$(SUMMARY)")
 
 ## noise: RUNS A/A comparisons of `make compare` (a comment-only commit against its parent)
+## at NOISE_PROFILE, recorded in noise/<machine>-<profile>.json
 RUNS ?= 3
+NOISE_PROFILE ?= pr
 noise: $(BIN)/.ready
-	$(BIN)/python -m data_prep prepare --profile pr --if-missing
+	$(BIN)/python -m data_prep prepare --profile $(NOISE_PROFILE) --if-missing
 	$(BIN)/python -m dsib machine $(MACHINE)
-	$(BIN)/python -m dsib noise --runs $(RUNS) --factor $(FACTOR) --machine $(MACHINE) -o noise/$(MACHINE)-pr.json
+	$(BIN)/python -m dsib noise --runs $(RUNS) --factor $(FACTOR) --profile $(NOISE_PROFILE) --machine $(MACHINE) \
+		-o noise/$(MACHINE)-$(NOISE_PROFILE).json
 
 ## lint-workflows: actionlint (with shellcheck) over .github/workflows
 lint-workflows: $(BIN)/.ready

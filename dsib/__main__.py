@@ -165,7 +165,7 @@ def cmd_compare(args):
     try:
         status, verdict = run(os.getcwd(), args.base, args.head, args.machine, args.factor,
                               benchmarks=args.bench or None, results_dir=args.compare_results,
-                              env_dir=args.env_dir, summary=args.summary)
+                              env_dir=args.env_dir, summary=args.summary, profile=args.profile)
     except CompareError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
@@ -179,7 +179,7 @@ def cmd_compare(args):
 def cmd_noise(args):
     from . import noise
 
-    record = noise.measure(os.getcwd(), args.machine, args.runs, args.factor, data_dir=args.data_dir)
+    record = noise.measure(os.getcwd(), args.machine, args.runs, args.factor, args.profile, data_dir=args.data_dir)
     noise.save(record, args.output)
     print(noise.markdown(record))
     print("wrote %s" % args.output)
@@ -247,7 +247,7 @@ def main(argv=None):
     p.add_argument("--factor", type=float, default=1.1, help="ratio that counts as a change (asv's default)")
     p.add_argument("--only-changed", action="store_true")
     p.set_defaults(func=cmd_compare_versions)
-    from .compare import BENCHMARKS, FACTOR
+    from .compare import BENCHMARKS, FACTOR, PROFILE
 
     p = sub.add_parser("compare", help="asv continuous BASE..HEAD at the pr profile; non-zero if slower",
                        description="asv continuous between two commits of the repository in the current "
@@ -262,12 +262,14 @@ def main(argv=None):
     p.add_argument("--summary", help="append a Markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)")
     p.add_argument("--results-dir", dest="compare_results", help="default: .asv/results-compare")
     p.add_argument("--env-dir", help="default: asv.conf.json's")
+    p.add_argument("--profile", default=PROFILE, help="data scale (default: %(default)s)")
     p.set_defaults(func=cmd_compare)
     p = sub.add_parser("noise", help="A/A comparisons of make compare: flags and spreads to a JSON record")
     p.add_argument("--machine", required=True)
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--factor", type=float, default=FACTOR)
-    p.add_argument("--data-dir", help="the pr profile's data (default: data/)")
+    p.add_argument("--data-dir", help="where the profile's data is (default: data/)")
+    p.add_argument("--profile", default=PROFILE, help="data scale (default: %(default)s)")
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_noise)
     p = sub.add_parser("noise-table", help="the README's noise tables: a make noise record, and with "

@@ -144,8 +144,8 @@ def compare_table(config, machine, base, head, factor=FACTOR):
     return proc.stdout
 
 
-def summary_markdown(table, verdict, base, head, factor):
-    lines = ["## dsib: `asv continuous` %s..%s at the `%s` profile" % (base[:8], head[:8], PROFILE), "",
+def summary_markdown(table, verdict, base, head, factor, profile=PROFILE):
+    lines = ["## dsib: `asv continuous` %s..%s at the `%s` profile" % (base[:8], head[:8], profile), "",
              "%d cells compared at factor %.2f: %d slower, %d faster, %d newly failing." % (
                  len(verdict["compared"]), factor, len(verdict["worse"]), len(verdict["better"]),
                  len(verdict["failed"])), ""]
@@ -157,14 +157,14 @@ def summary_markdown(table, verdict, base, head, factor):
 
 
 def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, sampling=SAMPLING,
-        results_dir=None, env_dir=None, summary=None, env=None):
+        results_dir=None, env_dir=None, summary=None, env=None, profile=PROFILE):
     """asv continuous base..head in the repository at ``root``; returns (exit status, verdict)."""
     benchmarks = benchmarks or BENCHMARKS
     base_hash, head_hash = resolve(root, base), resolve(root, head)
     if base_hash == head_hash:
         raise CompareError("%s and %s are the same commit (%s): nothing to compare" % (base, head, head_hash[:8]))
     results_dir = results_dir or os.path.join(root, ".asv", "results-compare")
-    config = write_config(root, results_dir, env_dir)
+    config = write_config(root, results_dir, env_dir, profile)
     status = subprocess.call(continuous_command(config, machine, base_hash, head_hash, factor, benchmarks, sampling),
                              cwd=root, env=env)
     try:
@@ -176,5 +176,5 @@ def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, samplin
     if summary:
         with open(summary, "a") as f:
             f.write(summary_markdown(compare_table(config, machine, base_hash, head_hash, factor), verdict,
-                                     base_hash, head_hash, factor))
+                                     base_hash, head_hash, factor, profile))
     return status, verdict

@@ -52,7 +52,7 @@ def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFIL
         results_dir = os.path.join(work, "results-%d" % (i + 1))
         start = time.time()
         status, verdict = compare.run(repo, "HEAD~1", "HEAD", machine, factor, results_dir=results_dir,
-                                      env_dir=os.path.join(root, ".asv", "env"), env=env)
+                                      env_dir=os.path.join(root, ".asv", "env"), env=env, profile=profile)
         seconds = time.time() - start
         if verdict is None:
             raise compare.CompareError("A/A run %d could not run (asv exit %d)" % (i + 1, status))
