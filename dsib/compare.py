@@ -10,6 +10,7 @@ asv's Mann-Whitney test calls the samples different (``changes`` applies asv's o
 saved results, for callers that need the cases rather than a table). The exit status is asv
 continuous's: non-zero when a case got slower or started failing.
 """
+import glob
 import json
 import os
 import subprocess
@@ -165,6 +166,10 @@ def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, samplin
         raise CompareError("%s and %s are the same commit (%s): nothing to compare" % (base, head, head_hash[:8]))
     results_dir = results_dir or os.path.join(root, ".asv", "results-compare")
     config = write_config(root, results_dir, env_dir, profile)
+    for commit in (base_hash, head_hash):
+        # asv keeps a commit's earlier results beside the new ones: cases of another selection would linger.
+        for path in glob.glob(os.path.join(results_dir, machine, commit[:8] + "-*.json")):
+            os.remove(path)
     status = subprocess.call(continuous_command(config, machine, base_hash, head_hash, factor, benchmarks, sampling),
                              cwd=root, env=env)
     try:
