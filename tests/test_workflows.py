@@ -2,6 +2,7 @@
 scripts) checks them, and their steps are the Makefile's commands."""
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,6 +41,9 @@ def _run_steps(doc):
 
 def test_actionlint_and_shellcheck_pass_on_the_workflows():
     assert shutil.which("shellcheck", path=BIN), "actionlint checks run: scripts only when shellcheck is found"
+    with open(os.path.join(ROOT, "Makefile")) as f:
+        pinned = re.search(r"^ACTIONLINT_VERSION := (\S+)", f.read(), re.M).group(1)
+    assert _actionlint("-version").stdout.split()[0] == pinned
     proc = _actionlint("-verbose")
     assert proc.returncode == 0, proc.stdout
     for name in _workflows():
@@ -48,11 +52,11 @@ def test_actionlint_and_shellcheck_pass_on_the_workflows():
 
 def test_actionlint_catches_a_broken_workflow(tmp_path):
     """The check can fail: an unknown event, a bad expression and an unquoted shell variable."""
-    os.makedirs(str(tmp_path / ".github" / "workflows"))
-    with open(str(tmp_path / ".github" / "workflows" / "broken.yml"), "w") as f:
+    broken = str(tmp_path / "broken.yml")
+    with open(broken, "w") as f:
         f.write("on: pull_requests\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
                 "      - run: echo ${{ github.nope }}\n      - run: cd $HOME/x && ls $1\n")
-    proc = _actionlint(cwd=str(tmp_path))
+    proc = _actionlint(broken)
     assert proc.returncode != 0
     assert "pull_requests" in proc.stdout and "nope" in proc.stdout and "shellcheck" in proc.stdout, proc.stdout
 
