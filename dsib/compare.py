@@ -31,10 +31,22 @@ BENCHMARKS = (
     r"^generation\.PrepareMonth\.time_prepare_plain_month\(",
 )
 
+# Measured with A/A runs on 2 cores (README, "Noise"): Arrow's and the OS's threads sharing the
+# two cores spread a 10 ms read's samples by 15-25 %; one thread on a CPU of its own, 2-5 %.
+# So the benchmark process is pinned to the last CPU (asv's parent and the OS keep the other)
+# and Arrow's pool gets one thread: the comparison measures single-threaded speed.
+PROCESS_ENV = {"OMP_NUM_THREADS": "1"}
+
+
+def _last_cpu():
+    return (os.cpu_count() or 1) - 1
+
+
 # asv's Mann-Whitney test can call two samples different (p < 0.002) only with six or more a
-# side; two rounds, interleaved between the commits, put any drift of the machine on both; a
+# side. Three rounds, interleaved between the commits, put a process's own luck (memory layout)
+# on both sides; up to four samples a round, two for cases slower than a quarter second; a
 # warm-up keeps each process's first, colder call out of the samples.
-SAMPLING = (("repeat", 5), ("rounds", 2), ("warmup_time", 0.1))
+SAMPLING = (("repeat", "(2,4,0.25)"), ("rounds", 3), ("warmup_time", 0.1))
 
 
 class CompareError(Exception):
@@ -67,7 +79,7 @@ def write_config(root, results_dir, env_dir=None, profile=PROFILE):
 
 def continuous_command(config, machine, base, head, factor=FACTOR, benchmarks=BENCHMARKS, sampling=SAMPLING):
     command = [sys.executable, "-m", "asv", "continuous", "--config", config, "--machine", machine,
-               "--factor", str(factor), "--interleave-rounds", "--show-stderr"]
+               "--factor", str(factor), "--interleave-rounds", "--show-stderr", "--cpu-affinity", str(_last_cpu())]
     for name, value in sampling:
         command += ["-a", "%s=%s" % (name, value)]
     for pattern in benchmarks:
@@ -94,15 +106,19 @@ def _skipped(value):
     return value is not None and value != value
 
 
-def changes(results_dir, machine, base, head, factor=FACTOR):
-    """asv compare's marks for every cell both commits have: ``worse`` (+), ``better`` (-),
-    ``failed`` (!), ``compared`` (both measured). Same rule as ``asv compare``."""
+def load_cells(results_dir, machine, commit):
+    """Every cell ``commit`` has in ``results_dir``: name -> (value, (stats, samples), version)."""
+    cells = _cells(results_dir, machine, commit)
+    if not cells:
+        raise CompareError("no results for %s in %s (machine %s)" % (commit[:8], results_dir, machine))
+    return cells
+
+
+def verdict_of(before, after, factor=FACTOR):
+    """asv compare's marks for every cell both have: ``worse`` (+), ``better`` (-), ``failed``
+    (!), ``compared`` (both measured). Same rule as ``asv compare``."""
     from asv.commands.compare import _is_result_better
 
-    before, after = _cells(results_dir, machine, base), _cells(results_dir, machine, head)
-    if not before or not after:
-        raise CompareError("no results for %s in %s (machine %s)" % (
-            base[:8] if not before else head[:8], results_dir, machine))
     verdict = {"worse": [], "better": [], "failed": [], "compared": []}
     for name in sorted(set(before) & set(after)):
         (v1, ss1, version1), (v2, ss2, version2) = before[name], after[name]
@@ -121,20 +137,28 @@ def changes(results_dir, machine, base, head, factor=FACTOR):
     return verdict
 
 
-def ratios(results_dir, machine, base, head):
+def _measured(value):
+    return value is not None and not _skipped(value) and value > 0
+
+
+def ratios_of(before, after):
     """head / base of each cell both measured."""
-    before, after = _cells(results_dir, machine, base), _cells(results_dir, machine, head)
     return dict((name, after[name][0] / before[name][0]) for name in set(before) & set(after)
-                if all(v is not None and not _skipped(v) and v > 0 for v in (before[name][0], after[name][0])))
+                if _measured(before[name][0]) and _measured(after[name][0]))
 
 
-def spreads(results_dir, machine, commit):
+def spreads_of(cells):
     """Each measured cell's relative spread, (q75 - q25) / median, from asv's saved stats."""
-    out = {}
-    for name, (value, (stats, _), _) in _cells(results_dir, machine, commit).items():
-        if value is not None and not _skipped(value) and stats and value > 0:
-            out[name] = (stats["q_75"] - stats["q_25"]) / value
-    return out
+    return dict((name, (stats["q_75"] - stats["q_25"]) / value)
+                for name, (value, (stats, _), _) in cells.items() if _measured(value) and stats)
+
+
+def changes(results_dir, machine, base, head, factor=FACTOR):
+    return verdict_of(load_cells(results_dir, machine, base), load_cells(results_dir, machine, head), factor)
+
+
+def ratios(results_dir, machine, base, head):
+    return ratios_of(_cells(results_dir, machine, base), _cells(results_dir, machine, head))
 
 
 def compare_table(config, machine, base, head, factor=FACTOR):
@@ -170,6 +194,7 @@ def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, samplin
         # asv keeps a commit's earlier results beside the new ones: cases of another selection would linger.
         for path in glob.glob(os.path.join(results_dir, machine, commit[:8] + "-*.json")):
             os.remove(path)
+    env = dict(env if env is not None else os.environ, **PROCESS_ENV)
     status = subprocess.call(continuous_command(config, machine, base_hash, head_hash, factor, benchmarks, sampling),
                              cwd=root, env=env)
     try:

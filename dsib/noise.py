@@ -47,6 +47,7 @@ def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFIL
     record = {"machine": machine, "profile": profile, "rows": get_profile(profile).rows,
               "grid_rows": get_profile(profile).grid_rows, "factor": factor,
               "benchmarks": list(compare.BENCHMARKS), "sampling": dict(compare.SAMPLING),
+              "process_env": dict(compare.PROCESS_ENV), "cpu_affinity": compare._last_cpu(),
               "commit": compare.resolve(root, "HEAD"), "date": datetime.date.today().isoformat(), "runs": []}
     for i in range(runs):
         results_dir = os.path.join(work, "results-%d" % (i + 1))
@@ -56,9 +57,9 @@ def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFIL
         seconds = time.time() - start
         if verdict is None:
             raise compare.CompareError("A/A run %d could not run (asv exit %d)" % (i + 1, status))
-        base, head = compare.resolve(repo, "HEAD~1"), compare.resolve(repo, "HEAD")
-        before, after = (compare.spreads(results_dir, machine, c) for c in (base, head))
-        ratios = compare.ratios(results_dir, machine, base, head)
+        cells = [compare.load_cells(results_dir, machine, compare.resolve(repo, rev)) for rev in ("HEAD~1", "HEAD")]
+        before, after = (compare.spreads_of(c) for c in cells)
+        ratios = compare.ratios_of(*cells)
         record["runs"].append({
             "seconds": round(seconds, 1), "asv_exit": status, "worse": verdict["worse"],
             "better": verdict["better"], "failed": verdict["failed"], "compared": len(verdict["compared"]),
