@@ -61,7 +61,16 @@ def verify_stores(*datasets):
 
 
 def grid_rows(dataset):
-    return get_profile(PROFILE).grid_rows[dataset]
+    """The grid's rows of ``dataset`` at this run's profile; None when the profile's grid leaves
+    it out (``pr`` compares the taxi frame only, to fit its 10 minutes)."""
+    return get_profile(PROFILE).grid_rows.get(dataset)
+
+
+def outside_grid(dataset):
+    """Why ``dataset`` has no grid cases at this run's profile, or None when it has."""
+    if grid_rows(dataset) is None:
+        return "the %s profile's grid leaves %s out" % (PROFILE, dataset)
+    return None
 
 
 def cache_path(*parts):

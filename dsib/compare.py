@@ -23,9 +23,7 @@ CONFIG = ".asv-compare.conf.json"
 # Every adapter's read and write of the taxi frame, the 2019 post's own cases, and data_prep's
 # generator. asv matches each pattern against "name(param, ...)", so a pattern picks cells.
 BENCHMARKS = (
-    r"^file_formats\.Read\.time_read\(",
     r"^file_formats\.ContinuousRead\.time_continuous_read\(",
-    r"^file_formats\.Write\.time_write\(",
     r"^grid\.Read\.time_read\('nyc_taxi'",
     r"^grid\.Write\.time_write\('nyc_taxi'",
     r"^generation\.PrepareMonth\.time_prepare_plain_month\(",
