@@ -37,8 +37,8 @@ PROFILES = {
     # `make compare` (asv continuous on pull requests): both commits within 10 minutes on 2 cores.
     # Its taxi grid is twice default's: at 50,000 rows a 5 ms write moved 30-40 % from one
     # process to the next (A/A false alarms); at 200,000, 3-10 %. The comparison runs a subset.
-    "pr": Profile("pr", {"nyc_taxi": 200000, "tsbs_cpu": 50000, "rocklin": 100000}, SEED,
-                  "pull-request comparisons", {"nyc_taxi": 200000}, False),
+    "pr": Profile("pr", {"nyc_taxi": 100000, "tsbs_cpu": 50000, "rocklin": 100000}, SEED,
+                  "pull-request comparisons", {"nyc_taxi": 100000}, False),
     # nyc_taxi: the 2019 post's cases; tsbs_cpu and rocklin: the sizes their studies used.
     "default": Profile("default", {"nyc_taxi": 1000000, "tsbs_cpu": 1000000, "rocklin": 1000000}, SEED,
                        "the published results", {"nyc_taxi": 100000, "tsbs_cpu": 100000, "rocklin": 1000000}, True),
