@@ -39,8 +39,8 @@ def _a_quarter_slower(read):
 
 FORMATS[%r].read = _a_quarter_slower(FORMATS[%r].read)
 ''' % (SLOWED, SLOWED)
-# Every adapter's read and write of the taxi frame: the slowed reader and ~90 cases it must leave alone.
-BENCH = [r"^grid\.Read\.time_read\('nyc_taxi'", r"^grid\.Write\.time_write\('nyc_taxi'"]
+# make compare's reads and writes of the taxi frame: the slowed reader and ~80 cases it must leave alone.
+BENCH = [pattern for pattern in compare.BENCHMARKS if pattern.startswith(r"^grid\.")]
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +113,18 @@ def test_the_same_change_the_other_way_is_an_improvement(slowed):
     verdict = compare.changes(slowed["results"], MACHINE, slowed["head"], slowed["base"])
     assert verdict["better"] == _affected(verdict["compared"]), _report(slowed, verdict)
     assert verdict["worse"] == [] and verdict["failed"] == []
+
+
+def test_the_formats_left_out_of_the_comparison_share_a_compared_formats_code():
+    from dsib.formats import FORMATS
+
+    assert len(BENCH) == 2 and SLOWED in compare.COMPARED_FORMATS
+    for name, twin in compare.SAME_ADAPTER_AS.items():
+        assert twin in compare.COMPARED_FORMATS, name
+        for side in ("write", "read"):
+            code, twin_code = (getattr(FORMATS[n], side).__code__ for n in (name, twin))
+            assert code is twin_code, "%s's %s is not %s's: it must be compared" % (name, side, twin)
+    assert set(compare.COMPARED_FORMATS) | set(compare.SAME_ADAPTER_AS) == set(FORMATS)
 
 
 def test_unknown_revisions_and_a_commit_against_itself_are_clear_errors():
