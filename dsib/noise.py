@@ -9,6 +9,7 @@ from which the README's and the site's noise tables are made.
 import datetime
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -86,17 +87,21 @@ def load(path):
         return json.load(f)
 
 
-def benchmark_of(cell):
-    return cell.split("(", 1)[0]
+_VARIANT = re.compile(r", '(plain|str|cat)'\)$")
 
 
-def per_benchmark(record):
-    """(benchmark, cells, median spread, worst spread, worst A/A ratio, flagged) rows."""
+def case_of(cell):
+    """A cell without its string variant: one row per benchmark and format."""
+    return _VARIANT.sub(")", cell)
+
+
+def per_case(record):
+    """(case, cells, median spread, worst spread, A/A ratio furthest from 1, flagged) rows."""
     rows = {}
     for run in record["runs"]:
         flagged = set(run["worse"]) | set(run["better"])
         for cell, figures in run["cells"].items():
-            row = rows.setdefault(benchmark_of(cell), {"cells": set(), "spreads": [], "ratios": [], "flagged": 0})
+            row = rows.setdefault(case_of(cell), {"cells": set(), "spreads": [], "ratios": [], "flagged": 0})
             row["cells"].add(cell)
             row["spreads"] += figures["spread"]
             row["ratios"].append(figures["ratio"])
@@ -113,9 +118,9 @@ def markdown(record):
                  record["factor"], record["profile"], record["machine"], record["date"],
                  " + ".join(map(str, flagged)), len(runs), "/".join(str(r["compared"]) for r in runs),
                  "/".join("%.1f" % (r["seconds"] / 60) for r in runs)), "",
-             "| benchmark | cells | spread, median | spread, worst | A/A ratio, furthest from 1 | flagged |",
+             "| case (variants: plain, str, cat) | cells | spread, median | spread, worst | A/A ratio, furthest from 1 | flagged |",
              "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    for name, cells, median, worst, ratio, flags in per_benchmark(record):
+    for name, cells, median, worst, ratio, flags in per_case(record):
         lines.append("| `%s` | %d | %.1f%% | %.1f%% | %.3f | %d |" % (name, cells, 100 * median, 100 * worst,
                                                                    ratio, flags))
     return "\n".join(lines)
