@@ -71,9 +71,9 @@ class _Files(_Grid):
     def setup_cache(self):
         outcomes = {}
         for dataset in DATASET_NAMES:
-            spec = get_dataset(dataset)
-            if outside_grid(dataset):
-                outcomes.update(((dataset, name, variant), _unusable(outside_grid(dataset)))
+            spec, left_out = get_dataset(dataset), outside_grid(dataset)
+            if left_out:
+                outcomes.update(((dataset, name, variant), _unusable(left_out))
                                 for name in FORMAT_NAMES for variant in VARIANTS)
                 continue
             for variant in VARIANTS:

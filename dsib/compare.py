@@ -47,7 +47,7 @@ BENCHMARKS = (
 # and Arrow's pool gets one thread: the comparison measures single-threaded speed.
 # glibc returns a freed large block to the OS and faults it back in on the next call; which
 # calls pay for that varies, so 2-20 ms cases came out in two modes up to 3x apart (a msgpack
-# read 4.5 or 15 ms, a pickle write 9-10 ms). Keeping freed memory takes the page faults out
+# read 4.5 or 15 ms; a pickle write 9.5 ms, 2 ms with freed memory kept). Keeping freed memory takes the page faults out
 # of those cases: the comparison measures the code, not the kernel's page zeroing.
 PROCESS_ENV = {"OMP_NUM_THREADS": "1", "MALLOC_MMAP_THRESHOLD_": str(2 ** 30), "MALLOC_TRIM_THRESHOLD_": str(2 ** 32),
                "MALLOC_TOP_PAD_": str(2 ** 28)}
