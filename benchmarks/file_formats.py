@@ -15,7 +15,8 @@ from data_prep import frame_nbytes, load_frame, read_hints
 from dsib.formats import POST_2019_FORMATS, VARIANTS, get_format
 from dsib.roundtrip import raise_for_outcome, write_and_check, write_and_check_series
 
-from . import FULL_SCALE_TIMEOUT, cache_path, open_store, ready, verify_stores, version_by_code_and_scale
+from . import (FULL_SCALE_TIMEOUT, cache_path, keep_across_rounds, open_store, ready, verify_stores,
+               version_by_code_and_scale)
 
 
 def _post_formats():
@@ -141,3 +142,4 @@ class Write(_OneShot):
 
 
 version_by_code_and_scale(globals())
+keep_across_rounds(Read, ContinuousRead)

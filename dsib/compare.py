@@ -14,8 +14,10 @@ import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 from .formats import FORMATS
 
@@ -61,7 +63,7 @@ def _last_cpu():
 # side. Three rounds, interleaved between the commits, put a process's own luck (memory layout)
 # on both sides; up to four samples a round, two for cases slower than a quarter second; a
 # warm-up keeps each process's first, colder call out of the samples.
-SAMPLING = (("repeat", "(2,4,0.25)"), ("rounds", 3), ("warmup_time", 0.1))
+SAMPLING = (("repeat", 1), ("number", 0), ("sample_time", 0.05), ("rounds", 6), ("warmup_time", 0.1))
 
 
 class CompareError(Exception):
@@ -209,9 +211,17 @@ def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, samplin
         # asv keeps a commit's earlier results beside the new ones: cases of another selection would linger.
         for path in glob.glob(os.path.join(results_dir, machine, commit[:8] + "-*.json")):
             os.remove(path)
-    env = dict(env if env is not None else os.environ, **PROCESS_ENV)
-    status = subprocess.call(continuous_command(config, machine, base_hash, head_hash, factor, benchmarks, sampling),
-                             cwd=root, env=env)
+    # Each commit's setup_cache files, built in its first round and reused by the later ones.
+    scratch = os.path.dirname(os.path.abspath(results_dir))
+    if not os.path.isdir(scratch):
+        os.makedirs(scratch)
+    round_cache = tempfile.mkdtemp(prefix="round-cache-", dir=scratch)
+    env = dict(env if env is not None else os.environ, DSIB_ROUND_CACHE=round_cache, **PROCESS_ENV)
+    try:
+        status = subprocess.call(continuous_command(config, machine, base_hash, head_hash, factor, benchmarks,
+                                                    sampling), cwd=root, env=env)
+    finally:
+        shutil.rmtree(round_cache, ignore_errors=True)
     try:
         verdict = changes(results_dir, machine, base_hash, head_hash, factor)
     except CompareError:
