@@ -59,11 +59,17 @@ def _last_cpu():
     return (os.cpu_count() or 1) - 1
 
 
-# asv's Mann-Whitney test can call two samples different (p < 0.002) only with six or more a
-# side. Three rounds, interleaved between the commits, put a process's own luck (memory layout)
-# on both sides; up to four samples a round, two for cases slower than a quarter second; a
-# warm-up keeps each process's first, colder call out of the samples.
-SAMPLING = (("repeat", 1), ("number", 0), ("sample_time", 0.05), ("rounds", 6), ("warmup_time", 0.1))
+# One sample per benchmark process, one process per case and round, rounds interleaved between
+# the commits. A process has its own luck (memory layout, a busy neighbour), which shifted a
+# case's samples 10-40 % together, so several samples of one process are one observation, not
+# several: asv's Mann-Whitney test, which treats samples as independent, then flagged such
+# shifts in A/A runs. With one sample per process, the test's samples are independent. It can
+# reach asv's p < 0.002 only with seven or more a side (six a side, fully apart: p = 0.0022;
+# test_compare checks this); with eight, up to four of the 64 cross pairs may be out of order,
+# so one unlucky process cannot hide a real change. Each sample averages enough calls to take
+# 20 ms, after a 50 ms warm-up that keeps the process's first, colder calls out.
+ROUNDS = 8
+SAMPLING = (("repeat", 1), ("number", 0), ("sample_time", 0.02), ("rounds", ROUNDS), ("warmup_time", 0.05))
 
 
 class CompareError(Exception):

@@ -127,6 +127,21 @@ def test_the_formats_left_out_of_the_comparison_share_a_compared_formats_code():
     assert set(compare.COMPARED_FORMATS) | set(compare.SAME_ADAPTER_AS) == set(FORMATS)
 
 
+def test_the_sampling_lets_asvs_test_flag_a_change_that_one_unlucky_process_overlaps():
+    """asv's test (p < 0.002) on one sample per process: six a side can never pass it, so an
+    A/A run at six rounds flags nothing whatever the noise. The rounds must let it pass, even
+    with the slowest base process beyond the fastest head one."""
+    from asv._stats import mann_whitney_u
+
+    sampling = dict(compare.SAMPLING)
+    rounds = sampling["rounds"]
+    assert sampling["repeat"] == 1, "samples of one process are not independent"
+    assert mann_whitney_u(list(range(6)), list(range(6, 12)))[1] > 0.002
+    base, head = list(range(rounds)), list(range(rounds, 2 * rounds))
+    base[-1] = head[0] + 0.5  # the unluckiest base process: slower than the fastest head one
+    assert mann_whitney_u(base, head)[1] < 0.002, rounds
+
+
 def test_unknown_revisions_and_a_commit_against_itself_are_clear_errors():
     for args, message in ((["no-such-rev"], "is not a commit"), (["HEAD", "HEAD"], "the same commit")):
         proc = subprocess.run([sys.executable, "-m", "dsib", "compare"] + args + ["--machine", MACHINE], cwd=ROOT,
