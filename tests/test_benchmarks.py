@@ -182,3 +182,44 @@ def test_retuning_the_pr_profile_keeps_every_series():
     finally:
         PROFILES["pr"] = pr
         benchmarks.version_by_code_and_scale(vars(grid))
+
+
+def test_under_make_compare_a_setup_cache_is_built_once_per_installed_code(tiny_run, tmp_path, monkeypatch):
+    """asv runs setup_cache again every round; make compare's DSIB_ROUND_CACHE keeps the first
+    round's files and value, keyed by the installed code, and rebuilds an interrupted one."""
+    import os
+
+    cache = tmp_path / "round-cache"
+    cache.mkdir()
+    monkeypatch.setattr(benchmarks, "ROUND_CACHE", str(cache))
+    built = []
+    real = FORMATS["csv"].write
+    monkeypatch.setitem(FORMATS, "csv", Format("csv", "CSV", ".csv", lambda frame: built.append(1) or real(frame),
+                                               FORMATS["csv"].read, requires=FORMATS["csv"].requires,
+                                               losses=FORMATS["csv"].losses))
+    first = file_formats.Read().setup_cache()
+    writes = len(built)
+    assert writes == 3  # the csv file of each variant, written and checked
+    again = file_formats.Read().setup_cache()
+    assert len(built) == writes and again == first
+    path = first[("csv", "plain")]["path"]
+    assert path.startswith(str(cache)) and os.path.getsize(path) == first[("csv", "plain")]["bytes"]
+
+    (directory,) = [cache / name for name in os.listdir(str(cache))]
+    os.remove(str(directory / "value.pickle"))  # an interrupted build: files, no value
+    assert file_formats.Read().setup_cache() == first and len(built) == 2 * writes
+
+    key = benchmarks._fingerprint_of_installed_code("x")
+    monkeypatch.setattr(benchmarks, "PROFILE", "pr")  # another profile (or code, or data): another key
+    assert benchmarks._fingerprint_of_installed_code("x") != key
+
+
+def test_the_round_cache_wrapper_keeps_asvs_cache_key_on_the_original_method():
+    import inspect
+
+    from asv_runner.benchmarks._base import get_setup_cache_key
+
+    lines, _ = inspect.findsource(file_formats)
+    for cls in (file_formats.Read, file_formats.ContinuousRead):
+        module, line = get_setup_cache_key(cls.setup_cache).split(":")
+        assert module == "file_formats" and lines[int(line) - 1].strip() == "def setup_cache(self):", (module, line)

@@ -1,9 +1,10 @@
 """`make compare`, proven on a real regression.
 
-A throwaway copy of this repository gets a second commit that makes one adapter (Feather's read)
-a quarter slower: it spins for a quarter of the read's own time after each read. The real
+A throwaway copy of this repository gets a second commit that makes one adapter (CSV's write, as
+a slower codec would) a quarter slower: it spins for a quarter of the write's own time after each
+write. The real
 ``python -m dsib compare`` (asv continuous at the pr profile, the cases narrowed to every
-format's taxi reads and writes) must flag exactly the cases that call that reader and no other,
+format's taxi reads and writes) must flag exactly the cases that call that writer and no other,
 fail with a non-zero status, and, read the other way (the slow commit as the base), report the
 same cases as improvements and nothing as worse.
 """
@@ -18,28 +19,28 @@ from dsib import compare
 from .conftest import ENV_DIR, GIT, ROOT, snapshot_working_tree
 
 MACHINE = "dsib-test"
-SLOWED = "feather"
+SLOWED = "csv"
 SLOWDOWN = '''
 
-# Injected by tests/test_compare.py: every Feather read takes a quarter longer.
+# Injected by tests/test_compare.py: every CSV write takes a quarter longer.
 import time as _time
 
 
-def _a_quarter_slower(read):
-    def read_slowly(*args, **kwargs):
+def _a_quarter_slower(write):
+    def write_slowly(*args, **kwargs):
         start = _time.perf_counter()
-        result = read(*args, **kwargs)
+        result = write(*args, **kwargs)
         # Busy, as a slower codec would be: a sleep's wake-up latency adds more than the quarter.
         until = _time.perf_counter() + 0.25 * (_time.perf_counter() - start)
         while _time.perf_counter() < until:
             pass
         return result
-    return read_slowly
+    return write_slowly
 
 
-FORMATS[%r].read = _a_quarter_slower(FORMATS[%r].read)
+FORMATS[%r].write = _a_quarter_slower(FORMATS[%r].write)
 ''' % (SLOWED, SLOWED)
-# make compare's reads and writes of the taxi frame: the slowed reader and ~80 cases it must leave alone.
+# make compare's reads and writes of the taxi frame: the slowed writer's cases and ~77 it must leave alone.
 BENCH = [pattern for pattern in compare.BENCHMARKS if pattern.startswith(r"^grid\.")]
 
 
@@ -58,7 +59,7 @@ def slowed(pr_data_dir, tmp_path_factory):
     snapshot_working_tree(repo)
     with open(os.path.join(repo, "dsib", "formats.py"), "a") as f:
         f.write(SLOWDOWN)
-    subprocess.run(GIT + ["commit", "-q", "-am", "Feather reads a quarter slower"], cwd=repo, check=True)
+    subprocess.run(GIT + ["commit", "-q", "-am", "CSV writes a quarter slower"], cwd=repo, check=True)
     env = dict(os.environ, DSIB_DATA_DIR=pr_data_dir)
     subprocess.run([sys.executable, "-m", "dsib", "machine", MACHINE], cwd=ROOT, check=True, env=env)
     results, summary = os.path.join(work, "results"), os.path.join(work, "summary.md")
@@ -75,7 +76,7 @@ def slowed(pr_data_dir, tmp_path_factory):
 
 
 def _affected(cells):
-    return sorted(c for c in cells if c.startswith("grid.Read.time_read(") and "'%s'" % SLOWED in c)
+    return sorted(c for c in cells if c.startswith("grid.Write.time_write(") and "'%s'" % SLOWED in c)
 
 
 def _report(slowed, verdict):
@@ -89,7 +90,7 @@ def _report(slowed, verdict):
 def test_the_slowed_adapter_is_flagged_in_every_case_it_touches_and_nowhere_else(slowed):
     verdict = compare.changes(slowed["results"], MACHINE, slowed["base"], slowed["head"])
     affected = _affected(verdict["compared"])
-    assert len(affected) == 3, "Feather holds every variant of the taxi frame: %s" % affected
+    assert len(affected) == 3, "CSV holds every variant of the taxi frame: %s" % affected
     assert len(verdict["compared"]) >= 80, "the others are the control: %d cases" % len(verdict["compared"])
     assert verdict["failed"] == []
     assert verdict["worse"] == affected, _report(slowed, verdict)
