@@ -49,7 +49,7 @@ def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFIL
               "grid_rows": get_profile(profile).grid_rows, "factor": factor,
               "benchmarks": list(compare.BENCHMARKS), "sampling": dict(compare.SAMPLING),
               "process_env": dict(compare.PROCESS_ENV), "cpu_affinity": compare._last_cpu(),
-              "commit": compare.resolve(root, "HEAD"), "date": datetime.date.today().isoformat(), "runs": []}
+              "slowdown": SLOWDOWN, "commit": compare.resolve(root, "HEAD"), "date": datetime.date.today().isoformat(), "runs": []}
     for i in range(runs):
         results_dir = os.path.join(work, "results-%d" % (i + 1))
         start = time.time()
@@ -61,16 +61,41 @@ def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFIL
         cells = [compare.load_cells(results_dir, machine, compare.resolve(repo, rev)) for rev in ("HEAD~1", "HEAD")]
         before, after = (compare.spreads_of(c) for c in cells)
         ratios = compare.ratios_of(*cells)
+        caught = detects(*cells)
         record["runs"].append({
             "seconds": round(seconds, 1), "asv_exit": status, "worse": verdict["worse"],
             "better": verdict["better"], "failed": verdict["failed"], "compared": len(verdict["compared"]),
             "cells": dict((name, {"ratio": round(ratios[name], 4), "spread": [round(before[name], 4),
-                                                                              round(after[name], 4)]})
+                                                                              round(after[name], 4)],
+                                  "slowdown_flagged": caught.get(name, 0)})
                           for name in verdict["compared"] if name in before and name in after)})
         progress("A/A run %d of %d: %d cells, %d flagged slower, %d flagged faster, %.1f min" % (
             i + 1, runs, len(verdict["compared"]), len(verdict["worse"]), len(verdict["better"]), seconds / 60))
     shutil.rmtree(work, ignore_errors=True)
     return record
+
+
+SLOWDOWN = 1.25  # the detection test's injected slowdown
+
+
+def _slowed(cells, factor):
+    """``cells`` as if every case took ``factor`` times as long: asv's stats scale with the samples."""
+    unscaled = ("repeat", "number")
+    return dict((name, (value * factor, (dict((k, v if k in unscaled or v is None else v * factor)
+                                               for k, v in stats.items()),
+                                         [x * factor for x in samples]), version))
+                for name, (value, (stats, samples), version) in cells.items()
+                if compare._measured(value) and stats and samples)
+
+
+def detects(before, after, slowdown=SLOWDOWN):
+    """For each cell: in how many of the two directions asv's rule would flag a ``slowdown`` of
+    one side, replaying these very samples (0, 1 or 2): which changes this noise lets through."""
+    hits = {}
+    for base, head in ((before, after), (after, before)):
+        for name in compare.verdict_of(base, _slowed(head, slowdown))["worse"]:
+            hits[name] = hits.get(name, 0) + 1
+    return hits
 
 
 def save(record, path):
@@ -96,33 +121,42 @@ def case_of(cell):
 
 
 def per_case(record):
-    """(case, cells, median spread, worst spread, A/A ratio furthest from 1, flagged) rows."""
+    """(case, cells, median spread, worst spread, A/A ratio furthest from 1, flagged, share of
+    replayed slowdowns flagged) rows."""
     rows = {}
     for run in record["runs"]:
         flagged = set(run["worse"]) | set(run["better"])
         for cell, figures in run["cells"].items():
-            row = rows.setdefault(case_of(cell), {"cells": set(), "spreads": [], "ratios": [], "flagged": 0})
+            row = rows.setdefault(case_of(cell), {"cells": set(), "spreads": [], "ratios": [], "flagged": 0,
+                                                  "caught": 0, "tries": 0})
             row["cells"].add(cell)
+            row["caught"] += figures["slowdown_flagged"]
+            row["tries"] += 2
             row["spreads"] += figures["spread"]
             row["ratios"].append(figures["ratio"])
             row["flagged"] += cell in flagged
     return [(name, len(r["cells"]), statistics.median(r["spreads"]), max(r["spreads"]),
-             max(r["ratios"], key=lambda x: max(x, 1 / x)), r["flagged"]) for name, r in sorted(rows.items())]
+             max(r["ratios"], key=lambda x: max(x, 1 / x)), r["flagged"], r["caught"] / r["tries"])
+            for name, r in sorted(rows.items())]
 
 
 def markdown(record):
     runs = record["runs"]
     flagged = [len(r["worse"]) + len(r["better"]) for r in runs]
+    caught = [c["slowdown_flagged"] for r in runs for c in r["cells"].values()]
     lines = ["A/A at factor %.2f, profile `%s`, machine `%s` (%s): %s cases flagged in %d runs of %s cells; "
-             "a run took %s min." % (
+             "a run took %s min. The same samples with one side made %d %% slower: flagged in %d %% of "
+             "cells and directions." % (
                  record["factor"], record["profile"], record["machine"], record["date"],
                  " + ".join(map(str, flagged)), len(runs), "/".join(str(r["compared"]) for r in runs),
-                 "/".join("%.1f" % (r["seconds"] / 60) for r in runs)), "",
-             "| case (variants: plain, str, cat) | cells | spread, median | spread, worst | A/A ratio, furthest from 1 | flagged |",
-             "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    for name, cells, median, worst, ratio, flags in per_case(record):
-        lines.append("| `%s` | %d | %.1f%% | %.1f%% | %.3f | %d |" % (name, cells, 100 * median, 100 * worst,
-                                                                   ratio, flags))
+                 "/".join("%.1f" % (r["seconds"] / 60) for r in runs), round(100 * (record["slowdown"] - 1)),
+                 round(100.0 * sum(caught) / (2 * len(caught)))), "",
+             "| case (variants: plain, str, cat) | cells | spread, median | spread, worst | A/A ratio, furthest "
+             "from 1 | flagged | %d %% slower, flagged |" % round(100 * (record["slowdown"] - 1)),
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for name, cells, median, worst, ratio, flags, caught in per_case(record):
+        lines.append("| `%s` | %d | %.1f%% | %.1f%% | %.3f | %d | %d%% |" % (
+            name, cells, 100 * median, 100 * worst, ratio, flags, round(100 * caught)))
     return "\n".join(lines)
 
 

@@ -1,7 +1,9 @@
 """The A/A clone that `make noise` compares: its head differs from its base by one comment."""
+import glob
+import os
 import subprocess
 
-from dsib import noise
+from dsib import compare, noise
 
 from .conftest import ROOT
 
@@ -20,3 +22,40 @@ def test_the_aa_commit_changes_only_a_comment(tmp_path):
                           universal_newlines=True).stdout.strip()
     assert head == subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, stdout=subprocess.PIPE,
                                   universal_newlines=True).stdout.strip(), "the base is this repository's HEAD"
+
+
+def _cells(samples_by_name):
+    """Cells as compare.load_cells returns them, with asv's own statistics of the samples."""
+    from asv_runner.statistics import compute_stats
+
+    cells = {}
+    for name, samples in samples_by_name.items():
+        value, stats = compute_stats(samples, 1)
+        cells[name] = (value, (stats, samples), "v1")
+    return cells
+
+
+def test_replayed_slowdowns_are_flagged_where_the_noise_allows_and_not_elsewhere():
+    steady = [0.0100, 0.0101, 0.0099, 0.0100, 0.0102, 0.0098, 0.0100, 0.0101]
+    # one process in three 60 % slower, as an Arrow case's on the reference VM
+    bimodal = [0.0100, 0.0160, 0.0101, 0.0100, 0.0161, 0.0099, 0.0100, 0.0162]
+    before = _cells({"steady": steady, "bimodal": bimodal})
+    after = _cells({"steady": list(reversed(steady)), "bimodal": list(reversed(bimodal))})
+    assert noise.detects(before, after) == {"steady": 2}
+    assert noise.detects(before, after, slowdown=1.02) == {}
+
+
+def test_the_readme_shows_each_committed_noise_record():
+    records = sorted(glob.glob(os.path.join(ROOT, "noise", "*.json")))
+    assert records, "make noise's record of the reference machine is committed"
+    with open(os.path.join(ROOT, "README.md")) as f:
+        readme = f.read()
+    for path in records:
+        marker = "<!-- noise-table: noise/%s -->" % os.path.basename(path)
+        assert marker in readme, marker
+        start = readme.index(marker) + len(marker)
+        shown = readme[start:readme.index("<!-- /noise-table -->", start)]
+        assert shown.strip() == noise.markdown(noise.load(path)).strip(), "re-run python -m dsib noise-table"
+        record = noise.load(path)
+        assert len(record["runs"]) >= 3 and record["benchmarks"] == list(compare.BENCHMARKS)
+        assert record["sampling"] == dict(compare.SAMPLING), "the record is of another sampling than make compare's"
