@@ -197,7 +197,7 @@ def test_interrupted_preparation_keeps_the_old_dataset(tiny_copy, monkeypatch):
 def test_unknown_profile_is_a_clear_error(tmp_path):
     result = run_cli("prepare", "--profile", "huge", "--data-dir", str(tmp_path))
     assert result.returncode == 1
-    assert "unknown profile 'huge'" in result.stderr and "default, full, tiny" in result.stderr
+    assert "unknown profile 'huge'" in result.stderr and "default, full, pr, tiny" in result.stderr
 
 
 def _write_tlc_fixture(tiny_data_dir, directory, months):
