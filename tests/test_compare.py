@@ -16,7 +16,7 @@ import pytest
 
 from dsib import compare
 
-from .conftest import ENV_DIR, GIT, ROOT, snapshot_working_tree
+from .conftest import ENV_DIR, GIT, ROOT, prepared_data, snapshot_working_tree
 
 MACHINE = "dsib-test"
 SLOWED = "csv"
@@ -46,10 +46,7 @@ BENCH = [pattern for pattern in compare.BENCHMARKS if pattern.startswith(r"^grid
 
 @pytest.fixture(scope="module")
 def pr_data_dir(tmp_path_factory):
-    data_dir = str(tmp_path_factory.mktemp("data-pr"))
-    subprocess.run([sys.executable, "-m", "data_prep", "prepare", "--profile", "pr", "--quiet",
-                    "--data-dir", data_dir], check=True, cwd=ROOT)
-    return data_dir
+    return prepared_data(tmp_path_factory, "pr")
 
 
 @pytest.fixture(scope="module")
