@@ -15,6 +15,7 @@ import sys
 import sysconfig
 
 from data_prep import PROFILES, get_profile, open_dataset
+from data_prep.store import MANIFEST, dataset_path
 from dsib.formats import get_format
 
 
@@ -106,7 +107,7 @@ def _fingerprint_of_installed_code(name):
         if os.path.isdir(libdir):
             digest.update(repr(sorted(n for n in os.listdir(libdir) if n.endswith(".dist-info"))).encode("utf-8"))
     for dataset in sorted(PROFILES[PROFILE].rows):
-        manifest = os.path.join(DATA_DIR, PROFILE, dataset, "manifest.json")
+        manifest = os.path.join(dataset_path(DATA_DIR, dataset, PROFILE), MANIFEST)
         if os.path.exists(manifest):
             with open(manifest, "rb") as f:
                 digest.update(f.read())

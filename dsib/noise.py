@@ -49,7 +49,8 @@ def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFIL
               "grid_rows": get_profile(profile).grid_rows, "factor": factor,
               "benchmarks": list(compare.BENCHMARKS), "sampling": dict(compare.SAMPLING),
               "process_env": dict(compare.PROCESS_ENV), "cpu_affinity": compare._last_cpu(),
-              "slowdown": SLOWDOWN, "commit": compare.resolve(root, "HEAD"), "date": datetime.date.today().isoformat(), "runs": []}
+              "slowdown": SLOWDOWN, "commit": compare.resolve(root, "HEAD"),
+              "date": datetime.date.today().isoformat(), "runs": []}
     for i in range(runs):
         results_dir = os.path.join(work, "results-%d" % (i + 1))
         start = time.time()
