@@ -35,9 +35,13 @@ $(ASV_CONF): asv.conf.json $(BIN)/.ready
 $(MATRIX_CONF): asv.conf.json $(BIN)/.ready
 	$(BIN)/python -m dsib config --profile $(PROFILE) --envs all -o $@
 
+# At `full` a sample takes seconds to minutes, and asv keeps a setup_cache's files (up to 25 GB)
+# until its cases' last round: one round, not two, halves the run and the disk it needs.
+RUN_ATTRIBUTES_full := --attribute rounds=1
+
 run: $(BIN)/.ready $(ASV_CONF)
 	$(BIN)/python -m dsib machine $(MACHINE)
-	$(BIN)/asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr --durations 12 $(COMMIT)^!
+	$(BIN)/asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr --durations 12 $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
 ## bench-matrix: the curated release matrix of asv.conf.json (2018 -> today), then publish.
 ## It resumes: environments whose results this commit already has are skipped.
@@ -45,7 +49,7 @@ bench-matrix: data run-matrix publish
 
 run-matrix: $(BIN)/.ready $(MATRIX_CONF)
 	$(BIN)/python -m dsib machine $(MACHINE)
-	$(BIN)/asv run --config $(MATRIX_CONF) --machine $(MACHINE) --skip-existing --show-stderr $(COMMIT)^!
+	$(BIN)/asv run --config $(MATRIX_CONF) --machine $(MACHINE) --skip-existing --show-stderr $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
 publish: $(BIN)/.ready
 	$(BIN)/asv publish --config asv.conf.json

@@ -33,8 +33,8 @@ from dsib import pagecache
 from dsib.formats import FORMATS
 from dsib.roundtrip import raise_for_outcome, write_and_check, write_and_check_series
 
-from . import (FULL_SCALE_TIMEOUT, cache_path, grid_rows, keep_across_rounds, open_store, outside_grid, ready,
-               version_by_code_and_scale)
+from . import (FULL_SCALE_TIMEOUT, cache_path, grid_rows, keep_across_rounds, only_inside_grid, open_store,
+               outside_grid, ready, version_by_code_and_scale)
 
 DATASET_NAMES = sorted(DATASETS)
 FORMAT_NAMES = list(FORMATS)
@@ -263,3 +263,4 @@ class ContinuousRead(_Grid):
 
 version_by_code_and_scale(globals())
 keep_across_rounds(_Files, _Writes, ContinuousRead)
+only_inside_grid("nyc_taxi", ContinuousRead)

@@ -91,7 +91,12 @@ def cmd_site(args):
 
     machine, res, names = args.results
     profile = (getattr(res, "env_vars", {}) or {}).get("DSIB_PROFILE", "default")
-    grid = PROFILES[profile].grid_rows if profile in PROFILES else {}
+    spec = PROFILES.get(profile)
+    if spec is not None and spec.grid_left_out:
+        grid_scale = "The %s profile runs no grid: %s." % (profile, spec.grid_left_out)
+    else:
+        grid = spec.grid_rows if spec is not None else {}
+        grid_scale = "Rows per case: %s." % ", ".join("%s %s" % (k, "{:,}".format(v)) for k, v in sorted(grid.items()))
     sections = [
         ("The 2019 baseline", [describe(machine, res), "The post's own figures are for the real January 2016 "
                                "file (10.9 M rows); compare the speedup columns."],
@@ -99,8 +104,7 @@ def cmd_site(args):
         ("Every format", ["Rows are cases, columns are formats; times are asv medians; throughput is the "
                           "in-memory frame over the time; peak memory is the benchmark process's peak RSS "
                           "(interpreter and libraries included). A dot marks a case that cannot make sense "
-                          "(a variant a format cannot hold, a writer timed under another format). Rows per "
-                          "case: %s." % ", ".join("%s %s" % (k, "{:,}".format(v)) for k, v in sorted(grid.items()))],
+                          "(a variant a format cannot hold, a writer timed under another format). " + grid_scale],
          _grid_markdown(res, names).split("\n\n")),
         ("Fidelity", ["What each pandas type becomes after a round trip, with %s. preserved: same dtype and "
                       "values; ≈: a documented loss (same values); →: the dtype it came back as." % _versions()],

@@ -223,3 +223,28 @@ def test_the_round_cache_wrapper_keeps_asvs_cache_key_on_the_original_method():
     for cls in (file_formats.Read, file_formats.ContinuousRead):
         module, line = get_setup_cache_key(cls.setup_cache).split(":")
         assert module == "file_formats" and lines[int(line) - 1].strip() == "def setup_cache(self):", (module, line)
+
+
+def test_the_full_profile_runs_no_grid_and_opens_no_store(tmp_path, monkeypatch):
+    """At full the grid's files would take over 440 GB: every grid case skips, saying why,
+    and no grid setup_cache opens a store (there is none at full here) or writes a file."""
+    import itertools
+    import os
+
+    from benchmarks import grid
+
+    monkeypatch.setattr(benchmarks, "PROFILE", "full")
+    monkeypatch.setattr(benchmarks, "DATA_DIR", str(tmp_path / "no-store"))
+    monkeypatch.chdir(tmp_path)
+    classes = (grid.Read, grid.ReadPeakMemory, grid.ColdRead, grid.Sizes, grid.Write, grid.CategorizeThenWrite,
+               grid.ContinuousRead)
+    for cls in classes:
+        bench, reasons = cls(), set()
+        cache = bench.setup_cache()
+        for params in itertools.product(*cls.params):
+            with pytest.raises(NotImplementedError) as skipped:
+                bench.setup(cache, *params)
+            reasons.add(str(skipped.value))
+        # Cases that skip everywhere (a format without a variant) keep their own reason.
+        assert "the full profile runs no grid: its files would take over 440 GB; the grid runs at default" in reasons
+    assert os.listdir(str(tmp_path)) == []
