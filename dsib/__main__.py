@@ -26,6 +26,11 @@ def cmd_table(args):
     return 0
 
 
+# What makes two machines' timings incomparable; ram and os are left out because they drift by a
+# few kB and a kernel build between boots of the same hardware.
+HARDWARE_KEYS = ("arch", "cpu", "num_cpu")
+
+
 def cmd_machine(args):
     # `asv machine --yes --machine NAME` stores no hardware fields in asv 0.6.6 unless every one is
     # given, so record asv's own detected defaults under the chosen name.
@@ -33,6 +38,21 @@ def cmd_machine(args):
 
     info = Machine.get_defaults()
     info["machine"] = args.name
+    # asv rewrites results/NAME/machine.json with whatever hardware ran last, so one name used on
+    # two CPUs would silently mix their timings in one series: refuse before anything runs.
+    recorded = os.path.join(args.known_results, args.name, "machine.json")
+    if os.path.exists(recorded):
+        with open(recorded) as f:
+            known = json.load(f)
+        differs = [k for k in HARDWARE_KEYS if str(known.get(k)) != str(info.get(k))]
+        if differs:
+            sys.stderr.write(
+                "error: %s holds results from %s cpus of %s (%s); this machine has %s cpus of %s (%s).\n"
+                "Timings from different hardware must not share a series: choose another machine name "
+                "(make ... MACHINE=<name>).\n" % (
+                    recorded, known.get("num_cpu"), known.get("cpu"), known.get("arch"),
+                    info.get("num_cpu"), info.get("cpu"), info.get("arch")))
+            return 2
     MachineCollection.save(args.name, info)
     print("asv machine %(machine)s: %(cpu)s, %(num_cpu)s cpus, %(ram)s kB RAM, %(os)s %(arch)s" % info)
     return 0
@@ -287,6 +307,9 @@ def main(argv=None):
     p.set_defaults(func=cmd_fidelity)
     p = sub.add_parser("machine", help="record this machine's hardware for asv under NAME")
     p.add_argument("name")
+    # dest differs from --results-dir's, which would make main() load results first.
+    p.add_argument("--results-dir", dest="known_results", default="results", metavar="RESULTS_DIR",
+                   help="refuse NAME if RESULTS_DIR/NAME/machine.json records other hardware")
     p.set_defaults(func=cmd_machine)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
