@@ -44,8 +44,7 @@ def cmd_machine(args):
     if os.path.exists(recorded):
         with open(recorded) as f:
             known = json.load(f)
-        differs = [k for k in HARDWARE_KEYS if str(known.get(k)) != str(info.get(k))]
-        if differs:
+        if any(str(known.get(k)) != str(info.get(k)) for k in HARDWARE_KEYS):
             sys.stderr.write(
                 "error: %s holds results from %s cpus of %s (%s); this machine has %s cpus of %s (%s).\n"
                 "Timings from different hardware must not share a series: choose another machine name "
