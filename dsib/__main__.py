@@ -42,8 +42,13 @@ def cmd_machine(args):
     # two CPUs would silently mix their timings in one series: refuse before anything runs.
     recorded = os.path.join(args.known_results, args.name, "machine.json")
     if os.path.exists(recorded):
-        with open(recorded) as f:
-            known = json.load(f)
+        try:
+            with open(recorded) as f:
+                known = json.load(f)
+        except ValueError as exc:
+            sys.stderr.write("error: %s is not readable JSON (%s): restore it from git before "
+                             "recording under this name.\n" % (recorded, exc))
+            return 2
         if any(str(known.get(k)) != str(info.get(k)) for k in HARDWARE_KEYS):
             sys.stderr.write(
                 "error: %s holds results from %s cpus of %s (%s); this machine has %s cpus of %s (%s).\n"

@@ -34,6 +34,15 @@ def test_a_name_whose_results_came_from_other_hardware_is_refused_and_nothing_is
     assert not (tmp_path / ".asv-machine.json").exists()
 
 
+def test_an_unreadable_record_is_a_clear_error_and_nothing_is_saved(tmp_path):
+    os.makedirs(str(tmp_path / "results" / "box"))
+    (tmp_path / "results" / "box" / "machine.json").write_text('{"cpu": "AMD')
+    proc = _machine("box", tmp_path / "results", tmp_path)
+    assert proc.returncode == 2 and "is not readable JSON" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / ".asv-machine.json").exists()
+
+
 def test_the_same_hardware_or_a_new_name_is_recorded_for_asv(tmp_path):
     # ram differs by a few kB between boots of the same machine: not a reason to refuse
     _recorded(tmp_path / "results", "box", ram="1")
