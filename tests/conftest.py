@@ -1,7 +1,12 @@
+import atexit
+import functools
+import io
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
+import tempfile
 
 import pytest
 
@@ -9,6 +14,27 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # asv environments of the tests: kept between local runs (building one takes a minute); CI starts without.
 ENV_DIR = os.path.join(ROOT, ".asv", "env-test")
 GIT = ["git", "-c", "user.name=dsib test", "-c", "user.email=test@dsib.invalid"]
+# The published artefacts that the tests check as committed; `make bench` rewrites the working
+# tree's copies (benchmark versions, this machine's site), so the tests read HEAD's.
+COMMITTED = ("results", "html")
+
+
+@functools.lru_cache(maxsize=None)
+def _committed_tree():
+    if not os.path.isdir(os.path.join(ROOT, ".git")):
+        return ROOT  # an unpacked source tree: its files are the committed ones
+    tree = tempfile.mkdtemp(prefix="dsib-committed-")
+    atexit.register(shutil.rmtree, tree, True)
+    archive = subprocess.run(["git", "archive", "HEAD"] + list(COMMITTED), cwd=ROOT, check=True,
+                             stdout=subprocess.PIPE).stdout
+    tarfile.open(fileobj=io.BytesIO(archive)).extractall(tree)
+    return tree
+
+
+def committed(path):
+    """HEAD's copy of ``path`` under results/ or html/, whatever a local run has written since."""
+    assert path.split("/")[0] in COMMITTED, path
+    return os.path.join(_committed_tree(), path)
 
 
 def prepared_data(tmp_path_factory, profile):

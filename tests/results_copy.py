@@ -7,10 +7,10 @@ import json
 import os
 import shutil
 
-from .conftest import ROOT
+from .conftest import committed
 
 MACHINE = "xeon-2c-24g"
-RESULTS = os.path.join(ROOT, "results")
+RESULTS = committed("results")
 STATS = ("stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75")
 
 

@@ -11,9 +11,9 @@ import threading
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import committed
 
-HTML = os.path.join(ROOT, "html")
+HTML = committed("html")
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 # Without the background-networking switches Chromium's own connections are refused on a closed
 # network, and those refusals reach the console.

@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-from .conftest import ROOT
+from .conftest import ROOT, committed
 from .results_copy import current_benchmarks
 
 MACHINE = "xeon-2c-24g"
@@ -12,7 +12,7 @@ MACHINE = "xeon-2c-24g"
 
 def test_committed_results_render_the_full_table():
     table = subprocess.run([sys.executable, "-m", "dsib", "table", "--machine", MACHINE, "--env",
-                            "DSIB_PROFILEdefault", "--with-2019"], cwd=ROOT, stdout=subprocess.PIPE,
+                            "DSIB_PROFILEdefault", "--with-2019", "--results-dir", committed("results")], cwd=ROOT, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True)
     assert table.returncode == 0, table.stderr
     assert "profile `default` (1,000,000 rows per month)" in table.stdout
@@ -27,12 +27,12 @@ def test_committed_results_render_the_full_table():
 
 
 def test_committed_site_was_published_from_the_committed_results():
-    with open(os.path.join(ROOT, "html", "index.json")) as f:
+    with open(committed("html/index.json")) as f:
         index = json.load(f)
     assert MACHINE in index["params"]["machine"]
     assert index["params"]["env-DSIB_PROFILE"] == ["default"], "the scale is a parameter of every graph"
     assert set(current_benchmarks()) == set(index["benchmarks"])
-    assert os.path.exists(os.path.join(ROOT, "html", "index.html"))
+    assert os.path.exists(committed("html/index.html"))
 
 
 MATRIX_COMMIT = "ff373297"
@@ -47,7 +47,7 @@ def test_the_curated_matrix_is_committed_with_no_failed_benchmark():
     with open(os.path.join(ROOT, "asv.conf.json")) as f:
         include = json.load(f)["include"]
     benchmarks = current_benchmarks()
-    runs = [r for r in iter_results_for_machine(os.path.join(ROOT, "results"), MACHINE)
+    runs = [r for r in iter_results_for_machine(committed("results"), MACHINE)
             if r.commit_hash.startswith(MATRIX_COMMIT) and (r.env_vars or {}).get("DSIB_PROFILE") == "default"]
     for entry in include:
         wanted = dict(entry["req"], python=entry["python"])

@@ -9,7 +9,7 @@ from packaging.version import Version
 
 from dsib import release_view
 
-from .conftest import ROOT
+from .conftest import committed
 from .results_copy import (MACHINE, RESULTS, copy_results, current_benchmarks, current_keys, pose_as, raw_results,
                            reference_file)
 
@@ -125,7 +125,7 @@ def test_two_releases_order_and_headline(tmp_path):
 
 
 def test_published_site_has_the_release_view_linked():
-    html_dir = os.path.join(ROOT, "html")
+    html_dir = committed("html")
     with open(os.path.join(html_dir, "index.html")) as f:
         assert f.read().count('href="dsib/releases.html"') == 1
     data = _written_data(html_dir)

@@ -9,9 +9,9 @@ import asv
 
 from dsib.site import link_from_asv_index, use_vendored_libraries
 
-from .conftest import ROOT
+from .conftest import committed
 
-HTML = os.path.join(ROOT, "html")
+HTML = committed("html")
 
 
 class _Links(HTMLParser):
