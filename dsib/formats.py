@@ -178,8 +178,12 @@ class _KeptOpen(io.BytesIO):
 
 
 def _fastparquet_write(frame):
+    import fastparquet
+
     buf = _KeptOpen()
-    frame.to_parquet(buf, engine="fastparquet")
+    # fastparquet's own API, as pandas' engine="fastparquet" called it (snappy is pandas' default
+    # compression): pandas 3 deprecates that engine.
+    fastparquet.write(buf, frame, compression="snappy")
     return buf.getvalue()
 
 
@@ -190,10 +194,11 @@ def _needs_fastparquet_into_memory():
 
 
 def _fastparquet_read(source, datetimes=(), categoricals=(), texts=()):
-    import pandas as pd
+    import fastparquet
 
     with _buffer(source) as f:
-        return _categorize(pd.read_parquet(f, engine="fastparquet"), categoricals)
+        # pandas_nulls=False: plain numpy dtypes, as pandas' engine="fastparquet" asked for.
+        return _categorize(fastparquet.ParquetFile(f, pandas_nulls=False).to_pandas(), categoricals)
 
 
 # --- Feather v2 and Arrow IPC --------------------------------------------------------
@@ -371,7 +376,7 @@ def _hdf_writer(layout):
             frame = _to_text(frame)  # "fixed" stores no categoricals
         # An in-memory HDF5 file (the CORE driver without a backing store), so no disk is timed.
         with pd.HDFStore("dsib-write.h5", mode="w", driver="H5FD_CORE", driver_core_backing_store=0) as store:
-            store.put("frame", frame, format=layout)
+            store.put("frame", frame, format=layout, **compat.hdf_put_kwargs())
             return store._handle.get_file_image()
     return write
 
@@ -417,8 +422,14 @@ def _json_reader(orient):
         import pandas as pd
 
         dtype = _text_dtypes(categoricals, texts) if categoricals or texts else True
+        named_dates = {"convert_dates": list(datetimes)} if compat.read_json_parses_named_dates() else {}
         with _buffer(source) as f:
-            frame = pd.read_json(f, orient=orient, convert_dates=list(datetimes), precise_float=True, dtype=dtype)
+            frame = pd.read_json(f, orient=orient, precise_float=True, dtype=dtype, **named_dates)
+        if not named_dates:
+            # What pandas >= 3.1 asks for instead: the date columns parsed after reading (those
+            # its default date detection has not parsed already, such as TSBS' "timestamp").
+            frame = frame.assign(**dict((c, pd.to_datetime(frame[c])) for c in datetimes
+                                        if frame[c].dtype.kind != "M"))
         return _categorize(frame, categoricals)
     return read
 
@@ -574,7 +585,7 @@ FORMATS = OrderedDict((f.name, f) for f in [
            description="pyarrow, compression='zstd'"),
     Format("fastparquet", "Parquet (fastparquet)", ".parquet", _fastparquet_write, _fastparquet_read,
            requires=("pandas", "fastparquet"), available=_needs_fastparquet_into_memory, family="parquet",
-           description="pandas engine='fastparquet', default options"),
+           description="fastparquet.write (snappy) / ParquetFile.to_pandas, as pandas' engine='fastparquet'"),
     Format("feather", "Feather v2", ".feather", _feather_write, _feather_read,
            requires=("pandas", "pyarrow", "pyarrow.feather"), available=_needs_feather_v2, family="arrow",
            description="DataFrame.to_feather (lz4) / pyarrow.feather.read_table"),

@@ -1,10 +1,17 @@
-"""``make noise``: the noise floor of ``make compare``, measured by A/A comparisons.
+"""``make noise``: the noise floor of ``make compare``, and the changes it catches, measured.
 
-A throwaway clone gets one commit that changes nothing but a comment in an installed module;
-``asv continuous`` then compares it with its parent, exactly as ``make compare`` would, several
-times. Every case it flags is a false alarm. The record (``noise/<machine>-<profile>.json``)
-keeps each run's flags and each cell's A/A ratio and relative spread, (q75 - q25) / median,
-from which the README's and the site's noise tables are made.
+A throwaway clone gets one commit on top of HEAD; ``asv continuous`` then compares it with its
+parent, exactly as ``make compare`` would, several times.
+
+- A/A (the default): the commit changes nothing but a comment in an installed module. Every
+  case it flags is a false alarm.
+- With ``slowdown`` (``make noise SLOWDOWN="csv.write=1.25 parquet.read=1.30"``): the commit
+  makes those adapters slower by those factors (``slowdown_source``). The record then says, per
+  run, which of the cases that call them were flagged and which were missed: the sensitivity of
+  the comparison to a real change of that size, as measured on this machine, misses included.
+
+The record (``noise/<machine>-<profile>[-slowdown].json``) keeps each run's flags and each cell's
+ratio and relative spread, (q75 - q25) / median, from which the README's tables are made.
 """
 import datetime
 import json
@@ -27,29 +34,82 @@ def _git(repo, *args):
                    cwd=repo, check=True, stdout=subprocess.DEVNULL)
 
 
-def aa_clone(root, work):
-    """A clone of ``root``'s HEAD plus a commit that differs from it only in a comment."""
+def slowdown_source(slowdown):
+    """Python to append to ``dsib/formats.py`` so that each ``(format, side)`` of ``slowdown``
+    (``{("csv", "write"): 1.25}``; side "read" or "write") takes that many times as long: after
+    each call it spins for the rest of the call's own time times the factor, as a slower codec
+    would. Spinning, not sleeping: a sleep's wake-up latency would add more than asked."""
+    lines = ["", "", "# Injected by dsib.noise: %s." % ", ".join(
+        "%s %ss take %s times as long" % (name, side, factor) for (name, side), factor in sorted(slowdown.items())),
+        "import time as _time", "", "",
+        "def _slower(call, factor):",
+        "    def slowly(*args, **kwargs):",
+        "        start = _time.perf_counter()",
+        "        result = call(*args, **kwargs)",
+        "        until = _time.perf_counter() + (factor - 1) * (_time.perf_counter() - start)",
+        "        while _time.perf_counter() < until:",
+        "            pass",
+        "        return result",
+        "    return slowly", "", ""]
+    for (name, side), factor in sorted(slowdown.items()):
+        if side not in ("read", "write"):
+            raise ValueError("a slowdown's side is read or write, not %r" % side)
+        lines.append("FORMATS[%r].%s = _slower(FORMATS[%r].%s, %r)" % (name, side, name, side, float(factor)))
+    return "\n".join(lines) + "\n"
+
+
+def touches(cell, slowdown):
+    """Whether ``cell`` (``"grid.Read.time_read('nyc_taxi', 'parquet', 'plain')"``) times a call
+    that ``slowdown`` slows: its format is one of them and its method names that side."""
+    method = cell.split("(", 1)[0].rsplit(".", 1)[-1]
+    return any("'%s'" % name in cell and side in method for name, side in slowdown)
+
+
+def parse_slowdown(specs):
+    """``["csv.write=1.25", "parquet.read=1.3"]`` -> ``{("csv", "write"): 1.25, ...}``."""
+    slowdown = {}
+    for spec in specs:
+        try:
+            target, factor = spec.split("=")
+            name, side = target.rsplit(".", 1)
+            slowdown[(name, side)] = float(factor)
+        except ValueError:
+            raise ValueError("a slowdown is FORMAT.read=FACTOR or FORMAT.write=FACTOR, not %r" % spec)
+        if side not in ("read", "write") or slowdown[(name, side)] <= 1:
+            raise ValueError("a slowdown is FORMAT.read=FACTOR or FORMAT.write=FACTOR with FACTOR > 1, not %r" % spec)
+    return slowdown
+
+
+def clone_with_change(root, work, slowdown=None):
+    """A clone of ``root``'s HEAD plus one commit: a comment (A/A), or ``slowdown_source``."""
     repo = os.path.join(work, "repo")
     subprocess.run(["git", "clone", "-q", "--no-hardlinks", root, repo], check=True)
     with open(os.path.join(repo, COMMENT_FILE), "a") as f:
-        f.write(COMMENT)
-    _git(repo, "commit", "-q", "-am", "A/A: a comment, nothing else")
+        f.write(slowdown_source(slowdown) if slowdown else COMMENT)
+    _git(repo, "commit", "-q", "-am", "slower: %s" % sorted(slowdown) if slowdown else "A/A: a comment, nothing else")
     return repo
 
 
+def aa_clone(root, work):
+    """A clone of ``root``'s HEAD plus a commit that differs from it only in a comment."""
+    return clone_with_change(root, work)
+
+
 def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFILE, data_dir=None, work=None,
-            progress=print):
-    """``runs`` A/A comparisons; the record as a dict."""
+            progress=print, slowdown=None):
+    """``runs`` comparisons of HEAD against a child that changes a comment (A/A) or, with
+    ``slowdown``, makes those adapters slower; the record as a dict."""
     from data_prep import get_profile
 
     work = work or tempfile.mkdtemp(prefix="dsib-noise-")
-    repo = aa_clone(root, work)
+    repo = clone_with_change(root, work, slowdown)
     env = dict(os.environ, DSIB_DATA_DIR=os.path.abspath(data_dir or os.path.join(root, "data")))
     record = {"machine": machine, "profile": profile, "rows": get_profile(profile).rows,
               "grid_rows": get_profile(profile).grid_rows, "factor": factor,
               "benchmarks": list(compare.BENCHMARKS), "sampling": dict(compare.SAMPLING),
               "process_env": dict(compare.PROCESS_ENV), "cpu_affinity": compare._last_cpu(),
               "slowdown": SLOWDOWN, "commit": compare.resolve(root, "HEAD"),
+              "injected": sorted([name, side, f] for (name, side), f in (slowdown or {}).items()),
               "date": datetime.date.today().isoformat(), "runs": []}
     for i in range(runs):
         results_dir = os.path.join(work, "results-%d" % (i + 1))
@@ -70,8 +130,9 @@ def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFIL
                                                                               round(after[name], 4)],
                                   "slowdown_flagged": caught.get(name, 0)})
                           for name in verdict["compared"] if name in before and name in after)})
-        progress("A/A run %d of %d: %d cells, %d flagged slower, %d flagged faster, %.1f min" % (
-            i + 1, runs, len(verdict["compared"]), len(verdict["worse"]), len(verdict["better"]), seconds / 60))
+        progress("%s run %d of %d: %d cells, %d flagged slower, %d flagged faster, %.1f min" % (
+            "Slowdown" if slowdown else "A/A", i + 1, runs, len(verdict["compared"]), len(verdict["worse"]),
+            len(verdict["better"]), seconds / 60))
     shutil.rmtree(work, ignore_errors=True)
     return record
 
@@ -141,7 +202,38 @@ def per_case(record):
             for name, r in sorted(rows.items())]
 
 
+def _injected(record):
+    return dict(((name, side), factor) for name, side, factor in record.get("injected") or [])
+
+
 def markdown(record):
+    """The README's table of a record: per case for A/A, per slowed cell for a slowdown."""
+    return slowdown_markdown(record) if _injected(record) else aa_markdown(record)
+
+
+def slowdown_markdown(record):
+    runs, slowdown = record["runs"], _injected(record)
+    cells = sorted(set(c for r in runs for c in r["cells"] if touches(c, slowdown)))
+    caught = [sum(c in r["worse"] for c in cells) for r in runs]
+    stray = [len([c for c in r["worse"] + r["better"] if not touches(c, slowdown)]) for r in runs]
+    lines = ["Slowdown at factor %.2f, profile `%s`, machine `%s` (%s), commit `%s`: %s. In %d runs the %d cases that "
+             "call them were flagged slower %s times; other cases flagged: %s; a run took %s min." % (
+                 record["factor"], record["profile"], record["machine"], record["date"], record["commit"][:8],
+                 ", ".join("%s %ss %d %% slower" % (name, side, round(100 * (f - 1)))
+                           for (name, side), f in sorted(slowdown.items())),
+                 len(runs), len(cells), " + ".join("%d/%d" % (c, len(cells)) for c in caught),
+                 " + ".join(map(str, stray)), "/".join("%.1f" % (r["seconds"] / 60) for r in runs)), "",
+             "| slowed case | " + " | ".join("run %d: ratio" % (i + 1) for i in range(len(runs))) + " | flagged |",
+             "| --- | " + " | ".join("---:" for _ in runs) + " | ---: |"]
+    for cell in cells:
+        ratios = ["%.3f%s" % (r["cells"][cell]["ratio"], "" if cell in r["worse"] else " (missed)")
+                  if cell in r["cells"] else "n/a" for r in runs]
+        lines.append("| `%s` | %s | %d of %d |" % (cell, " | ".join(ratios), sum(cell in r["worse"] for r in runs),
+                                                 len(runs)))
+    return "\n".join(lines)
+
+
+def aa_markdown(record):
     runs = record["runs"]
     flagged = [len(r["worse"]) + len(r["better"]) for r in runs]
     caught = [c["slowdown_flagged"] for r in runs for c in r["cells"].values()]

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 
 import pytest
 
@@ -14,8 +15,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # asv environments of the tests: kept between local runs (building one takes a minute); CI starts without.
 ENV_DIR = os.path.join(ROOT, ".asv", "env-test")
 GIT = ["git", "-c", "user.name=dsib test", "-c", "user.email=test@dsib.invalid"]
-# The published artefacts that the tests check as committed; `make bench` rewrites the working
-# tree's copies (benchmark versions, this machine's site), so the tests read HEAD's.
+# The published artefacts that the tests check as committed. `make record` rewrites the working
+# tree's copies on purpose (new results, a republished site) before they are committed, so the
+# tests read HEAD's.
 COMMITTED = ("results", "html")
 
 
@@ -74,3 +76,31 @@ def snapshot_working_tree(repo):
     subprocess.run(["git", "init", "-q", "-b", "main", repo], check=True)
     subprocess.run(GIT + ["add", "-A"], cwd=repo, check=True)
     subprocess.run(GIT + ["commit", "-q", "-m", "snapshot"], cwd=repo, check=True)
+
+
+# asv prints "[ 12.50%] ··· grid.Read.time_read   ok" as it goes.
+_ASV_PROGRESS = ("[", "·")
+
+
+def run_with_progress(command, cwd, env, request, label, every=30.0):
+    """Run ``command`` to completion, its output kept (stdout and stderr together) and returned in
+    a CompletedProcess; meanwhile, one line of its latest progress every ``every`` seconds goes to
+    pytest's terminal, so that a run of several minutes is not silent."""
+    reporter = request.config.pluginmanager.getplugin("terminalreporter")
+    say = reporter.write_line if reporter is not None else (lambda line: None)
+    say("")
+    say("[%s] started: %s" % (label, " ".join(command)))
+    start = last_said = time.time()
+    lines, latest = [], None
+    proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            universal_newlines=True, errors="replace")
+    for line in proc.stdout:
+        lines.append(line)
+        if line.lstrip().startswith(_ASV_PROGRESS) or line.startswith(("make", ".venv")):
+            latest = line.strip()
+        if latest and time.time() - last_said >= every:
+            say("[%s] %3.0f s: %s" % (label, time.time() - start, latest[:150]))
+            last_said, latest = time.time(), None
+    returncode = proc.wait()
+    say("[%s] finished in %.0f s with exit status %d" % (label, time.time() - start, returncode))
+    return subprocess.CompletedProcess(command, returncode, "".join(lines))

@@ -1,4 +1,5 @@
-"""The whole suite through real asv at `tiny`: run, publish, report.
+"""The README's `make bench` at `tiny`, for real: asv runs the whole suite, publishes the site,
+prints the table, and leaves every committed file as it was.
 
 The working tree is snapshotted into a throwaway git repository, because asv
 builds and installs the package from a commit: this tests the code as it is
@@ -14,9 +15,8 @@ import sys
 
 import pytest
 
-from dsib.__main__ import derive_config
 
-from .conftest import ENV_DIR, ROOT, snapshot_working_tree
+from .conftest import ENV_DIR, ROOT, committed, run_with_progress, snapshot_working_tree
 
 MACHINE = "dsib-test"
 EXPECTED = {
@@ -69,29 +69,30 @@ def _run(args, cwd, env):
     return proc
 
 
+def _git_status(repo):
+    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo, check=True,
+                          stdout=subprocess.PIPE, universal_newlines=True).stdout
+
+
 @pytest.fixture(scope="module")
-def asv_tiny(tiny_data_dir, tmp_path_factory):
-    work = str(tmp_path_factory.mktemp("asv"))
+def asv_tiny(tiny_data_dir, tmp_path_factory, request):
+    """The README's `make bench`, at `tiny`, in a fresh repository holding this working tree: its
+    own .venv, asv's environment shared with the other tests, the tiny data of the session."""
+    work = str(tmp_path_factory.mktemp("bench"))
     repo = os.path.join(work, "repo")
     snapshot_working_tree(repo)
-    with open(os.path.join(ROOT, "asv.conf.json")) as f:
-        conf = derive_config(json.load(f), profile="tiny", results_dir=os.path.join(work, "results"),
-                             html_dir=os.path.join(work, "html"), env_dir=ENV_DIR, envs="newest")
-    config = os.path.join(repo, ".asv-test.conf.json")  # beside the plugin: asv imports it from here
-    with open(config, "w") as f:
-        json.dump(conf, f)
     env = dict(os.environ, DSIB_DATA_DIR=tiny_data_dir)
-    asv = [sys.executable, "-m", "asv"]
-    subprocess.run([sys.executable, "-m", "dsib", "machine", MACHINE], cwd=ROOT, check=True, env=env)
-    run = _run(asv + ["run", "--config", config, "--machine", MACHINE, "--quick", "--show-stderr", "HEAD^!"],
-               repo, env)
-    return {"work": work, "repo": repo, "config": config, "env": env, "asv": asv, "run": run}
+    env.pop("MAKEFLAGS", None)  # `make test`'s own flags are not the user's
+    run = run_with_progress(["make", "bench", "PROFILE=tiny", "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR],
+                            repo, env, request, "make bench PROFILE=tiny")
+    return {"work": work, "repo": repo, "env": env, "run": run, "results": os.path.join(repo, "build", "results"),
+            "html": os.path.join(repo, "build", "html"), "asv": [sys.executable, "-m", "asv"]}
 
 
 def _results(asv_tiny):
     from asv.results import iter_results_for_machine
 
-    return list(iter_results_for_machine(os.path.join(asv_tiny["work"], "results"), MACHINE))
+    return list(iter_results_for_machine(asv_tiny["results"], MACHINE))
 
 
 def test_asv_runs_every_benchmark_without_failure(asv_tiny):
@@ -103,7 +104,7 @@ def test_asv_runs_every_benchmark_without_failure(asv_tiny):
     assert "DSIB_PROFILEtiny" in res.env_name, "the profile is part of the series"
     assert EXPECTED <= set(res.get_all_result_keys())
     assert pagecache.eviction_supported(asv_tiny["work"])[0], "cold reads would skip here"
-    with open(os.path.join(asv_tiny["work"], "results", "benchmarks.json")) as f:
+    with open(os.path.join(asv_tiny["results"], "benchmarks.json")) as f:
         names = dict((k, v["param_names"]) for k, v in json.load(f).items() if isinstance(v, dict))
     ran = skipped = 0
     for key in res.get_all_result_keys():
@@ -121,22 +122,28 @@ def test_asv_runs_every_benchmark_without_failure(asv_tiny):
     assert ran > 1000 and skipped < ran / 5
 
 
-def test_asv_publish_builds_the_site(asv_tiny):
-    publish = _run(asv_tiny["asv"] + ["publish", "--config", asv_tiny["config"]], asv_tiny["repo"],
-                   asv_tiny["env"])
-    assert publish.returncode == 0, publish.stdout
-    html = os.path.join(asv_tiny["work"], "html")
-    assert os.path.exists(os.path.join(html, "index.html"))
+def test_make_bench_publishes_the_site_of_its_run_beside_the_committed_history(asv_tiny):
+    html = asv_tiny["html"]
+    assert os.path.exists(os.path.join(html, "index.html")), asv_tiny["run"].stdout[-3000:]
     with open(os.path.join(html, "index.json")) as f:
         index = json.load(f)
     assert EXPECTED <= set(index["benchmarks"])
     graphs = glob.glob(os.path.join(html, "graphs", "**", "file_formats.Read.time_read.json"), recursive=True)
     assert any("DSIB_PROFILE-tiny" in g for g in graphs), graphs
+    committed_machines = set(os.listdir(committed("results"))) - {"benchmarks.json"}
+    assert committed_machines and committed_machines | {MACHINE} <= set(index["machines"]), index["machines"]
+
+
+def test_make_bench_leaves_every_committed_file_alone(asv_tiny):
+    """Its results and site go to build/ (ignored): no committed file is deleted or changed, and
+    nothing new appears outside the ignored directories."""
+    assert asv_tiny["run"].returncode == 0, asv_tiny["run"].stdout[-3000:]
+    assert _git_status(asv_tiny["repo"]) == ""
 
 
 def test_comparison_table_from_the_run(asv_tiny):
-    table = _run([sys.executable, "-m", "dsib", "table", "--results-dir",
-                  os.path.join(asv_tiny["work"], "results"), "--with-2019"], ROOT, asv_tiny["env"])
+    table = _run([sys.executable, "-m", "dsib", "table", "--results-dir", asv_tiny["results"], "--machine", MACHINE,
+                  "--with-2019"], ROOT, asv_tiny["env"])
     assert table.returncode == 0, table.stdout
     rows = [line for line in table.stdout.splitlines() if line.startswith("| ") and "Benchmark" not in line]
     assert [r.split("|")[1].strip() for r in rows] == [
@@ -144,12 +151,13 @@ def test_comparison_table_from_the_run(asv_tiny):
         "3c WRITE with cat"]
     for row in rows:
         assert "failed" not in row and "skipped" not in row and "n/a" not in row, row
+        assert row in asv_tiny["run"].stdout, "make bench printed the same table"
     assert "profile `tiny` (10,000 rows per month)" in table.stdout
 
 
 def test_every_format_report_has_a_value_in_every_case_that_makes_sense(asv_tiny):
-    report = _run([sys.executable, "-m", "dsib", "report", "--results-dir",
-                   os.path.join(asv_tiny["work"], "results")], ROOT, asv_tiny["env"])
+    report = _run([sys.executable, "-m", "dsib", "report", "--results-dir", asv_tiny["results"], "--machine",
+                   MACHINE], ROOT, asv_tiny["env"])
     assert report.returncode == 0, report.stdout
     tables = [t for t in report.stdout.split("\n\n") if t.startswith("| ")]
     assert len(tables) == 9, "three datasets x three variants"
@@ -161,13 +169,11 @@ def test_every_format_report_has_a_value_in_every_case_that_makes_sense(asv_tiny
 
 
 def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
-    html = os.path.join(asv_tiny["work"], "html")
-    if not os.path.exists(os.path.join(html, "index.html")):
-        test_asv_publish_builds_the_site(asv_tiny)
-    for _ in range(2):  # the link is added once, however often the page is rebuilt
-        site = _run([sys.executable, "-m", "dsib", "site", "--results-dir", os.path.join(asv_tiny["work"], "results"),
-                     "--html-dir", html], ROOT, asv_tiny["env"])
-        assert site.returncode == 0, site.stdout
+    html = asv_tiny["html"]
+    # make bench built the page once; the link is added once, however often the page is rebuilt
+    site = _run([sys.executable, "-m", "dsib", "site", "--results-dir", asv_tiny["results"], "--machine", MACHINE,
+                 "--html-dir", html], ROOT, asv_tiny["env"])
+    assert site.returncode == 0, site.stdout
     with open(os.path.join(html, "index.html")) as f:
         assert f.read().count('href="dsib/index.html"') == 1
     with open(os.path.join(html, "dsib", "index.html")) as f:
@@ -176,3 +182,19 @@ def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
         assert "<h2" in page and heading in page
     assert page.count("<table>") == 1 + 9 + 1
     assert "<script" not in page and "http" not in page.replace("http-equiv", "")
+
+
+def test_make_record_is_the_deliberate_way_into_the_committed_history(asv_tiny):
+    """Runs last: it changes the repository on purpose. The run's results join results/, under
+    its machine, and html/ is republished from results/; nothing committed is deleted from results/."""
+    record = _run(["make", "record", "MACHINE=" + MACHINE], asv_tiny["repo"], asv_tiny["env"])
+    assert record.returncode == 0, record.stdout[-3000:]
+    changes = [(line[:2], line[3:]) for line in _git_status(asv_tiny["repo"]).splitlines()]
+    (res,) = _results(asv_tiny)
+    added = "results/%s/%s-%s.json" % (MACHINE, res.commit_hash[:8], res.env_name)
+    assert ("??", added) in changes and ("??", "results/%s/machine.json" % MACHINE) in changes, changes
+    assert (" M", "results/benchmarks.json") in changes, changes
+    assert not [path for status, path in changes if path.startswith("results/") and "D" in status], changes
+    assert any(path.startswith("html/") for _, path in changes), "html/ was republished from results/"
+    again = _run(["make", "record", "MACHINE=" + MACHINE], asv_tiny["repo"], asv_tiny["env"])
+    assert again.returncode == 0 and "nothing to record" in again.stdout, again.stdout[-2000:]

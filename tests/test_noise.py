@@ -3,6 +3,8 @@ import glob
 import os
 import subprocess
 
+import pytest
+
 from dsib import compare, noise
 
 from .conftest import ROOT
@@ -59,3 +61,40 @@ def test_the_readme_shows_each_committed_noise_record():
         record = noise.load(path)
         assert len(record["runs"]) >= 3 and record["benchmarks"] == list(compare.BENCHMARKS)
         assert record["sampling"] == dict(compare.SAMPLING), "the record is of another sampling than make compare's"
+
+
+def test_a_slowdown_commit_wraps_exactly_the_named_adapters_and_keeps_their_results():
+    import copy
+
+    import pandas as pd
+
+    from dsib.formats import FORMATS
+
+    slowdown = {("csv", "write"): 1.25, ("parquet", "read"): 1.3}
+    formats = dict((name, copy.copy(fmt)) for name, fmt in FORMATS.items())
+    exec(noise.slowdown_source(slowdown), {"FORMATS": formats})
+    changed = sorted((name, side) for name in formats for side in ("read", "write")
+                     if getattr(formats[name], side) is not getattr(FORMATS[name], side))
+    assert changed == sorted(slowdown)
+    frame = pd.DataFrame({"a": [1, 2, 3], "b": [0.5, 1.5, None]})
+    assert formats["csv"].write(frame) == FORMATS["csv"].write(frame)
+    payload = FORMATS["parquet"].write(frame)
+    pd.testing.assert_frame_equal(formats["parquet"].read(payload), FORMATS["parquet"].read(payload))
+
+
+def test_touches_names_the_cells_that_call_a_slowed_adapter():
+    slowdown = {("csv", "write"): 1.25, ("parquet", "read"): 1.3}
+    assert noise.touches("grid.Write.time_write('nyc_taxi', 'csv', 'str')", slowdown)
+    assert noise.touches("grid.Read.time_read('nyc_taxi', 'parquet', 'cat')", slowdown)
+    assert noise.touches("file_formats.ContinuousRead.time_continuous_read('parquet')", slowdown)
+    assert not noise.touches("grid.Read.time_read('nyc_taxi', 'csv', 'str')", slowdown)
+    assert not noise.touches("grid.Write.time_write('nyc_taxi', 'parquet', 'str')", slowdown)
+    assert not noise.touches("grid.Read.time_read('nyc_taxi', 'parquet-zstd', 'cat')", slowdown)
+
+
+def test_a_slowdown_is_named_format_side_and_factor():
+    assert noise.parse_slowdown(["csv.write=1.25", "parquet-zstd.read=2"]) == {
+        ("csv", "write"): 1.25, ("parquet-zstd", "read"): 2.0}
+    for bad in ("csv=1.25", "csv.append=1.25", "csv.write=0.9", "csv.write"):
+        with pytest.raises(ValueError):
+            noise.parse_slowdown([bad])

@@ -72,13 +72,13 @@ def test_pull_requests_with_the_label_run_make_compare_into_the_job_summary():
     assert checkout["with"]["fetch-depth"] == 0, "asv builds the base commit: the history must be there"
 
 
-def test_pushes_to_main_run_make_bench_and_deploy_html_to_pages():
+def test_pushes_to_main_run_make_bench_and_deploy_its_site_to_pages():
     doc = _workflows()["publish.yml"]
     assert doc["on"]["push"]["branches"] == ["main"]
     assert _run_steps(doc) == ["make bench MACHINE=github-actions"]
     steps = [s.get("uses", "") for job in doc["jobs"].values() for s in job["steps"]]
     upload = [s for s in doc["jobs"]["bench"]["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact")]
-    assert upload and upload[0]["with"]["path"] == "html"
+    assert upload and upload[0]["with"]["path"] == "build/html", "the site make bench publishes"
     assert any(u.startswith("actions/deploy-pages") for u in steps)
     assert doc["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
 

@@ -1,0 +1,96 @@
+"""Where a run writes: this clone's own results and site, apart from the committed history.
+
+``make bench`` must never change a committed file: asv rewrites ``benchmarks.json`` with the
+current benchmark versions, and ``asv publish`` drops every series whose version is gone, so
+running the suite into ``results/`` and publishing into ``html/`` deleted committed history
+from the working tree. A run therefore writes into ``build/results`` and ``build/html``
+(ignored by git). ``build/results`` starts as a copy of the committed results, so the local
+site shows this machine beside the history and ``asv run --skip-existing`` knows what the
+history already holds. ``make record`` is the one deliberate way back into ``results/``.
+"""
+import filecmp
+import os
+import shutil
+
+BENCHMARKS_JSON = "benchmarks.json"
+MACHINE_JSON = "machine.json"
+# What makes two machines' timings incomparable; ram and os are left out because they drift by a
+# few kB and a kernel build between boots of the same hardware.
+HARDWARE_KEYS = ("arch", "cpu", "num_cpu")
+
+
+def _load_json(path):
+    import json
+
+    with open(path) as f:
+        return json.load(f)
+
+
+def other_hardware(a, b):
+    """Whether two asv machine.json dicts describe different hardware."""
+    return any(str(a.get(k)) != str(b.get(k)) for k in HARDWARE_KEYS)
+
+
+def _copy_atomic(source, target):
+    directory = os.path.dirname(target)
+    if not os.path.isdir(directory):
+        os.makedirs(directory)
+    tmp = "%s.tmp-%d" % (target, os.getpid())
+    shutil.copy2(source, tmp)
+    os.replace(tmp, target)
+
+
+def seed(committed, local):
+    """Copy every committed results file that ``local`` lacks; never overwrite one it has (a
+    local run's ``benchmarks.json`` and results are newer than the history's). Returns the
+    number of files copied."""
+    copied = 0
+    for directory, _, files in os.walk(committed):
+        for name in files:
+            source = os.path.join(directory, name)
+            target = os.path.join(local, os.path.relpath(source, committed))
+            if not os.path.exists(target):
+                _copy_atomic(source, target)
+                copied += 1
+    if not os.path.isdir(local):
+        os.makedirs(local)
+    return copied
+
+
+def _differs(source, target):
+    return not os.path.exists(target) or not filecmp.cmp(source, target, shallow=False)
+
+
+def to_record(local, committed, machine):
+    """(source, target) pairs that ``record`` would copy: ``machine``'s result files that are new
+    or changed, and ``benchmarks.json`` (the versions those results were taken at)."""
+    machine_dir = os.path.join(local, machine)
+    if not os.path.isdir(machine_dir):
+        raise LookupError("no results of machine %r in %s: run `make bench MACHINE=%s` first"
+                          % (machine, local, machine))
+    local_machine, committed_machine = (os.path.join(d, machine, MACHINE_JSON) for d in (local, committed))
+    if os.path.exists(local_machine) and os.path.exists(committed_machine):
+        taken, known = _load_json(local_machine), _load_json(committed_machine)
+        if other_hardware(taken, known):
+            raise ValueError("%s records %s cpus of %s; the committed %s records %s cpus of %s: timings from "
+                             "different hardware must not share a series (run under another MACHINE name)" % (
+                                 local_machine, taken.get("num_cpu"), taken.get("cpu"), committed_machine,
+                                 known.get("num_cpu"), known.get("cpu")))
+    pairs = []
+    for name in sorted(os.listdir(machine_dir)):
+        if name.endswith(".json"):
+            source, target = os.path.join(machine_dir, name), os.path.join(committed, machine, name)
+            if _differs(source, target):
+                pairs.append((source, target))
+    source, target = os.path.join(local, BENCHMARKS_JSON), os.path.join(committed, BENCHMARKS_JSON)
+    if pairs and os.path.exists(source) and _differs(source, target):
+        pairs.append((source, target))
+    return pairs
+
+
+def record(local, committed, machine):
+    """Copy ``to_record``'s pairs into the committed history; returns them."""
+    pairs = to_record(local, committed, machine)
+    for source, target in pairs:
+        _copy_atomic(source, target)
+    return pairs
