@@ -92,15 +92,15 @@ def run_with_progress(command, cwd, env, request, label, every=30.0):
     say("[%s] started: %s" % (label, " ".join(command)))
     start = last_said = time.time()
     lines, latest = [], None
-    proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            universal_newlines=True, errors="replace")
-    for line in proc.stdout:
-        lines.append(line)
-        if line.lstrip().startswith(_ASV_PROGRESS) or line.startswith(("make", ".venv")):
-            latest = line.strip()
-        if latest and time.time() - last_said >= every:
-            say("[%s] %3.0f s: %s" % (label, time.time() - start, latest[:150]))
-            last_said, latest = time.time(), None
-    returncode = proc.wait()
+    with subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, errors="replace") as proc:
+        for line in proc.stdout:
+            lines.append(line)
+            if line.lstrip().startswith(_ASV_PROGRESS) or line.startswith(("make", ".venv")):
+                latest = line.strip()
+            if latest and time.time() - last_said >= every:
+                say("[%s] %3.0f s: %s" % (label, time.time() - start, latest[:150]))
+                last_said, latest = time.time(), None
+    returncode = proc.returncode
     say("[%s] finished in %.0f s with exit status %d" % (label, time.time() - start, returncode))
     return subprocess.CompletedProcess(command, returncode, "".join(lines))

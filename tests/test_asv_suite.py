@@ -187,7 +187,7 @@ def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
 def test_make_record_is_the_deliberate_way_into_the_committed_history(asv_tiny):
     """Runs last: it changes the repository on purpose. The run's results join results/, under
     its machine, and html/ is republished from results/; nothing committed is deleted from results/."""
-    record = _run(["make", "record", "MACHINE=" + MACHINE], asv_tiny["repo"], asv_tiny["env"])
+    record = _run(["make", "record", "MACHINE=" + MACHINE, "PROFILE=tiny"], asv_tiny["repo"], asv_tiny["env"])
     assert record.returncode == 0, record.stdout[-3000:]
     changes = [(line[:2], line[3:]) for line in _git_status(asv_tiny["repo"]).splitlines()]
     (res,) = _results(asv_tiny)
@@ -196,5 +196,5 @@ def test_make_record_is_the_deliberate_way_into_the_committed_history(asv_tiny):
     assert (" M", "results/benchmarks.json") in changes, changes
     assert not [path for status, path in changes if path.startswith("results/") and "D" in status], changes
     assert any(path.startswith("html/") for _, path in changes), "html/ was republished from results/"
-    again = _run(["make", "record", "MACHINE=" + MACHINE], asv_tiny["repo"], asv_tiny["env"])
+    again = _run(["make", "record", "MACHINE=" + MACHINE, "PROFILE=tiny"], asv_tiny["repo"], asv_tiny["env"])
     assert again.returncode == 0 and "nothing to record" in again.stdout, again.stdout[-2000:]
