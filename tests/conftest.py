@@ -86,8 +86,13 @@ def run_with_progress(command, cwd, env, request, label, every=30.0):
     """Run ``command`` to completion, its output kept (stdout and stderr together) and returned in
     a CompletedProcess; meanwhile, one line of its latest progress every ``every`` seconds goes to
     pytest's terminal, so that a run of several minutes is not silent."""
-    reporter = request.config.pluginmanager.getplugin("terminalreporter")
-    say = reporter.write_line if reporter is not None else (lambda line: None)
+    plugins = request.config.pluginmanager
+    reporter, capture = plugins.getplugin("terminalreporter"), plugins.getplugin("capturemanager")
+
+    def say(line):
+        if reporter is not None and capture is not None:
+            with capture.global_and_fixture_disabled():  # straight to the terminal, not the test's capture
+                reporter.write_line(line)
     say("")
     say("[%s] started: %s" % (label, " ".join(command)))
     start = last_said = time.time()
