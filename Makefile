@@ -11,7 +11,7 @@ COMMIT ?= HEAD
 # Where asv builds its benchmark environments (the tests share one between their runs).
 ASV_ENV_DIR ?= .asv/env
 # This clone's own results and site, ignored by git: a run never changes the committed results/
-# and html/, which change only through `make record` (see dsib/workspace.py).
+# and html/, which change only through `make record` (see dsib_tools/workspace.py).
 BUILD ?= build
 LOCAL_RESULTS := $(BUILD)/results
 LOCAL_HTML := $(BUILD)/html
@@ -26,7 +26,7 @@ MATRIX_CONF := .asv-matrix-$(PROFILE).conf.json
 .PHONY: bench bench-matrix data workspace run run-matrix site table record publish compare noise test \
 	lint-workflows browser go clean-env FORCE
 
-# dsib itself is not installed here: every tool runs as `python -m dsib` / `python -m data_prep`
+# dsib itself is not installed here: every tool runs as `python -m dsib_tools` / `python -m data_prep`
 # from the checkout, and asv installs dsib into its own environments from each commit.
 $(BIN)/.ready: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -41,16 +41,16 @@ data: $(BIN)/.ready
 	$(BIN)/python -m data_prep prepare --profile $(PROFILE) --if-missing
 
 workspace: $(BIN)/.ready
-	$(BIN)/python -m dsib workspace --committed results --local $(LOCAL_RESULTS)
+	$(BIN)/python -m dsib_tools workspace --committed results --local $(LOCAL_RESULTS)
 
 # `make bench` runs one environment of the matrix: the newest pyarrow and pandas. The configs are
 # rewritten on every call, so that BUILD and ASV_ENV_DIR given on the command line always apply.
 $(ASV_CONF): asv.conf.json $(BIN)/.ready FORCE
-	$(BIN)/python -m dsib config --profile $(PROFILE) --envs newest --results-dir $(LOCAL_RESULTS) \
+	$(BIN)/python -m dsib_tools config --profile $(PROFILE) --envs newest --results-dir $(LOCAL_RESULTS) \
 		--html-dir $(LOCAL_HTML) --env-dir $(ASV_ENV_DIR) -o $@
 
 $(MATRIX_CONF): asv.conf.json $(BIN)/.ready FORCE
-	$(BIN)/python -m dsib config --profile $(PROFILE) --envs all --results-dir $(LOCAL_RESULTS) \
+	$(BIN)/python -m dsib_tools config --profile $(PROFILE) --envs all --results-dir $(LOCAL_RESULTS) \
 		--html-dir $(LOCAL_HTML) --env-dir $(ASV_ENV_DIR) -o $@
 
 FORCE:
@@ -59,41 +59,47 @@ FORCE:
 # until its cases' last round: one round, not two, halves the run and the disk it needs.
 RUN_ATTRIBUTES_full := --attribute rounds=1
 
+# FORMAT=<name> and/or SOURCE=<name>: only those cells run, and only their files are built.
+FORMAT ?=
+SOURCE ?=
+SELECT_FILE := $(BUILD)/select-$(PROFILE).txt
+
 run: workspace $(ASV_CONF)
-	$(BIN)/python -m dsib machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
+	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
+	$(if $(FORMAT)$(SOURCE),$(BIN)/python -m dsib_tools select --format "$(FORMAT)" --source "$(SOURCE)" -o $(SELECT_FILE))
 	$(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr --durations 12 \
-		$(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
+		$(if $(FORMAT)$(SOURCE),-b "$$(cat $(SELECT_FILE))") $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
 ## bench-matrix: the curated release matrix of asv.conf.json (2018 -> today) into build/results.
 ## It resumes: environments whose results this commit already has (here or committed) are skipped.
 bench-matrix: data run-matrix site
 
 run-matrix: workspace $(MATRIX_CONF)
-	$(BIN)/python -m dsib machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
+	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
 	$(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) --skip-existing --show-stderr \
 		$(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
 ## site: asv's dashboard and dsib's pages of build/results, in build/html
 site: $(ASV_CONF)
 	$(BIN)/python -m asv publish --config $(ASV_CONF)
-	$(BIN)/python -m dsib site --results-dir $(LOCAL_RESULTS) --html-dir $(LOCAL_HTML) --machine $(MACHINE) \
+	$(BIN)/python -m dsib_tools site --results-dir $(LOCAL_RESULTS) --html-dir $(LOCAL_HTML) --machine $(MACHINE) \
 		--env DSIB_PROFILE$(PROFILE)
 	@echo "The site of this run: $(LOCAL_HTML)/index.html (python -m asv preview --config $(ASV_CONF))"
 
 table: $(BIN)/.ready
-	$(BIN)/python -m dsib table --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE) \
+	$(BIN)/python -m dsib_tools table --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE) \
 		--with-2019
 
 ## record: the deliberate step into the committed history: copy MACHINE's new results from
 ## build/results into results/, then republish html/ from results/. Review and commit both.
 record: $(BIN)/.ready
-	$(BIN)/python -m dsib record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed results
+	$(BIN)/python -m dsib_tools record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed results
 	$(MAKE) publish
 
 ## publish: html/ from the committed results/ (what `make record` ends with)
 publish: $(BIN)/.ready
 	$(BIN)/python -m asv publish --config asv.conf.json
-	$(BIN)/python -m dsib site --results-dir results --html-dir html --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE)
+	$(BIN)/python -m dsib_tools site --results-dir results --html-dir html --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE)
 
 ## compare: asv continuous BASE..COMMIT (default HEAD~1..HEAD) at the pr profile, within 10 minutes;
 ## it exits non-zero when a case got slower than FACTOR. SUMMARY=<file> appends a Markdown summary.
@@ -102,8 +108,8 @@ FACTOR ?= 1.10
 SUMMARY ?=
 compare: $(BIN)/.ready
 	$(BIN)/python -m data_prep prepare --profile pr --if-missing
-	$(BIN)/python -m dsib machine $(MACHINE)
-	$(BIN)/python -m dsib compare $(BASE) $(COMMIT) --machine $(MACHINE) --factor $(FACTOR) $(if $(SUMMARY),--summary "$(SUMMARY)")
+	$(BIN)/python -m dsib_tools machine $(MACHINE)
+	$(BIN)/python -m dsib_tools compare $(BASE) $(COMMIT) --machine $(MACHINE) --factor $(FACTOR) $(if $(SUMMARY),--summary "$(SUMMARY)")
 
 ## noise: RUNS A/A comparisons of `make compare` (a comment-only commit against its parent)
 ## at NOISE_PROFILE, recorded in noise/<machine>-<profile>.json; with SLOWDOWN="csv.write=1.25 ...",
@@ -113,8 +119,8 @@ NOISE_PROFILE ?= pr
 SLOWDOWN ?=
 noise: $(BIN)/.ready
 	$(BIN)/python -m data_prep prepare --profile $(NOISE_PROFILE) --if-missing
-	$(BIN)/python -m dsib machine $(MACHINE)
-	$(BIN)/python -m dsib noise --runs $(RUNS) --factor $(FACTOR) --profile $(NOISE_PROFILE) --machine $(MACHINE) \
+	$(BIN)/python -m dsib_tools machine $(MACHINE)
+	$(BIN)/python -m dsib_tools noise --runs $(RUNS) --factor $(FACTOR) --profile $(NOISE_PROFILE) --machine $(MACHINE) \
 		$(if $(SLOWDOWN),--slowdown $(SLOWDOWN)) -o noise/$(MACHINE)-$(NOISE_PROFILE)$(if $(SLOWDOWN),-slowdown).json
 
 ## lint-workflows: actionlint (with shellcheck, from requirements.txt) over .github/workflows
@@ -131,7 +137,7 @@ GO ?= $(or $(shell command -v go),$(wildcard /usr/local/go/bin/go),$(abspath $(V
 go: $(GO)
 
 $(abspath $(VENV))/go/bin/go: $(BIN)/.ready
-	$(BIN)/python -m dsib fetch-go --version $(GO_VERSION) --into $(VENV)/go
+	$(BIN)/python -m dsib_tools fetch-go --version $(GO_VERSION) --into $(VENV)/go
 
 $(BIN)/actionlint: $(BIN)/.ready | go
 	GOBIN=$(abspath $(BIN)) GOFLAGS=-modcacherw $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)

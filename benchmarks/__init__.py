@@ -1,22 +1,35 @@
-"""dsib's asv benchmarks.
+"""dsib's asv suite: one class for each thing it times, parametrized over the registries.
 
-Where the data is and at which scale: ``DSIB_PROFILE`` comes from the asv
-matrix (``env_nobuild``), so it is part of every environment name and results
-at different scales never share a series. ``DSIB_DATA_DIR`` defaults to
+- ``reads``: ``ReadFromBytes`` (the 2019 post's read: bytes in memory), ``ReadFromPageCache`` and
+  ``ReadCold`` (the same reader on the same file, warm and evicted), ``ContinuousRead`` (every
+  partition in turn), ``ProcessBaseline`` (what every ``peakmem_`` includes besides its case);
+- ``writes``: ``WriteToBytes`` and ``WriteMonthToBytes`` (into memory, at two scales that need
+  two samplings), ``WriteDurable`` (a file, fsynced), ``CategorizeThenWrite`` (Rocklin);
+- ``sizes``: ``Sizes`` (bytes on disk, bytes of the frame);
+- ``prepare``: ``Prepare`` (data_prep's generator).
+
+A cell is (source, format, variant): ``dsib.cases`` says which make sense and why the others
+skip, ``dsib.cells`` builds each cell's file the first time a case needs it, checked against
+the frame that was written. Only the operation is timed.
+
+``DSIB_PROFILE`` comes from the asv matrix (``env_nobuild``), so the scale is part of every
+environment name and results at two scales never share a series. ``DSIB_DATA_DIR`` defaults to
 ``data/`` beside this directory, where ``python -m data_prep prepare`` writes.
+
+Each class's ``version`` is ``series(N)``: N changes only by a decision, recorded in
+``benchmarks/series.lock`` (a test fails when the code a class measures changes and the lock
+does not say whether its series continues).
 """
 import functools
 import hashlib
-import inspect
 import os
-import pickle
-import shutil
 import sys
-import sysconfig
 
-from data_prep import PROFILES, get_profile, open_dataset
-from data_prep.store import MANIFEST, dataset_path
-from dsib.formats import get_format
+from data_prep import PROFILES, get_dataset
+from dsib import cases
+from dsib.cells import Cells
+from dsib.formats import FORMATS
+from dsib.registry import installed_versions
 
 
 def _let_finders_be_called_without_target():
@@ -35,157 +48,35 @@ def _let_finders_be_called_without_target():
 
 _let_finders_be_called_without_target()
 
-# asv's forkserver imports this package once and forks a process per benchmark: libraries
-# imported here are not re-imported by every case. Missing ones are the formats' business.
-for _module in ("pandas", "pyarrow", "pyarrow.parquet", "pyarrow.csv", "pyarrow.compute"):
-    try:
-        __import__(_module)
-    except ImportError:
-        pass
+
+def _preload():
+    """asv's forkserver imports this package once and forks a process per case: every library a
+    format needs is imported here, so that no case's process pays for an import (PyTables and
+    fastparquet take 0.1-0.2 s each). Missing ones are the formats' business."""
+    for module in ["pandas", "pyarrow.compute"] + [m for f in FORMATS.values() for n in f.needs
+                                                    for m in (n.package,) + n.modules]:
+        try:
+            __import__(module)
+        except ImportError:
+            pass
+
+
+_preload()
 
 PROFILE = os.environ.get("DSIB_PROFILE", "default")
 DATA_DIR = os.environ.get("DSIB_DATA_DIR") or os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
+VERSIONS = installed_versions(FORMATS.packages())
+CELLS = Cells(PROFILE, DATA_DIR)
+
+# What a case's numbers depend on besides its class, for the series lock (dsib_tools.lock): the
+# adapters and their registry, the version shims, and the data's generator and loader.
+ADAPTERS = ("dsib.formats", "dsib.registry", "dsib.compat")
+DATA = ("data_prep",)
 
 # Long enough for the `full` profile (10.9 M rows a month) on 2 cores.
 FULL_SCALE_TIMEOUT = 3600
-
-
-def open_store(dataset="nyc_taxi", verify=True):
-    """The store of ``dataset`` at this run's profile; a clear DatasetError if it is unusable.
-    ``verify="sizes"`` in setup of classes whose setup_cache verified every checksum this run."""
-    return open_dataset(dataset, PROFILE, DATA_DIR, verify=verify)
-
-
-def verify_stores(*datasets):
-    """A setup_cache body: hash every file of ``datasets`` once per run, before any case runs.
-    Returns the verified names: asv passes a setup_cache's value on only when it is not None."""
-    for dataset in datasets:
-        open_store(dataset)
-    return list(datasets)
-
-
-def grid_rows(dataset):
-    """The grid's rows of ``dataset`` at this run's profile; None when the profile's grid leaves
-    it out (``pr`` compares the taxi frame only, to fit its 10 minutes)."""
-    return get_profile(PROFILE).grid_rows.get(dataset)
-
-
-def outside_grid(dataset):
-    """Why ``dataset`` has no grid cases at this run's profile, or None when it has."""
-    left_out = get_profile(PROFILE).grid_left_out
-    if left_out:
-        return "the %s profile runs no grid: %s" % (PROFILE, left_out)
-    if grid_rows(dataset) is None:
-        return "the %s profile's grid leaves %s out" % (PROFILE, dataset)
-    return None
-
-
-def cache_path(*parts):
-    """A file in the setup_cache directory (asv's working directory for the benchmark run)."""
-    return os.path.abspath("_".join(str(p) for p in parts))
-
-
-# Set by ``make compare`` only. asv runs every setup_cache again in each interleaved round, and
-# at ``pr`` the grid's alone took 25 s of a 119 s commit-round: with this set, a setup_cache's
-# files and value are built once per commit and reused by its later rounds.
-ROUND_CACHE = os.environ.get("DSIB_ROUND_CACHE")
-
-
-def _fingerprint_of_installed_code(name):
-    """What a setup_cache's value depends on besides its own source: the installed dsib and
-    data_prep (asv installs each commit's), every installed distribution, the interpreter, the
-    profile and the data."""
-    import data_prep
-    import dsib
-
-    digest = hashlib.sha256(repr((name, sys.version, PROFILE, os.path.abspath(DATA_DIR))).encode("utf-8"))
-    for package in (dsib, data_prep):
-        root = os.path.dirname(os.path.abspath(package.__file__))
-        for directory, _, files in sorted(os.walk(root)):
-            for filename in sorted(f for f in files if f.endswith(".py")):
-                with open(os.path.join(directory, filename), "rb") as f:
-                    digest.update(filename.encode("utf-8") + f.read())
-    for libdir in sorted(set(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))):
-        if os.path.isdir(libdir):
-            digest.update(repr(sorted(n for n in os.listdir(libdir) if n.endswith(".dist-info"))).encode("utf-8"))
-    for dataset in sorted(PROFILES[PROFILE].rows):
-        manifest = os.path.join(dataset_path(DATA_DIR, dataset, PROFILE), MANIFEST)
-        if os.path.exists(manifest):
-            with open(manifest, "rb") as f:
-                digest.update(f.read())
-    return digest.hexdigest()[:16]
-
-
-def kept_across_rounds(name, build):
-    """``build()``, which writes its files with ``cache_path``; under ``DSIB_ROUND_CACHE``, built
-    once per installed code (see ``_fingerprint_of_installed_code``) and reused after that.
-    The value is saved last, atomically: a directory without it was interrupted and is rebuilt."""
-    if not ROUND_CACHE:
-        return build()
-    directory = os.path.join(ROUND_CACHE, "%s-%s" % (name, _fingerprint_of_installed_code(name)))
-    saved = os.path.join(directory, "value.pickle")
-    if os.path.exists(saved):
-        with open(saved, "rb") as f:
-            return pickle.load(f)
-    shutil.rmtree(directory, ignore_errors=True)
-    os.makedirs(directory)
-    here = os.getcwd()
-    os.chdir(directory)
-    try:
-        value = build()
-    finally:
-        os.chdir(here)
-    with open(saved + ".partial", "wb") as f:
-        pickle.dump(value, f, pickle.HIGHEST_PROTOCOL)
-    os.rename(saved + ".partial", saved)
-    return value
-
-
-def keep_across_rounds(*classes):
-    """Call at the end of a benchmark module, for the classes that define a ``setup_cache``:
-    wrapped after the fact, so its source, and so the committed series' versions, stay as
-    they were; asv finds the original's line (its cache key) through ``__wrapped__``."""
-    for cls in classes:
-        build = vars(cls)["setup_cache"]
-
-        @functools.wraps(build)
-        def setup_cache(self, _build=build, _name="%s.%s" % (cls.__module__, cls.__name__)):
-            return kept_across_rounds(_name, lambda: _build(self))
-
-        cls.setup_cache = setup_cache
-
-
-def only_inside_grid(dataset, *classes):
-    """For classes whose setup_cache reads ``dataset`` at grid scale without asking
-    ``outside_grid`` (written when every profile ran the taxi grid): outside the grid,
-    setup_cache builds nothing and setup skips. Wrapped after the fact, like
-    ``keep_across_rounds``, so that the committed series keep their versions."""
-    for cls in classes:
-        build, prepare = vars(cls)["setup_cache"], vars(cls)["setup"]
-
-        @functools.wraps(build)
-        def setup_cache(self, _build=build):
-            return {} if outside_grid(dataset) else _build(self)
-
-        @functools.wraps(prepare)
-        def setup(self, *params, _prepare=prepare):
-            reason = outside_grid(dataset)
-            if reason:
-                raise NotImplementedError(reason)
-            return _prepare(self, *params)
-
-        cls.setup_cache, cls.setup = setup_cache, setup
-
-
-def ready(name):
-    """The format, warmed up in setup (see ``Format.warm_up``): no import lands in a timing."""
-    fmt = get_format(name)
-    fmt.warm_up()
-    return fmt
-
-
-BENCHMARK_PREFIXES = ("time_", "timeraw_", "peakmem_", "mem_", "track_")
+PARAM_NAMES = ["source", "format", "variant"]
 
 
 def _scale_of_versioned_profiles():
@@ -193,24 +84,58 @@ def _scale_of_versioned_profiles():
                        for p in PROFILES.values() if p.versioned))
 
 
-def version_by_code_and_scale(namespace):
-    """Call at the end of a benchmark module.
+SCALE = hashlib.sha256(_scale_of_versioned_profiles().encode("utf-8")).hexdigest()[:12]
 
-    asv versions a benchmark by the source of its method, setups and setup_cache, and shows
-    only results of the current version. The scale lives in data_prep's profiles, outside
-    that source, so a change of rows alone would continue old series with new numbers. Each
-    benchmark method gets a version of that same source plus every versioned profile's scale
-    (all of them, so that runs at different profiles agree on one benchmarks.json). ``pr``'s
-    results are never kept, so its scale stays out: retuning it keeps the committed series.
-    """
-    scale = _scale_of_versioned_profiles()
-    module = namespace["__name__"]
-    for cls in list(namespace.values()):
-        if not inspect.isclass(cls) or cls.__module__ != module or cls.__name__.startswith("_"):
-            continue
-        setups = [vars(k)[name] for k in cls.__mro__ for name in ("setup", "setup_cache") if name in vars(k)]
-        for name in dir(cls):
-            if name.startswith(BENCHMARK_PREFIXES):
-                method = getattr(cls, name)
-                code = "".join(inspect.getsource(f) for f in [method] + setups)
-                method.version = hashlib.sha256((code + scale).encode("utf-8")).hexdigest()
+
+def series(number):
+    """A class's asv version: its series ``number``, which changes only by a decision (the lock),
+    and the scale of every versioned profile, so that results at two scales never share a
+    series (all of them, so that runs at different profiles agree on one benchmarks.json;
+    ``pr``'s results are never kept, so its scale stays out)."""
+    return "%d.%s" % (number, SCALE)
+
+
+def ready(operation, source, format, variant="plain"):
+    """In ``setup``: the format of a cell that runs, imported and warmed up by one tiny round
+    trip, so that no import or lazy initialisation lands in a timing; asv's skip
+    (``NotImplementedError``) with the reason for a cell that cannot."""
+    reason = cases.skip_reason(operation, source, format, variant, PROFILE, VERSIONS)
+    if reason:
+        raise NotImplementedError(reason)
+    fmt = FORMATS[format]
+    fmt.warm_up()
+    return fmt
+
+
+def hints(source, variant):
+    """What a reader is told, as a user would tell it: datetimes, categoricals, numeric-looking text."""
+    return get_dataset(cases.SOURCES[source].stored).read_hints(variant)
+
+
+def warm(path):
+    """Read ``path`` once, so that its pages are in the page cache."""
+    with open(path, "rb") as f:
+        while f.read(1 << 22):
+            pass
+
+
+def loads_once(setup):
+    """asv runs ``setup`` again before every sample (asv_runner >= 0.3), so that a case that
+    changes its state starts afresh each time. These cases change nothing they set up, so a
+    cell's inputs are loaded once per process, not once per sample."""
+    @functools.wraps(setup)
+    def setup_once(self, *params):
+        if getattr(self, "_loaded_for", None) != params:
+            setup(self, *params)
+            self._loaded_for = params
+    return setup_once
+
+
+class Cell(object):
+    """What every case shares: one call per sample, no warm-up calls (setup's tiny round trip
+    has warmed the format up), and time enough for the `full` profile."""
+
+    number = 1
+    warmup_time = 0
+    timeout = FULL_SCALE_TIMEOUT
+    measures = ADAPTERS + DATA

@@ -4,7 +4,7 @@ A profile fixes the rows of every dataset partition and the seed, so a profile
 name alone identifies the data a result was measured on. The profile reaches
 benchmarks through asv's matrix (``DSIB_PROFILE``), which puts it in every
 environment name, and every profile's scale is part of each benchmark's asv
-version (``benchmarks.version_by_code_and_scale``): results at different scales
+version (``benchmarks.series``): results at different scales
 never share a series, even if a profile's rows change.
 """
 from collections import namedtuple

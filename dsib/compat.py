@@ -46,17 +46,6 @@ def read_csv_datetime_kwargs():
     return {"infer_datetime_format": True} if pandas_version() < (2, 0) else {}
 
 
-def csv_datetime_unit_changes():
-    """pandas 3 parses datetime text to ``datetime64[us]`` where older releases gave ``[ns]``."""
-    return pandas_version() >= (3, 0)
-
-
-def csv_float_parse_is_exact():
-    """Before pandas 3.0, read_csv's default float parsers (``xstrtod``, then ``"high"`` from
-    1.3) can miss the last bit of what to_csv wrote; seen here with pandas 1.3.5 to 2.3.3."""
-    return pandas_version() >= (3, 0)
-
-
 @functools.lru_cache(maxsize=None)
 def hdf_put_kwargs():
     """``track_times=True``, the default of every pandas release so far, said explicitly where

@@ -323,3 +323,42 @@ def eviction_supported(directory):
             os.unlink(probe)
         except OSError:
             pass
+
+
+def _boot_id():
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def eviction_verdict(directory):
+    """:func:`eviction_supported` for ``directory``, probed once per boot and filesystem and
+    kept in a small file there: every cold case asks, and the probe costs a 4 MiB fsync."""
+    import json
+
+    boot = _boot_id()
+    if boot is None:
+        return eviction_supported(directory)
+    record = os.path.join(directory, ".dsib-eviction-%s-%d.json" % (boot, os.stat(directory).st_dev))
+    try:
+        with open(record) as f:
+            kept = json.load(f)
+        return bool(kept["supported"]), kept["how"]
+    except (OSError, ValueError, KeyError):
+        pass
+    supported, how = eviction_supported(directory)
+    tmp = "%s.%d.tmp" % (record, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump({"supported": supported, "how": how}, f)
+    os.replace(tmp, record)
+    return supported, how
+
+
+def require_eviction(directory):
+    """In a cold case's ``setup``: skip, with the reason, where cold reads cannot be proven."""
+    supported, how = eviction_verdict(directory)
+    if not supported:
+        raise NotImplementedError("no cold read here: %s" % how)
+    return how

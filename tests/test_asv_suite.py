@@ -19,48 +19,26 @@ import pytest
 from .conftest import ENV_DIR, ROOT, committed, run_with_progress, snapshot_working_tree
 
 MACHINE = "dsib-test"
-EXPECTED = {
-    "file_formats.Read.time_read", "file_formats.Write.time_write",
-    "file_formats.ContinuousRead.time_continuous_read", "file_formats.ContinuousRead.peakmem_continuous_read",
-    "file_formats.ContinuousRead.track_month_frame", "file_formats.ContinuousRead.peakmem_first_month_only",
-    "file_formats.ContinuousRead.peakmem_baseline", "generation.PrepareMonth.time_prepare_plain_month",
-    "generation.PrepareMonth.time_string_columns",
-    "grid.Read.time_read", "grid.ReadPeakMemory.peakmem_read", "grid.ReadPeakMemory.peakmem_baseline",
-    "grid.ColdRead.time_cold_read", "grid.Sizes.track_file_size", "grid.Sizes.track_frame_size",
-    "grid.Write.time_write", "grid.Write.peakmem_write", "grid.Write.time_write_to_disk",
-    "grid.CategorizeThenWrite.time_categorize_and_write", "grid.ContinuousRead.time_continuous_read",
-    "grid.ContinuousRead.peakmem_continuous_read",
-}
 
 
-def _available(fmt):
-    try:
-        fmt.check_available()
-        return True
-    except NotImplementedError:
-        return False
+def expected_benchmarks():
+    from dsib_tools import suite
+
+    return set(suite.name(cls, m) for cls in suite.classes() for m in suite.methods(cls))
 
 
-def expected_skip(benchmark, params):
+def expected_skip(benchmark, given, versions):
     """Why a cell must skip in this environment, from the registries alone; None if it must run."""
-    from data_prep import get_dataset
-    from dsib.formats import get_format
+    from dsib import cases
+    from dsib.formats import FORMATS
+    from dsib_tools import suite
 
-    given = dict(params)
-    if "format" not in given:
-        return None
-    fmt = get_format(given["format"])
-    if not _available(fmt):
-        return "unavailable"
-    variant = given.get("variant", "cat" if "CategorizeThenWrite" in benchmark else "plain")
-    if variant not in fmt.variants:
-        return "variant"
-    writes = ".Write." in benchmark or "CategorizeThenWrite" in benchmark
-    if writes and not fmt.times_write:
-        return "shared writer"
-    if "CategorizeThenWrite" in benchmark and not get_dataset(given["dataset"]).categorizable():
-        return "no categorizable text"
-    return None
+    cls, given = suite.owner(benchmark), dict(given)
+    operation = getattr(cls, "operation", None)
+    if operation is None:  # the process baseline and the generator
+        return FORMATS[given["format"]].unavailable(versions) if "format" in given else None
+    variant = given.get("variant", "cat" if operation == "categorize_then_write" else "plain")
+    return cases.skip_reason(operation, given["source"], given["format"], variant, "tiny", versions)
 
 
 def _run(args, cwd, env):
@@ -102,7 +80,7 @@ def test_asv_runs_every_benchmark_without_failure(asv_tiny):
     assert run.returncode == 0, run.stdout[-6000:]
     (res,) = _results(asv_tiny)
     assert "DSIB_PROFILEtiny" in res.env_name, "the profile is part of the series"
-    assert EXPECTED <= set(res.get_all_result_keys())
+    assert expected_benchmarks() == set(res.get_all_result_keys())
     assert pagecache.eviction_supported(asv_tiny["work"])[0], "cold reads would skip here"
     with open(os.path.join(asv_tiny["results"], "benchmarks.json")) as f:
         names = dict((k, v["param_names"]) for k, v in json.load(f).items() if isinstance(v, dict))
@@ -116,7 +94,7 @@ def test_asv_runs_every_benchmark_without_failure(asv_tiny):
             given = list(zip(names[key], [c.strip("'") for c in combo]))
             assert value is not None, "%s%s failed: %s" % (key, combo, run.stdout[-4000:])
             is_skip = isinstance(value, float) and math.isnan(value)
-            reason = expected_skip(key, given)
+            reason = expected_skip(key, given, dict((k, v) for k, v in res.params.items() if v))
             assert is_skip == (reason is not None), "%s %s: skipped=%s, expected %s" % (key, combo, is_skip, reason)
             ran, skipped = ran + (not is_skip), skipped + is_skip
     assert ran > 1000 and skipped < ran / 5
@@ -127,8 +105,8 @@ def test_make_bench_publishes_the_site_of_its_run_beside_the_committed_history(a
     assert os.path.exists(os.path.join(html, "index.html")), asv_tiny["run"].stdout[-3000:]
     with open(os.path.join(html, "index.json")) as f:
         index = json.load(f)
-    assert EXPECTED <= set(index["benchmarks"])
-    graphs = glob.glob(os.path.join(html, "graphs", "**", "file_formats.Read.time_read.json"), recursive=True)
+    assert expected_benchmarks() <= set(index["benchmarks"])
+    graphs = glob.glob(os.path.join(html, "graphs", "**", "reads.ReadFromBytes.time_read.json"), recursive=True)
     assert any("DSIB_PROFILE-tiny" in g for g in graphs), graphs
     committed_machines = set(os.listdir(committed("results"))) - {"benchmarks.json"}
     assert committed_machines and committed_machines | {MACHINE} <= set(index["machines"]), index["machines"]
@@ -142,7 +120,7 @@ def test_make_bench_leaves_every_committed_file_alone(asv_tiny):
 
 
 def test_comparison_table_from_the_run(asv_tiny):
-    table = _run([sys.executable, "-m", "dsib", "table", "--results-dir", asv_tiny["results"], "--machine", MACHINE,
+    table = _run([sys.executable, "-m", "dsib_tools", "table", "--results-dir", asv_tiny["results"], "--machine", MACHINE,
                   "--with-2019"], ROOT, asv_tiny["env"])
     assert table.returncode == 0, table.stdout
     rows = [line for line in table.stdout.splitlines() if line.startswith("| ") and "Benchmark" not in line]
@@ -156,7 +134,7 @@ def test_comparison_table_from_the_run(asv_tiny):
 
 
 def test_every_format_report_has_a_value_in_every_case_that_makes_sense(asv_tiny):
-    report = _run([sys.executable, "-m", "dsib", "report", "--results-dir", asv_tiny["results"], "--machine",
+    report = _run([sys.executable, "-m", "dsib_tools", "report", "--results-dir", asv_tiny["results"], "--machine",
                    MACHINE], ROOT, asv_tiny["env"])
     assert report.returncode == 0, report.stdout
     tables = [t for t in report.stdout.split("\n\n") if t.startswith("| ")]
@@ -171,7 +149,7 @@ def test_every_format_report_has_a_value_in_every_case_that_makes_sense(asv_tiny
 def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
     html = asv_tiny["html"]
     # make bench built the page once; the link is added once, however often the page is rebuilt
-    site = _run([sys.executable, "-m", "dsib", "site", "--results-dir", asv_tiny["results"], "--machine", MACHINE,
+    site = _run([sys.executable, "-m", "dsib_tools", "site", "--results-dir", asv_tiny["results"], "--machine", MACHINE,
                  "--html-dir", html], ROOT, asv_tiny["env"])
     assert site.returncode == 0, site.stdout
     with open(os.path.join(html, "index.html")) as f:

@@ -1,250 +1,223 @@
 """The benchmark classes, called the way asv calls them, without asv: fast, and able to fail."""
+import itertools
+import os
+
 import pytest
 
 import benchmarks
-from benchmarks import file_formats
-from dsib.fidelity import FrameMismatch
-from dsib.formats import FORMATS, POST_2019_FORMATS, Format
+from benchmarks import prepare, reads, sizes, writes
+from data_prep import PROFILES, DatasetError, load_frame
+from dsib import pagecache
+from dsib.cells import Cells
+from dsib.fidelity import FrameMismatch, assert_same_frame
+from dsib.formats import FORMATS, POST_2019_FORMATS, Needs
+from dsib_tools import suite
 
 
 @pytest.fixture
 def tiny_run(tiny_data_dir, tmp_path, monkeypatch):
+    """The suite at `tiny`, its cell files in a cache of this test's own."""
     monkeypatch.setattr(benchmarks, "PROFILE", "tiny")
     monkeypatch.setattr(benchmarks, "DATA_DIR", tiny_data_dir)
-    monkeypatch.chdir(tmp_path)  # asv runs setup_cache in a scratch directory
+    cells = Cells("tiny", tiny_data_dir, str(tmp_path / "cache"))
+    for module in (benchmarks, reads, writes, sizes):
+        monkeypatch.setattr(module, "CELLS", cells)
+    monkeypatch.chdir(tmp_path)  # asv runs the cases in a scratch directory
+    return cells
 
 
-def test_read_cases_time_what_was_checked(tiny_run):
-    bench = file_formats.Read()
-    outcomes = bench.setup_cache()
-    assert sorted(outcomes) == sorted((f, v) for f in POST_2019_FORMATS for v in ("plain", "str", "cat"))
-    for (name, variant), outcome in outcomes.items():
+def _built(cells):
+    """(source, format, variant) of every cell file in the cache."""
+    root = os.path.join(cells.cache_dir, cells.profile)
+    found = set()
+    for source in os.listdir(root) if os.path.isdir(root) else ():
+        for fmt in os.listdir(os.path.join(root, source)):
+            if fmt != "_frames":
+                for variant in os.listdir(os.path.join(root, source, fmt)):
+                    found.add((source, fmt, variant))
+    return found
+
+
+def test_read_from_bytes_times_the_bytes_that_were_checked(tiny_run):
+    bench = reads.ReadFromBytes()
+    for fmt, variant in itertools.product(POST_2019_FORMATS, ("plain", "str", "cat")):
+        bench.setup("nyc_taxi_month", fmt, variant)
+        outcome = tiny_run.file("nyc_taxi_month", FORMATS[fmt], variant)
         assert outcome["error"] is None and outcome["skip"] is None
-        bench.setup(outcomes, name, variant)
-        assert isinstance(bench.payload, bytes) and len(bench.payload) == outcome["bytes"]
-        bench.time_read(outcomes, name, variant)
+        with open(outcome["path"], "rb") as f:
+            assert bench.payload == f.read()
+        bench.time_read("nyc_taxi_month", fmt, variant)
 
 
 def test_a_reader_that_drops_a_row_fails_its_case_only(tiny_run, monkeypatch):
-    real = FORMATS["csv"]
-    lossy = Format("csv", "CSV", ".csv", real.write, lambda source, **hints: real.read(source, **hints).iloc[:-1],
-                   requires=real.requires, losses=real.losses)
-    monkeypatch.setitem(FORMATS, "csv", lossy)
-    bench = file_formats.Read()
-    outcomes = bench.setup_cache()
-    bench.setup(outcomes, "parquet", "plain")
+    real = FORMATS["csv"].read
+    monkeypatch.setattr(FORMATS["csv"], "read", lambda source, **hints: real(source, **hints).iloc[:-1])
+    reads.ReadFromBytes().setup("nyc_taxi_month", "parquet", "plain")
     with pytest.raises(FrameMismatch, match="10000 rows became 9999"):
-        bench.setup(outcomes, "csv", "plain")
+        reads.ReadFromBytes().setup("nyc_taxi_month", "csv", "plain")
+    with pytest.raises(FrameMismatch):
+        reads.ReadFromPageCache().setup("nyc_taxi", "csv", "plain")
 
 
-def test_an_unavailable_library_skips(tiny_run, monkeypatch):
-    real = FORMATS["parquet"]
-    missing = Format("parquet", "Parquet", ".parquet", real.write, real.read, requires=("pyarrow_not_here",))
-    monkeypatch.setitem(FORMATS, "parquet", missing)
-    bench = file_formats.Write()
+def test_an_unavailable_library_skips_with_its_reason(tiny_run, monkeypatch):
+    monkeypatch.setattr(FORMATS["parquet"], "needs", (Needs("pyarrow_not_here"),))
     with pytest.raises(NotImplementedError, match="pyarrow_not_here is not installed"):
-        bench.setup(bench.setup_cache(), "parquet", "plain")
-    cont = file_formats.ContinuousRead()
-    cache = cont.setup_cache()
-    with pytest.raises(NotImplementedError):
-        cont.setup(cache, "parquet")
+        writes.WriteMonthToBytes().setup("nyc_taxi_month", "parquet", "plain")
+    with pytest.raises(NotImplementedError, match="pyarrow_not_here"):
+        reads.ContinuousRead().setup("nyc_taxi_month", "parquet")
+    assert not _built(tiny_run), "a skipped cell builds nothing"
 
 
-def test_continuous_read_reads_six_months_from_files(tiny_run):
-    bench = file_formats.ContinuousRead()
-    cache = bench.setup_cache()
-    assert cache["month_frame_bytes"] > 10000 * 19 * 7
-    for name in POST_2019_FORMATS:
-        bench.setup(cache, name)
-        assert len(bench.paths) == 6 and all(p.endswith(FORMATS[name].suffix) for p in bench.paths)
-        bench.time_continuous_read(cache, name)
-        bench.peakmem_first_month_only(cache, name)
-        assert bench.track_month_frame(cache, name) == cache["month_frame_bytes"]
+def test_continuous_read_reads_every_partition_from_files(tiny_run):
+    bench = reads.ContinuousRead()
+    for source in ("nyc_taxi_month", "nyc_taxi"):
+        for name in POST_2019_FORMATS:
+            bench.setup(source, name)
+            assert len(bench.paths) == 6 and all(p.endswith(FORMATS[name].suffix) for p in bench.paths)
+            bench.time_read(source, name)
+            bench.peakmem_first_partition(source, name)
 
 
-def test_write_cases_write_the_variant(tiny_run):
-    bench = file_formats.Write()
-    verified = bench.setup_cache()
-    assert verified == ["nyc_taxi"], "asv passes a setup_cache value on only when it is not None"
-    bench.setup(verified, "csv", "cat")
+def test_month_writes_write_the_variant(tiny_run):
+    bench = writes.WriteMonthToBytes()
+    bench.setup("nyc_taxi_month", "csv", "cat")
     assert str(bench.frame["str"].dtype) == "category"
-    payload = bench.write(bench.frame)
-    assert payload.startswith(b"VendorID,tpep_pickup_datetime,")
+    assert bench.write(bench.frame).startswith(b"VendorID,tpep_pickup_datetime,")
 
 
 def test_a_missing_dataset_fails_with_the_rebuild_command(tiny_run, tmp_path, monkeypatch):
-    monkeypatch.setattr(benchmarks, "DATA_DIR", str(tmp_path / "nowhere"))
-    with pytest.raises(Exception, match="python -m data_prep prepare --dataset nyc_taxi --profile tiny"):
-        file_formats.Read().setup_cache()
+    monkeypatch.setattr(tiny_run, "data_dir", str(tmp_path / "nowhere"))
+    with pytest.raises(DatasetError, match="python -m data_prep prepare --dataset nyc_taxi --profile tiny"):
+        reads.ReadFromBytes().setup("nyc_taxi_month", "parquet", "plain")
 
 
-def test_grid_cold_read_proves_the_file_cold_before_timing(tiny_run, monkeypatch):
-    from benchmarks import grid
-    from dsib import pagecache
-
-    outcomes = grid.ColdRead().setup_cache()
-    bench = grid.ColdRead()
-    bench.setup(outcomes, "rocklin", "parquet", "cat")
+def test_read_cold_proves_the_file_cold_before_timing(tiny_run, monkeypatch):
+    bench = reads.ReadCold()
+    bench.setup("rocklin", "parquet", "cat")
     assert pagecache.resident_fraction(bench.path) == 0.0
-    bench.time_cold_read(outcomes, "rocklin", "parquet", "cat")
+    bench.time_read("rocklin", "parquet", "cat")
     assert pagecache.resident_fraction(bench.path) > 0.5, "the timed read really read the file"
+    warm = reads.ReadFromPageCache()
+    warm.setup("rocklin", "parquet", "cat")
+    assert warm.path == bench.path, "the warm twin reads the same file"
+    assert pagecache.resident_fraction(bench.path) == 1.0
     # Where eviction cannot be shown, the case skips instead of timing a warm read.
     monkeypatch.setattr(pagecache.os, "posix_fadvise", lambda *args: None)
     with pytest.raises(NotImplementedError, match="cannot evict"):
-        bench.setup(outcomes, "rocklin", "parquet", "cat")
+        reads.ReadCold().setup("rocklin", "parquet", "cat")
 
 
-def test_grid_write_to_disk_leaves_the_bytes_on_disk(tiny_run):
-    from benchmarks import grid
+def test_read_cold_skips_where_the_filesystem_cannot_be_shown_cold(tiny_run, monkeypatch):
+    monkeypatch.setattr(pagecache, "eviction_supported", lambda d: (False, "a filesystem with a cache of its own"))
+    monkeypatch.setattr(pagecache, "_boot_id", lambda: None)  # no kept verdict: ask the probe
+    with pytest.raises(NotImplementedError, match="no cold read here: a filesystem with a cache of its own"):
+        reads.ReadCold().setup("rocklin", "parquet", "cat")
 
-    bench = grid.Write()
-    frames = bench.setup_cache()
-    bench.setup(frames, "tsbs_cpu", "feather", "cat")
-    bench.time_write_to_disk(frames, "tsbs_cpu", "feather", "cat")
+
+def test_write_durable_leaves_the_bytes_on_disk(tiny_run):
+    bench = writes.WriteDurable()
+    bench.setup("tsbs_cpu", "feather", "cat")
+    bench.time_write("tsbs_cpu", "feather", "cat")
     with open(bench.path, "rb") as f:
         assert FORMATS["feather"].read(f.read(), categoricals=("hostname",))["hostname"].dtype.name == "category"
     bench.teardown("tsbs_cpu", "feather", "cat")
+    assert not os.path.exists(bench.path)
 
 
-def test_a_corrupt_store_fails_the_write_cases_in_setup_cache(tiny_run, tiny_copy, monkeypatch):
-    import os
-
-    from benchmarks import grid
-    from data_prep import DatasetError
-
-    monkeypatch.setattr(benchmarks, "DATA_DIR", tiny_copy)
+def test_a_corrupt_store_fails_the_cases_that_load_it(tiny_run, tiny_copy, monkeypatch):
+    monkeypatch.setattr(tiny_run, "data_dir", tiny_copy)
     path = os.path.join(tiny_copy, "tiny", "rocklin", "all", "numbers.npy")
     with open(path, "r+b") as f:
         f.seek(-1, os.SEEK_END)
         f.write(b"\xff")
     with pytest.raises(DatasetError, match="corrupt"):
-        grid.Write().setup_cache()
+        writes.WriteToBytes().setup("rocklin", "parquet", "plain")
     os.truncate(path, 100)
+    tiny_run._stores.clear()
     with pytest.raises(DatasetError, match="recorded size"):
-        grid.Write().setup_cache()
+        writes.WriteToBytes().setup("rocklin", "parquet", "plain")
 
 
-def test_grid_writes_start_from_the_frame_in_the_store(tiny_run):
-    from benchmarks import grid
-    from data_prep import load_frame
-    from dsib.fidelity import assert_same_frame
-
-    frames = grid.Write().setup_cache()
-    assert sorted(frames) == sorted((d, v) for d in grid.DATASET_NAMES for v in ("plain", "str", "cat"))
-    for dataset, variant in [("tsbs_cpu", "str"), ("rocklin", "cat"), ("nyc_taxi", "plain")]:
-        bench = grid.Write()
-        bench.setup(frames, dataset, "parquet", variant)
-        expected = load_frame("tiny", variant, data_dir=benchmarks.DATA_DIR, dataset=dataset)
+def test_writes_start_from_the_frame_in_the_store(tiny_run):
+    for source, variant in [("tsbs_cpu", "str"), ("rocklin", "cat"), ("nyc_taxi", "plain")]:
+        bench = writes.WriteToBytes()
+        bench.setup(source, "parquet", variant)
+        expected = load_frame("tiny", variant, data_dir=tiny_run.data_dir, dataset=source)
         assert_same_frame(bench.frame, expected)
-        bench.teardown(frames, dataset, "parquet", variant)
 
 
-def _versions(module):
-    return dict((cls + "." + name, getattr(getattr(module, cls), name).version)
-                for cls in dir(module) if not cls.startswith("_") and isinstance(getattr(module, cls), type)
-                for name in dir(getattr(module, cls)) if name.startswith(benchmarks.BENCHMARK_PREFIXES))
+def test_running_one_formats_cases_builds_only_that_formats_files(tiny_run):
+    """Files are built per cell, when a case first needs one: running every case of one format
+    (what `make bench FORMAT=orc` selects) builds that format's files and no other's."""
+    ran = 0
+    for cls in suite.classes():
+        if "format" not in cls.param_names:
+            continue
+        at = cls.param_names.index("format")
+        for params in itertools.product(*cls.params):
+            if params[at] != "orc":
+                continue
+            try:
+                cls().setup(*params)
+                ran += 1
+            except NotImplementedError:
+                pass
+    built = _built(tiny_run)
+    assert ran > 20 and built and set(fmt for _, fmt, _ in built) == {"orc"}, built
 
 
-def test_a_change_of_scale_starts_new_series(monkeypatch):
-    """asv hides results of another version: a profile's rows are part of every version."""
-    from benchmarks import grid
-    from data_prep import PROFILES
+def test_a_cell_file_is_built_once_and_an_interrupted_build_again(tiny_run, monkeypatch):
+    writes_seen = []
+    real = FORMATS["csv"].write
+    monkeypatch.setattr(FORMATS["csv"], "write", lambda frame: writes_seen.append(1) or real(frame))
+    first = tiny_run.file("nyc_taxi", FORMATS["csv"], "plain")
+    assert tiny_run.file("nyc_taxi", FORMATS["csv"], "plain") == first and len(writes_seen) == 1
+    os.remove(os.path.join(os.path.dirname(first["path"]), "outcome.json"))  # as if interrupted
+    again = tiny_run.file("nyc_taxi", FORMATS["csv"], "plain")
+    assert len(writes_seen) == 2 and again["bytes"] == first["bytes"]
+    other = Cells("pr", tiny_run.data_dir, tiny_run.cache_dir)
+    with pytest.raises(DatasetError):  # another profile is another key (and here, no data)
+        other.file("nyc_taxi", FORMATS["csv"], "plain")
 
-    before = _versions(grid)
-    assert len(before) >= 10 and len(set(before.values())) == len(before), "each benchmark its own series"
-    assert _versions(file_formats)
+
+def test_every_class_declares_its_series_and_every_versioned_scale_is_in_it(monkeypatch):
+    for cls in suite.classes():
+        assert cls.version == benchmarks.series(int(cls.version.split(".")[0])), cls
+    before = benchmarks._scale_of_versioned_profiles()
+    monkeypatch.setitem(PROFILES, "pr", PROFILES["pr"]._replace(grid_rows={"nyc_taxi": 777}))
+    assert benchmarks._scale_of_versioned_profiles() == before, "pr's results are never kept: its scale is out"
     monkeypatch.setitem(PROFILES, "default", PROFILES["default"]._replace(
         grid_rows=dict(PROFILES["default"].grid_rows, nyc_taxi=12345)))
-    benchmarks.version_by_code_and_scale(vars(grid))
-    after = _versions(grid)
-    assert set(after) == set(before) and all(after[k] != before[k] for k in before)
-    monkeypatch.undo()
-    benchmarks.version_by_code_and_scale(vars(grid))
-    assert _versions(grid) == before, "a version depends on the code and the scales only"
+    assert benchmarks._scale_of_versioned_profiles() != before, "a published scale changes every series"
 
 
-def test_retuning_the_pr_profile_keeps_every_series():
-    """pr results live for one asv continuous: its scale stays out of the versions, so tuning
-    it cannot orphan the committed history (versions of tiny/default/full are unchanged by pr)."""
-    from benchmarks import grid
-    from data_prep import PROFILES
-
-    before = _versions(grid)
-    pr = PROFILES["pr"]
-    assert not pr.versioned and all(PROFILES[name].versioned for name in ("tiny", "default", "full"))
-    try:
-        PROFILES["pr"] = pr._replace(grid_rows=dict(pr.grid_rows, nyc_taxi=777))
-        benchmarks.version_by_code_and_scale(vars(grid))
-        assert _versions(grid) == before
-        del PROFILES["pr"]
-        benchmarks.version_by_code_and_scale(vars(grid))
-        assert _versions(grid) == before, "adding pr left the committed versions as they were"
-    finally:
-        PROFILES["pr"] = pr
-        benchmarks.version_by_code_and_scale(vars(grid))
-
-
-def test_under_make_compare_a_setup_cache_is_built_once_per_installed_code(tiny_run, tmp_path, monkeypatch):
-    """asv runs setup_cache again every round; make compare's DSIB_ROUND_CACHE keeps the first
-    round's files and value, keyed by the installed code, and rebuilds an interrupted one."""
-    import os
-
-    cache = tmp_path / "round-cache"
-    cache.mkdir()
-    monkeypatch.setattr(benchmarks, "ROUND_CACHE", str(cache))
-    built = []
-    real = FORMATS["csv"].write
-    monkeypatch.setitem(FORMATS, "csv", Format("csv", "CSV", ".csv", lambda frame: built.append(1) or real(frame),
-                                               FORMATS["csv"].read, requires=FORMATS["csv"].requires,
-                                               losses=FORMATS["csv"].losses))
-    first = file_formats.Read().setup_cache()
-    writes = len(built)
-    assert writes == 3  # the csv file of each variant, written and checked
-    again = file_formats.Read().setup_cache()
-    assert len(built) == writes and again == first
-    path = first[("csv", "plain")]["path"]
-    assert path.startswith(str(cache)) and os.path.getsize(path) == first[("csv", "plain")]["bytes"]
-
-    (directory,) = [cache / name for name in os.listdir(str(cache))]
-    os.remove(str(directory / "value.pickle"))  # an interrupted build: files, no value
-    assert file_formats.Read().setup_cache() == first and len(built) == 2 * writes
-
-    key = benchmarks._fingerprint_of_installed_code("x")
-    monkeypatch.setattr(benchmarks, "PROFILE", "pr")  # another profile (or code, or data): another key
-    assert benchmarks._fingerprint_of_installed_code("x") != key
-
-
-def test_the_round_cache_wrapper_keeps_asvs_cache_key_on_the_original_method():
-    import inspect
-
-    from asv_runner.benchmarks._base import get_setup_cache_key
-
-    lines, _ = inspect.findsource(file_formats)
-    for cls in (file_formats.Read, file_formats.ContinuousRead):
-        module, line = get_setup_cache_key(cls.setup_cache).split(":")
-        assert module == "file_formats" and lines[int(line) - 1].strip() == "def setup_cache(self):", (module, line)
-
-
-def test_the_full_profile_runs_no_grid_and_opens_no_store(tmp_path, monkeypatch):
+def test_the_full_profile_measures_no_grid_and_opens_no_store(tmp_path, monkeypatch):
     """At full the grid's files would take over 440 GB: every grid case skips, saying why,
-    and no grid setup_cache opens a store (there is none at full here) or writes a file."""
-    import itertools
-    import os
-
-    from benchmarks import grid
-
+    and opens no store (there is none at full here) and writes no file."""
     monkeypatch.setattr(benchmarks, "PROFILE", "full")
-    monkeypatch.setattr(benchmarks, "DATA_DIR", str(tmp_path / "no-store"))
+    cells = Cells("full", str(tmp_path / "no-store"), str(tmp_path / "cache"))
+    for module in (benchmarks, reads, writes, sizes):
+        monkeypatch.setattr(module, "CELLS", cells)
     monkeypatch.chdir(tmp_path)
-    classes = (grid.Read, grid.ReadPeakMemory, grid.ColdRead, grid.Sizes, grid.Write, grid.CategorizeThenWrite,
-               grid.ContinuousRead)
-    for cls in classes:
-        bench, reasons = cls(), set()
-        cache = bench.setup_cache()
+    for cls in (reads.ReadFromPageCache, reads.ReadCold, writes.WriteToBytes, writes.WriteDurable,
+                writes.CategorizeThenWrite, sizes.Sizes):
+        reasons = set()
         for params in itertools.product(*cls.params):
             with pytest.raises(NotImplementedError) as skipped:
-                bench.setup(cache, *params)
+                cls().setup(*params)
             reasons.add(str(skipped.value))
-        # Cases that skip everywhere (a format without a variant) keep their own reason.
-        assert "the full profile runs no grid: its files would take over 440 GB; the grid runs at default" in reasons
-    assert os.listdir(str(tmp_path)) == []
+        assert "the full profile measures no grid: its files would take over 440 GB; the grid runs at default" \
+            in reasons, reasons
+    assert os.listdir(str(tmp_path)) == [], "no store opened, no file built"
+
+
+def test_prepare_times_the_generator_into_a_fresh_directory_each_sample():
+    bench = prepare.Prepare()
+    bench.setup(1000)
+    bench.time_generate_plain_month(1000)
+    bench.teardown(1000)
+    assert not os.path.exists(bench.tmp)
+    bench.setup(1000)  # asv's setup before the next sample: the generated columns are kept
+    bench.time_generate_plain_month(1000)
+    bench.time_string_columns(1000)
+    bench.teardown(1000)

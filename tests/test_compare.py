@@ -2,7 +2,7 @@
 
 A throwaway copy of this repository gets a second commit that makes two adapters two and a half
 times slower: CSV's writer and Parquet's reader each spin for one and a half times their own
-call after it, as a slower codec would. The real ``python -m dsib compare`` (asv continuous at
+call after it, as a slower codec would. The real ``python -m dsib_tools compare`` (asv continuous at
 the pr profile, narrowed to those adapters' cases and some of their neighbours') must flag every
 case that calls them, fail with a non-zero status, and, read the other way (the slow commit as
 the base), report the same cases as improvements.
@@ -13,12 +13,13 @@ figure, not a test: `make noise` records it per case (README, "Noise floor, meas
 that asserted it would fail on a busy machine, where a 25 % change is not always flagged.
 """
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
-from dsib import compare, noise
+from dsib_tools import compare, noise, suite
 
 from .conftest import ENV_DIR, GIT, ROOT, prepared_data, run_with_progress, snapshot_working_tree
 
@@ -27,9 +28,9 @@ MACHINE = "dsib-test"
 SLOWDOWN = {("csv", "write"): 2.5, ("parquet", "read"): 2.5}
 # The slowed adapters' cases, and cases of other adapters beside them as the control.
 BENCH = (
-    r"^grid\.Read\.time_read\('nyc_taxi', '(parquet|feather|csv)'",
-    r"^grid\.Write\.time_write\('nyc_taxi', '(csv|parquet|pickle-highest)'",
-    r"^file_formats\.ContinuousRead\.time_continuous_read\(",
+    "^" + re.escape(suite.name(suite.reads.ReadFromPageCache, "time_read")) + r"\('nyc_taxi', '(parquet|feather|csv)'",
+    "^" + re.escape(suite.name(suite.writes.WriteToBytes, "time_write")) + r"\('nyc_taxi', '(csv|parquet|pickle-highest)'",
+    "^" + re.escape(suite.name(suite.reads.ContinuousRead, "time_read")) + r"\('nyc_taxi_month', ",
 )
 # A control whose median moved this far was touched by the change: the slowdown leaked.
 UNMISTAKABLE = 1.6
@@ -53,10 +54,10 @@ def slowed(pr_data_dir, tmp_path_factory, request):
         f.write(noise.slowdown_source(SLOWDOWN))
     subprocess.run(GIT + ["commit", "-q", "-am", "CSV writes and Parquet reads 2.5x slower"], cwd=repo, check=True)
     env = dict(os.environ, DSIB_DATA_DIR=pr_data_dir)
-    subprocess.run([sys.executable, "-m", "dsib", "machine", MACHINE], cwd=ROOT, check=True, env=env,
+    subprocess.run([sys.executable, "-m", "dsib_tools", "machine", MACHINE], cwd=ROOT, check=True, env=env,
                    stdout=subprocess.DEVNULL)
     results, summary = os.path.join(work, "results"), os.path.join(work, "summary.md")
-    command = [sys.executable, "-m", "dsib", "compare", "HEAD~1", "HEAD", "--machine", MACHINE,
+    command = [sys.executable, "-m", "dsib_tools", "compare", "HEAD~1", "HEAD", "--machine", MACHINE,
                "--results-dir", results, "--env-dir", ENV_DIR, "--summary", summary]
     for pattern in BENCH:
         command += ["--bench", pattern]
@@ -147,6 +148,6 @@ def test_the_sampling_lets_asvs_test_flag_a_change_that_one_unlucky_process_over
 
 def test_unknown_revisions_and_a_commit_against_itself_are_clear_errors():
     for args, message in ((["no-such-rev"], "is not a commit"), (["HEAD", "HEAD"], "the same commit")):
-        proc = subprocess.run([sys.executable, "-m", "dsib", "compare"] + args + ["--machine", MACHINE], cwd=ROOT,
+        proc = subprocess.run([sys.executable, "-m", "dsib_tools", "compare"] + args + ["--machine", MACHINE], cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
         assert proc.returncode == 2 and message in proc.stdout, proc.stdout

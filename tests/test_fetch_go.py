@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from dsib import fetch_go
+from dsib_tools import fetch_go
 
 
 def _toolchain_zip(path, version, platform):

@@ -1,24 +1,29 @@
 """Every registered format x variant round-trips at `tiny`, and the check that says so can fail."""
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from data_prep import DATASETS, load_frame, read_hints
-from dsib import formats
+from data_prep import DATASETS, VARIANTS, load_frame, read_hints
+from dsib import cases, pagecache
 from dsib.fidelity import ALLOWED_LOSSES, FrameMismatch, assert_same_frame, compare_frames
-from dsib.formats import FORMATS, Format, UnknownFormatError, cases, get_format
+from dsib.formats import FORMATS, Format, Loss, Needs, UnknownFormatError, get_format
+from dsib.registry import installed_versions
 from dsib.roundtrip import raise_for_outcome, write_and_check
+
+ROUND_TRIPS = [(f.name, v) for f in FORMATS.values() for v in VARIANTS if v in f.variants]
 
 
 @pytest.mark.parametrize("dataset", sorted(DATASETS))
-@pytest.mark.parametrize("name,variant", cases())
+@pytest.mark.parametrize("name,variant", ROUND_TRIPS)
 def test_round_trip(tiny_data_dir, tmp_path, dataset, name, variant):
     fmt = get_format(name)
     hints = read_hints(variant, dataset)
     frame = load_frame("tiny", variant, data_dir=tiny_data_dir, dataset=dataset)
     outcome = write_and_check(fmt, frame, hints, str(tmp_path / ("case" + fmt.suffix)))
     if name == "pandas-msgpack" and not hasattr(pd.DataFrame, "to_msgpack"):
-        assert outcome["skip"] == "pandas %s has no to_msgpack (removed in 1.0)" % pd.__version__
+        assert outcome["skip"] == "pandas to_msgpack: pandas %s has no to_msgpack (removed in 1.0)" % pd.__version__
         return
     assert outcome["skip"] is None and outcome["error"] is None, outcome
     assert outcome["bytes"] > 0
@@ -27,24 +32,54 @@ def test_round_trip(tiny_data_dir, tmp_path, dataset, name, variant):
     assert all(any(loss.startswith(c) for c in frame.columns) for loss in outcome["losses"])
     if not declared:
         assert outcome["losses"] == []
-    with open(outcome["path"], "rb") as f:
-            read = fmt.check_read(f.read(), **hints)
+    read = fmt.frame_of(fmt.read(outcome["path"], **hints), hints)
     for column in hints["categoricals"]:
         assert str(read[column].dtype) == "category"
-    assert_same_frame(frame, fmt.check_read(outcome["path"], **hints), fmt.losses())
+    assert_same_frame(frame, read, fmt.losses())
 
 
 def test_every_format_but_npy_holds_the_three_variants():
-    assert {f for f in FORMATS if FORMATS[f].variants != formats.VARIANTS} == {"npy"}
+    assert {f for f in FORMATS if FORMATS[f].variants != VARIANTS} == {"npy"}
     assert FORMATS["npy"].variants == ("plain",)
     with pytest.raises(NotImplementedError, match="cannot hold the 'str' variant"):
         FORMATS["npy"].check_variant("str")
 
 
-def test_the_memory_mapped_read_touches_every_value(tiny_data_dir):
+def test_a_format_module_holds_one_family_and_every_format_is_registered_once():
+    from dsib import formats
+
+    for family in formats.FAMILIES:
+        assert len(set(f.family for f in family.FORMATS)) == 1, family.__name__
+    assert len(FORMATS.names()) == len(set(FORMATS.names())) == sum(len(m.FORMATS) for m in formats.FAMILIES)
+    with pytest.raises(ValueError, match="registered twice"):
+        type(FORMATS)(FORMATS.values() + [FORMATS["csv"]])
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_memory_mapped_sum_reads_every_page_of_an_evicted_file(tiny_data_dir, tmp_path, variant):
+    """Its read is lazy: only touching every byte of every buffer (text data and dictionaries
+    included) brings the whole file in. Checked with mincore on a file evicted first."""
+    supported, why = pagecache.eviction_supported(str(tmp_path))
+    if not supported:
+        pytest.skip(why)
     fmt = get_format("arrow-file-mmap")
-    frame = load_frame("tiny", "plain", data_dir=tiny_data_dir, dataset="rocklin")
-    assert fmt.read(fmt.write(frame)) == int(frame["numbers"].sum())
+    frame = load_frame("tiny", variant, data_dir=tiny_data_dir, dataset="nyc_taxi")
+    path = str(tmp_path / "frame.arrow")
+    with open(path, "wb") as f:
+        f.write(fmt.write(frame))
+    pagecache.evict_and_verify(path)
+    table = fmt.read(path, **read_hints(variant))
+    resident, total = pagecache.resident_pages(path)
+    assert total > 10 and resident == total, "%d of %d pages read" % (resident, total)
+    assert_same_frame(frame, fmt.frame_of(table, read_hints(variant)), fmt.losses())
+    # The warm read, the other way round: evicted again, a plain open of the map reads little.
+    del table
+    pagecache.evict_and_verify(path)
+    import pyarrow as pa
+
+    lazy = pa.ipc.open_file(pa.memory_map(path, "r")).read_all()
+    assert pagecache.resident_pages(path)[0] < total, "an untouched map does not read the file"
+    del lazy
 
 
 def test_unknown_format_name_lists_the_registered_ones():
@@ -55,11 +90,46 @@ def test_unknown_format_name_lists_the_registered_ones():
 
 
 def test_missing_library_is_a_skip_not_a_failure(tmp_path):
-    ghost = Format("ghost", "Ghost", ".ghost", write=None, read=None, requires=("no_such_library_dsib",))
+    ghost = Format("ghost", "Ghost", ".ghost", write=None, read=None, family="ghost",
+                   needs=(Needs("no_such_library_dsib"),))
     outcome = write_and_check(ghost, pd.DataFrame({"a": [1]}), {}, str(tmp_path / "x.ghost"))
-    assert outcome["skip"] and "no_such_library_dsib is not installed" in outcome["skip"]
+    assert outcome["skip"] == "Ghost: no_such_library_dsib is not installed in this environment"
     with pytest.raises(NotImplementedError, match="no_such_library_dsib"):
         raise_for_outcome(outcome)
+
+
+def test_capabilities_are_data_read_against_any_versions():
+    """The same fields decide in a benchmark environment (its installed versions) and in the
+    tools (another environment's pins)."""
+    old = {"pandas": "0.23.4", "pyarrow": "0.11.1", "numpy": "1.16.6", "tables": "3.5.2", "msgpack": "1.0.5"}
+    assert "Feather v2 arrived in pyarrow 0.17" in FORMATS["feather"].unavailable(old)
+    assert FORMATS["pandas-msgpack"].unavailable(old) is None
+    assert "no to_msgpack" in FORMATS["pandas-msgpack"].unavailable(dict(old, pandas="1.0.0"))
+    assert "fastparquet is not installed" in FORMATS["fastparquet"].unavailable(old)
+    assert set(FORMATS["csv"].losses_in(old)) == {"timezone", "float_ulp"}
+    assert set(FORMATS["csv"].losses_in(dict(old, pandas="3.1.1"))) == {"datetime_unit"}
+    assert FORMATS["parquet"].losses_in(old) == ("category_order",)
+    assert Loss("x", since=("pandas", "1.0"), below=("pandas", "2.0")).applies({"pandas": "1.5.3"})
+    assert not Loss("x", since=("pandas", "1.0")).applies({})
+    here = installed_versions(FORMATS.packages())
+    for fmt in FORMATS.values():
+        assert fmt.losses() == fmt.losses_in(here)
+
+
+def test_skip_reasons_come_from_one_place():
+    new = installed_versions(FORMATS.packages())
+    assert cases.skip_reason("read_from_page_cache", "nyc_taxi", "npy", "str", "default", new).startswith(
+        "NumPy .npy cannot hold the 'str' variant")
+    assert "another format's writer" in cases.skip_reason("write_to_bytes", "nyc_taxi", "arrow-file-mmap", "plain",
+                                                          "default", new)
+    assert "memory map" in cases.skip_reason("read_from_bytes", "nyc_taxi_month", "arrow-file-mmap", "plain",
+                                             "default", new)
+    assert "2019 post's formats" in cases.skip_reason("continuous_read", "nyc_taxi_month", "feather", "plain",
+                                                      "default", new)
+    assert "leaves tsbs_cpu out" in cases.skip_reason("read_cold", "tsbs_cpu", "csv", "plain", "pr", new)
+    assert "measures no grid" in cases.skip_reason("read_cold", "nyc_taxi", "csv", "plain", "full", new)
+    assert cases.skip_reason("read_cold", "nyc_taxi", "csv", "plain", "default", new) is None
+    assert cases.params("read_from_bytes") == [["nyc_taxi_month"], ["parquet", "csv"], list(VARIANTS)]
 
 
 def _sample():

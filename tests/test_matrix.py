@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from dsib import matrix
-from dsib.__main__ import derive_config
+from dsib_tools import matrix
+from dsib_tools.config import derive_config
 
 from .conftest import ROOT
 

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from dsib import compare, noise
+from dsib_tools import compare, noise
 
 from .conftest import ROOT
 
@@ -57,7 +57,7 @@ def test_the_readme_shows_each_committed_noise_record():
         assert marker in readme, marker
         start = readme.index(marker) + len(marker)
         shown = readme[start:readme.index("<!-- /noise-table -->", start)]
-        assert shown.strip() == noise.markdown(noise.load(path)).strip(), "re-run python -m dsib noise-table"
+        assert shown.strip() == noise.markdown(noise.load(path)).strip(), "re-run python -m dsib_tools noise-table"
         record = noise.load(path)
         assert len(record["runs"]) >= 3 and record["benchmarks"] == list(compare.BENCHMARKS)
         assert record["sampling"] == dict(compare.SAMPLING), "the record is of another sampling than make compare's"
@@ -84,12 +84,12 @@ def test_a_slowdown_commit_wraps_exactly_the_named_adapters_and_keeps_their_resu
 
 def test_touches_names_the_cells_that_call_a_slowed_adapter():
     slowdown = {("csv", "write"): 1.25, ("parquet", "read"): 1.3}
-    assert noise.touches("grid.Write.time_write('nyc_taxi', 'csv', 'str')", slowdown)
-    assert noise.touches("grid.Read.time_read('nyc_taxi', 'parquet', 'cat')", slowdown)
-    assert noise.touches("file_formats.ContinuousRead.time_continuous_read('parquet')", slowdown)
-    assert not noise.touches("grid.Read.time_read('nyc_taxi', 'csv', 'str')", slowdown)
-    assert not noise.touches("grid.Write.time_write('nyc_taxi', 'parquet', 'str')", slowdown)
-    assert not noise.touches("grid.Read.time_read('nyc_taxi', 'parquet-zstd', 'cat')", slowdown)
+    assert noise.touches("writes.WriteToBytes.time_write('nyc_taxi', 'csv', 'str')", slowdown)
+    assert noise.touches("reads.ReadFromPageCache.time_read('nyc_taxi', 'parquet', 'cat')", slowdown)
+    assert noise.touches("reads.ContinuousRead.time_read('nyc_taxi_month', 'parquet')", slowdown)
+    assert not noise.touches("reads.ReadFromPageCache.time_read('nyc_taxi', 'csv', 'str')", slowdown)
+    assert not noise.touches("writes.WriteToBytes.time_write('nyc_taxi', 'parquet', 'str')", slowdown)
+    assert not noise.touches("reads.ReadFromPageCache.time_read('nyc_taxi', 'parquet-zstd', 'cat')", slowdown)
 
 
 def test_a_slowdown_is_named_format_side_and_factor():

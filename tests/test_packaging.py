@@ -8,7 +8,7 @@ import subprocess
 import pytest
 import yaml
 
-from dsib.matrix import newest
+from dsib_tools.matrix import newest
 
 from .conftest import ROOT
 

@@ -11,7 +11,7 @@ MACHINE = "xeon-2c-24g"
 
 
 def test_committed_results_render_the_full_table():
-    table = subprocess.run([sys.executable, "-m", "dsib", "table", "--machine", MACHINE, "--env",
+    table = subprocess.run([sys.executable, "-m", "dsib_tools", "table", "--machine", MACHINE, "--env",
                             "DSIB_PROFILEdefault", "--with-2019", "--results-dir", committed("results")], cwd=ROOT, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True)
     assert table.returncode == 0, table.stderr

@@ -7,7 +7,7 @@ import os
 import pytest
 from packaging.version import Version
 
-from dsib import release_view
+from dsib_tools import release_view
 
 from .conftest import committed
 from .results_copy import (MACHINE, RESULTS, copy_results, current_benchmarks, current_keys, pose_as, raw_results,

@@ -7,7 +7,7 @@ from urllib.parse import unquote, urlsplit
 
 import asv
 
-from dsib.site import link_from_asv_index, use_vendored_libraries
+from dsib_tools.site import link_from_asv_index, use_vendored_libraries
 
 from .conftest import committed
 

@@ -1,5 +1,5 @@
 """The dsib page of the published site: the 2019 table, the every-format grid and the fidelity
-table, regenerated from ``results/`` by ``python -m dsib site`` after ``asv publish``, and linked
+table, regenerated from ``results/`` by ``python -m dsib_tools site`` after ``asv publish``, and linked
 from asv's own navigation bar. Static HTML, no scripts, no CDN.
 
 asv 0.6's dashboard loads jQuery, flot, bootstrap and friends from CDNs, which this project's

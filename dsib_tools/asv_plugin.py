@@ -11,7 +11,7 @@ import os
 from asv import util
 from asv.plugins.virtualenv import Virtualenv
 
-from dsib.matrix import install_args, wrong_versions
+from dsib_tools.matrix import install_args, wrong_versions
 
 
 def _pins(env):

@@ -25,7 +25,7 @@ import time
 
 from . import compare
 
-COMMENT_FILE = os.path.join("dsib", "formats.py")
+COMMENT_FILE = os.path.join("dsib", "formats", "__init__.py")
 COMMENT = "\n# A/A comparison: this comment is the only difference from the parent commit.\n"
 
 
@@ -35,7 +35,7 @@ def _git(repo, *args):
 
 
 def slowdown_source(slowdown):
-    """Python to append to ``dsib/formats.py`` so that each ``(format, side)`` of ``slowdown``
+    """Python to append to the format registry (``COMMENT_FILE``) so that each ``(format, side)`` of ``slowdown``
     (``{("csv", "write"): 1.25}``; side "read" or "write") takes that many times as long: after
     each call it spins for the rest of the call's own time times the factor, as a slower codec
     would. Spinning, not sleeping: a sleep's wake-up latency would add more than asked."""
@@ -59,7 +59,7 @@ def slowdown_source(slowdown):
 
 
 def touches(cell, slowdown):
-    """Whether ``cell`` (``"grid.Read.time_read('nyc_taxi', 'parquet', 'plain')"``) times a call
+    """Whether ``cell`` (``"reads.ReadFromPageCache.time_read('nyc_taxi', 'parquet', 'plain')"``) times a call
     that ``slowdown`` slows: its format is one of them and its method names that side."""
     method = cell.split("(", 1)[0].rsplit(".", 1)[-1]
     return any("'%s'" % name in cell and side in method for name, side in slowdown)

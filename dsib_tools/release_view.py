@@ -1,7 +1,7 @@
 """The release view of the published site: every case (benchmark + parameters) across library
 releases instead of across commits, which asv's own dashboard already plots.
 
-Written by ``python -m dsib site`` beside the dsib report: ``html/dsib/releases.html`` (headline
+Written by ``python -m dsib_tools site`` beside the dsib report: ``html/dsib/releases.html`` (headline
 figures and the 2019 table per release, static), ``releases-data.js`` (the numbers) and
 ``releases.js`` (a small SVG plotter: asv's dashboard libraries are jQuery plugins we do not need).
 A case opens directly at ``releases.html#case=<benchmark>/<param>/<param>…`` (``&view=pandas`` for
@@ -20,6 +20,7 @@ from asv.results import iter_results_for_machine
 from asv.util import human_value
 from packaging.version import InvalidVersion, Version
 
+from . import suite
 from .report import markdown_table, param_names
 from .site import WWW, markdown_table_to_html
 
@@ -27,13 +28,16 @@ PUBLISHED_PROFILE = "default"
 # Each view orders the environments by these result params, most significant first.
 VIEWS = {"pyarrow": ("pyarrow", "pandas", "python"), "pandas": ("pandas", "pyarrow", "python")}
 FORMAT_LABELS = {"parquet": "Parquet", "csv": "CSV", "feather": "Feather"}
-# (label, case id): the figures the page opens with.
+# (label, [case ids, the first one present wins]): the figures the page opens with. The post's
+# cases are also found under their first suite's names, in history taken before the reorganisation.
 HEADLINES = (
-    [("%s %s, %s" % (FORMAT_LABELS[f], op, v), "file_formats.%s/%s/%s" % (bench, f, v))
-     for op, bench in (("read", "Read.time_read"), ("write", "Write.time_write"))
-     for f in ("parquet", "csv") for v in ("plain", "str", "cat")]
-    + [("%s %s, nyc_taxi plain (grid)" % (FORMAT_LABELS[f], op), "grid.%s/nyc_taxi/%s/plain" % (bench, f))
-       for op, bench in (("read", "Read.time_read"), ("write", "Write.time_write"))
+    [("%s %s, %s" % (FORMAT_LABELS[f], case.label.split()[1].lower(), case.given["variant"]),
+      suite.post_case_ids(case, f))
+     for case in suite.POST_2019 if "variant" in case.given for f in ("parquet", "csv")]
+    + [("%s %s, nyc_taxi plain (every format)" % (FORMAT_LABELS[f], op),
+        [suite.case_id(suite.name(cls, method), ["nyc_taxi", f, "plain"])])
+       for op, cls, method in (("read", suite.reads.ReadFromPageCache, "time_read"),
+                               ("write", suite.writes.WriteToBytes, "time_write"))
        for f in ("parquet", "feather", "csv")])
 
 
@@ -139,7 +143,8 @@ def build(results_dir, machine):
     names = param_names(results_dir)
     return {"machine": machine, "profile": PUBLISHED_PROFILE, "envs": envs, "views": VIEWS, "orders": orders,
             "cases": cases,
-            "headlines": [(label, ident) for label, ident in HEADLINES if ident in known],
+            "headlines": [(label, [i for i in idents if i in known][0]) for label, idents in HEADLINES
+                          if any(i in known for i in idents)],
             "tables_2019": [markdown_table(res, names, with_2019=True) for res in results]}
 
 

@@ -1,4 +1,4 @@
-"""The 2019 post's comparison table, read from asv results.
+"""The 2019 post's comparison table and the every-format report, read from asv results.
 
 Uses asv's own results API (it runs in the tool environment, where asv is
 installed); values are asv's medians in seconds.
@@ -14,17 +14,6 @@ POST_2019 = {
     "3a": (5.66, 184.0), "3b": (10.10, 199.0), "3c": (6.56, 192.0),
 }
 
-# (label, key in POST_2019, benchmark, parameters besides the format)
-CASES = [
-    ("1a READ", "1a", "file_formats.Read.time_read", {"variant": "plain"}),
-    ("1b READ with str", "1b", "file_formats.Read.time_read", {"variant": "str"}),
-    ("1c READ with cat", "1c", "file_formats.Read.time_read", {"variant": "cat"}),
-    ("2 cont. READ", "2", "file_formats.ContinuousRead.time_continuous_read", {}),
-    ("3a WRITE", "3a", "file_formats.Write.time_write", {"variant": "plain"}),
-    ("3b WRITE with str", "3b", "file_formats.Write.time_write", {"variant": "str"}),
-    ("3c WRITE with cat", "3c", "file_formats.Write.time_write", {"variant": "cat"}),
-]
-
 
 class NoResults(Exception):
     pass
@@ -39,7 +28,7 @@ def _asv_results():
 def find_results(results_dir, machine=None, env=None, commit=None):
     """The newest asv Results matching machine / environment substring / commit prefix: the newest
     commit, and at one commit (a release matrix) the environment of the newest pyarrow and pandas."""
-    from .compat import version_tuple
+    from dsib.compat import version_tuple
 
     results = _asv_results()
     if not os.path.isdir(results_dir):
@@ -114,12 +103,21 @@ def _speedup(a, b):
     return "%.0fx" % (b / a) if b / a >= 10 else "%.1fx" % (b / a)
 
 
+def post_value(res, names, case, fmt):
+    """A post case's value in ``res``: under its name, or under its first suite's name in results
+    taken before the suite was reorganised."""
+    from .suite import name
+
+    current = name(case.cls, case.method)
+    if current in res.get_all_result_keys() or case.legacy[0] not in res.get_all_result_keys():
+        return case_value(res, names, current, fmt, case.given)
+    return case_value(res, names, case.legacy[0], fmt, case.legacy[1])
+
+
 def comparison_rows(res, names, formats=("parquet", "csv")):
-    rows = []
-    for label, key, benchmark, extra in CASES:
-        a, b = (case_value(res, names, benchmark, f, extra) for f in formats)
-        rows.append((label, key, a, b))
-    return rows
+    from .suite import POST_2019
+
+    return [(case.label, case.key) + tuple(post_value(res, names, case, f) for f in formats) for case in POST_2019]
 
 
 def markdown_table(res, names, with_2019=False, formats=("parquet", "csv"), labels=("Parquet", "CSV")):
@@ -149,50 +147,70 @@ def describe(machine, res):
 # --- the every-format grid -------------------------------------------------------------
 
 MIB = float(1 << 20)
-# (row label, benchmark, kind): kind says how to show the value.
-GRID_ROWS = [
-    ("read, warm", "grid.Read.time_read", "time"),
-    ("read, warm MiB/s", "grid.Read.time_read", "throughput"),
-    ("read, cold", "grid.ColdRead.time_cold_read", "time"),
-    ("read, peak MiB", "grid.ReadPeakMemory.peakmem_read", "mib"),
-    ("write, memory", "grid.Write.time_write", "time"),
-    ("write, memory MiB/s", "grid.Write.time_write", "throughput"),
-    ("write, disk + fsync", "grid.Write.time_write_to_disk", "time"),
-    ("write, peak MiB", "grid.Write.peakmem_write", "mib"),
-    ("file MiB", "grid.Sizes.track_file_size", "mib"),
-]
 
 
 def _missing(value):
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def grid_cell(res, names, benchmark, kind, fmt, given):
-    value = case_value(res, names, benchmark, fmt, given)
+def profile_of(res):
+    return (getattr(res, "env_vars", {}) or {}).get("DSIB_PROFILE", "default")
+
+
+def skip_reason(res, operation, source, fmt, variant):
+    """Why a skipped cell of ``res`` skipped, asked of the suite's rules with that environment's
+    pins; the rules cannot say why a cell skipped on its machine alone (a file that could not be
+    evicted), and then asv's output of that run can."""
+    from dsib.cases import skip_reason as reason_of
+
+    versions = dict((k, v) for k, v in (res.params or {}).items() if v)
+    return reason_of(operation, source, fmt, variant, profile_of(res), versions) or \
+        "skipped at run time on its machine (asv's output of that run says why)"
+
+
+def grid_cell(res, names, row, fmt, given, reasons):
+    """One cell's text; a skip is a footnote mark whose reason ``reasons`` collects."""
+    from dsib.formats import FORMATS
+
+    from .suite import FRAME_SIZE, name
+
+    value = case_value(res, names, name(row.cls, row.method), fmt, given)
+    if value is None:
+        return "failed"
     if _missing(value):
-        return "·" if value is not None else "failed"
-    if kind == "time":
+        reason = skip_reason(res, row.cls.operation, given["source"], fmt, given["variant"])
+        if reason not in reasons:
+            reasons.append(reason)
+        return "skip %d" % (reasons.index(reason) + 1)
+    if row.kind == "time":
         return format_seconds(value)
-    if kind == "mib":
+    if row.kind == "mib":
         return "%.0f" % (value / MIB) if value >= MIB else "%.2f" % (value / MIB)
-    frame = case_value(res, names, "grid.Sizes.track_frame_size", fmt, given)
+    if not FORMATS[fmt].builds_frame:
+        return "no frame"
+    frame = case_value(res, names, name(*FRAME_SIZE), fmt, given)
     return "n/a" if _missing(frame) or value <= 0 else "%.0f" % (frame / MIB / value)
 
 
-def grid_table(res, names, dataset, variant, formats):
-    """Markdown: rows are cases, columns are formats. ``·`` marks a case that cannot make sense."""
-    given = {"dataset": dataset, "variant": variant}
-    lines = ["| %s / %s | %s |" % (dataset, variant, " | ".join(formats)),
+def grid_table(res, names, source, variant, formats):
+    """Markdown: rows are cases, columns are formats; a skipped cell names its reason below."""
+    from .suite import GRID
+
+    given = {"source": source, "variant": variant}
+    reasons = []
+    lines = ["| %s / %s | %s |" % (source, variant, " | ".join(formats)),
              "|---|" + "|".join("---:" for _ in formats) + "|"]
-    for label, benchmark, kind in GRID_ROWS:
-        cells = [grid_cell(res, names, benchmark, kind, f, given) for f in formats]
-        lines.append("| %s | %s |" % (label, " | ".join(cells)))
+    for row in GRID:
+        cells = [grid_cell(res, names, row, f, given, reasons) for f in formats]
+        lines.append("| %s | %s |" % (row.label, " | ".join(cells)))
+    if reasons:
+        lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
     return "\n".join(lines)
 
 
-def grid_report(res, names, datasets, variants, formats):
+def grid_report(res, names, sources, variants, formats):
     blocks = []
-    for dataset in datasets:
+    for source in sources:
         for variant in variants:
-            blocks.append(grid_table(res, names, dataset, variant, formats))
+            blocks.append(grid_table(res, names, source, variant, formats))
     return "\n\n".join(blocks)

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-from .compat import version_tuple
+from dsib.compat import version_tuple
 
 CURATED_CONFIG = "asv.conf.json"
 SWEEPS_CONFIG = "asv.sweeps.conf.json"

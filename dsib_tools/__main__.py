@@ -1,4 +1,4 @@
-"""``python -m dsib``: tools around the asv suite.
+"""``python -m dsib_tools``: tools around the asv suite; benchmarks never import them.
 
   table    print the 2019 post's comparison table from results/ as Markdown
   report   print every format's cases (time, throughput, peak memory, size) as Markdown
@@ -11,6 +11,8 @@
   machine  record this machine's hardware for asv under a stable name
   workspace  start build/results from the committed results (make bench writes there)
   record   copy a machine's results from build/results into the committed results/ (make record)
+  select   asv's -b regex for one format's or one source's cells (make bench FORMAT=... SOURCE=...)
+  lock     record each benchmark's series and measured code (benchmarks/series.lock)
   fetch-go fetch a Go toolchain from the Go module proxy (make test builds actionlint with it)
 """
 import argparse
@@ -70,12 +72,14 @@ def _load_results(args):
     return machine, res, param_names(args.results_dir)
 
 
-def _grid_markdown(res, names, datasets=None, variants=None):
-    from data_prep import DATASETS, VARIANTS
-    from .formats import FORMATS
+def _grid_markdown(res, names, sources=None, variants=None):
+    from data_prep import VARIANTS
+    from dsib.cases import GRID
+    from dsib.formats import FORMATS
+
     from .report import grid_report
 
-    return grid_report(res, names, datasets or sorted(DATASETS), variants or list(VARIANTS), list(FORMATS))
+    return grid_report(res, names, sources or list(GRID), variants or list(VARIANTS), FORMATS.names())
 
 
 def _versions():
@@ -92,13 +96,13 @@ def cmd_report(args):
     machine, res, names = args.results
     print(describe(machine, res))
     print()
-    print(_grid_markdown(res, names, args.dataset and [args.dataset], args.variant and [args.variant]))
+    print(_grid_markdown(res, names, args.source and [args.source], args.variant and [args.variant]))
     return 0
 
 
 def cmd_fidelity(args):
     from .fidelity_table import markdown
-    from .formats import FORMATS
+    from dsib.formats import FORMATS
 
     print("Round trips with %s:" % _versions())
     print()
@@ -109,7 +113,7 @@ def cmd_fidelity(args):
 def cmd_site(args):
     from data_prep import PROFILES
     from .fidelity_table import markdown
-    from .formats import FORMATS
+    from dsib.formats import FORMATS
     from .report import describe, markdown_table
     from .site import write_page
 
@@ -117,7 +121,7 @@ def cmd_site(args):
     profile = (getattr(res, "env_vars", {}) or {}).get("DSIB_PROFILE", "default")
     spec = PROFILES.get(profile)
     if spec is not None and spec.grid_left_out:
-        grid_scale = "The %s profile runs no grid: %s." % (profile, spec.grid_left_out)
+        grid_scale = "The %s profile measures no grid: %s." % (profile, spec.grid_left_out)
     else:
         grid = spec.grid_rows if spec is not None else {}
         grid_scale = "Rows per case: %s." % ", ".join("%s %s" % (k, "{:,}".format(v)) for k, v in sorted(grid.items()))
@@ -126,9 +130,9 @@ def cmd_site(args):
                                "file (10.9 M rows); compare the speedup columns."],
          [markdown_table(res, names, with_2019=True)]),
         ("Every format", ["Rows are cases, columns are formats; times are asv medians; throughput is the "
-                          "in-memory frame over the time; peak memory is the benchmark process's peak RSS "
-                          "(interpreter and libraries included). A dot marks a case that cannot make sense "
-                          "(a variant a format cannot hold, a writer timed under another format). " + grid_scale],
+                          "in-memory frame over the time, where the read builds that frame; peak memory is the "
+                          "benchmark process's peak RSS (interpreter and libraries included). A skipped cell "
+                          "names its reason below its table. " + grid_scale],
          _grid_markdown(res, names).split("\n\n")),
         ("Fidelity", ["What each pandas type becomes after a round trip, with %s. preserved: same dtype and "
                       "values; ≈: a documented loss (same values); →: the dtype it came back as." % _versions()],
@@ -152,28 +156,9 @@ def cmd_compare_versions(args):
     return 0
 
 
-def derive_config(base, profile=None, results_dir=None, html_dir=None, env_dir=None, repo=None,
-                  benchmark_dir=None, envs="all"):
-    """``base`` with the profile recorded in every environment (its name, hence its series) and,
-    with ``envs="newest"``, only the matrix entry of the newest pyarrow and pandas."""
-    from .matrix import newest
-
-    conf = json.loads(json.dumps(base))
-    if envs == "newest":
-        conf["include"] = [newest(conf["include"])]
-    if profile:
-        for entry in conf.get("include", []):
-            entry.setdefault("env_nobuild", {})["DSIB_PROFILE"] = profile
-        if conf.get("matrix"):
-            conf["matrix"].setdefault("env_nobuild", {})["DSIB_PROFILE"] = [profile]
-    for key, value in (("results_dir", results_dir), ("html_dir", html_dir), ("env_dir", env_dir),
-                       ("repo", repo), ("benchmark_dir", benchmark_dir)):
-        if value:
-            conf[key] = value
-    return conf
-
-
 def cmd_config(args):
+    from .config import derive_config
+
     with open(args.base) as f:
         base = json.load(f)
     conf = derive_config(base, args.profile, args.results_dir, args.html_dir, args.env_dir, args.repo,
@@ -268,8 +253,56 @@ def cmd_record(args):
     return 0
 
 
+def select_regex(fmt=None, source=None):
+    """asv's ``-b`` for the cells of one format and/or one source (a regex on "name(params)")."""
+    import re
+
+    from dsib import cases
+    from dsib.formats import FORMATS
+
+    if fmt:
+        FORMATS[fmt]  # an unknown name is an error that lists the known ones
+    if source and source not in cases.SOURCES:
+        raise KeyError("unknown source %r; sources are: %s" % (source, ", ".join(cases.SOURCES)))
+    f, s = ("'%s'" % re.escape(x) if x else None for x in (fmt, source))
+    if f and s:
+        return r"\(%s, %s[,)]" % (s, f)
+    if s:
+        return r"\(%s[,)]" % s
+    return r"\((?:'[^']*', )?%s[,)]" % f
+
+
+def cmd_select(args):
+    try:
+        regex = select_regex(args.format or None, args.source or None)
+    except KeyError as exc:
+        print("error: %s" % exc.args[0], file=sys.stderr)
+        return 2
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(regex)
+    else:
+        print(regex)
+    return 0
+
+
+def cmd_lock(args):
+    from . import lock
+
+    if args.check:
+        found = lock.problems()
+        for line in found:
+            print(line)
+        if not found:
+            print("%s records every benchmark's series and measured code" % lock.LOCK)
+        return 1 if found else 0
+    for line in lock.write() or ["nothing changed"]:
+        print(line)
+    return 0
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m dsib", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m dsib_tools", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command")
     p = sub.add_parser("table", help="the post's Parquet vs CSV table from asv results")
@@ -301,7 +334,7 @@ def main(argv=None):
         p.add_argument("--env", default=None)
         p.add_argument("--commit", default=None)
         if name == "report":
-            p.add_argument("--dataset", default=None)
+            p.add_argument("--source", default=None, help="nyc_taxi, tsbs_cpu or rocklin (default: all)")
             p.add_argument("--variant", default=None)
         else:
             p.add_argument("--html-dir", default="html")
@@ -370,6 +403,17 @@ def main(argv=None):
     p.add_argument("--local", default=os.path.join("build", "results"))
     p.add_argument("--committed", default="results")
     p.set_defaults(func=cmd_record)
+    p = sub.add_parser("select", help="asv's -b regex for one format's and/or one source's cells")
+    p.add_argument("--format", default="")
+    p.add_argument("--source", default="")
+    p.add_argument("-o", "--output")
+    p.set_defaults(func=cmd_select)
+    p = sub.add_parser("lock", help="record each benchmark's series and measured code in benchmarks/series.lock",
+                       description="A change to the code a benchmark measures forces a decision: bump its "
+                       "series (version = series(N + 1)) or record that the series continues. Run this to "
+                       "record; --check says what is not recorded yet.")
+    p.add_argument("--check", action="store_true", help="exit 1 and say what the lock does not record")
+    p.set_defaults(func=cmd_lock)
     p = sub.add_parser("fetch-go", help="fetch a pinned Go toolchain from the Go module proxy")
     p.add_argument("--version", required=True)
     p.add_argument("--into", required=True)

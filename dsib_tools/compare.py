@@ -14,12 +14,12 @@ import glob
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 
-from .formats import FORMATS
+from dsib.formats import FORMATS
+
+from . import suite
 
 PROFILE = "pr"
 FACTOR = 1.10
@@ -34,13 +34,18 @@ SAME_ADAPTER_AS = {"parquet-none": "parquet", "parquet-zstd": "parquet", "hdf-ta
 COMPARED_FORMATS = tuple(name for name in FORMATS if name not in SAME_ADAPTER_AS)
 _TAXI_CELLS = r"\('nyc_taxi', '(%s)'" % "|".join(re.escape(name) for name in COMPARED_FORMATS)
 
+
+def _pattern(cls, method, cells):
+    return "^" + re.escape(suite.name(cls, method)) + cells
+
+
 # Every adapter's read and write of the taxi frame, the 2019 post's continuous read, and
 # data_prep's generator. asv matches each pattern against "name(param, ...)": a pattern picks cells.
 BENCHMARKS = (
-    r"^file_formats\.ContinuousRead\.time_continuous_read\(",
-    r"^grid\.Read\.time_read" + _TAXI_CELLS,
-    r"^grid\.Write\.time_write" + _TAXI_CELLS,
-    r"^generation\.PrepareMonth\.time_prepare_plain_month\(",
+    _pattern(suite.reads.ContinuousRead, "time_read", r"\('nyc_taxi_month', "),
+    _pattern(suite.reads.ReadFromPageCache, "time_read", _TAXI_CELLS),
+    _pattern(suite.writes.WriteToBytes, "time_write", _TAXI_CELLS),
+    _pattern(*(suite.GENERATOR + (r"\(",))),
 )
 
 # Measured with A/A runs on 2 cores (README, "Noise"): Arrow's and the OS's threads sharing the
@@ -92,7 +97,7 @@ def write_config(root, results_dir, env_dir=None, profile=PROFILE):
     """An asv config for the comparison, beside ``root``'s asv.conf.json (asv imports the plugin
     from there): the newest environment of the matrix, the profile in its name, results apart
     from the committed history."""
-    from .__main__ import derive_config
+    from .config import derive_config
 
     with open(os.path.join(root, "asv.conf.json")) as f:
         conf = derive_config(json.load(f), profile=profile, results_dir=os.path.abspath(results_dir),
@@ -220,17 +225,11 @@ def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, samplin
         # asv keeps a commit's earlier results beside the new ones: cases of another selection would linger.
         for path in glob.glob(os.path.join(results_dir, machine, commit[:8] + "-*.json")):
             os.remove(path)
-    # Each commit's setup_cache files, built in its first round and reused by the later ones.
-    scratch = os.path.dirname(os.path.abspath(results_dir))
-    if not os.path.isdir(scratch):
-        os.makedirs(scratch)
-    round_cache = tempfile.mkdtemp(prefix="round-cache-", dir=scratch)
-    env = dict(env if env is not None else os.environ, DSIB_ROUND_CACHE=round_cache, **PROCESS_ENV)
-    try:
-        status = subprocess.call(continuous_command(config, machine, base_hash, head_hash, factor, benchmarks,
-                                                    sampling), cwd=root, env=env)
-    finally:
-        shutil.rmtree(round_cache, ignore_errors=True)
+    # Each commit's files are built in its first round and kept (dsib.cells: keyed by the installed
+    # code, so the two commits' builds are apart); the later rounds reuse them.
+    env = dict(env if env is not None else os.environ, **PROCESS_ENV)
+    status = subprocess.call(continuous_command(config, machine, base_hash, head_hash, factor, benchmarks,
+                                                sampling), cwd=root, env=env)
     try:
         verdict = changes(results_dir, machine, base_hash, head_hash, factor)
     except CompareError:

@@ -43,7 +43,7 @@ def round_trip(fmt, name, series):
     or 'not stored: …' for one type through one format."""
     import pandas as pd
 
-    from .fidelity import compare_frames
+    from dsib.fidelity import compare_frames
 
     frame = pd.DataFrame({"c": series})
     hints = {"datetimes": ("c",) if "datetime" in name else (),
@@ -52,7 +52,7 @@ def round_trip(fmt, name, series):
         with warnings.catch_warnings():
             # PyTables warns that object columns are pickled: about speed, which this table is not.
             warnings.simplefilter("ignore")
-            back = fmt.check_read(fmt.write(frame), **hints)
+            back = fmt.read_back(fmt.write(frame), hints)
     except Exception as exc:  # what a format cannot hold is the table's subject
         return "not stored: %s" % _short(exc)
     if "c" not in back:

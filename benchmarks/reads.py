@@ -1,0 +1,139 @@
+"""Reads: from bytes in memory, from the page cache, cold, and every partition in turn.
+
+Every file is written by the environment's own writer and read back once, against the frame that
+was written, before any case times it (``dsib.cells``): a case whose check failed fails, a
+format missing from the environment skips.
+"""
+from dsib import cases, pagecache
+from dsib.formats import FORMATS
+
+from . import CELLS, PARAM_NAMES, VERSIONS, Cell, hints, loads_once, ready, series, warm
+
+
+class ReadFromBytes(Cell):
+    """The 2019 post's read (cases 1a-1c): one month, from bytes already in memory, so the disk
+    is out of the figure. Target: Parquet at least 10x faster than CSV for every variant (the
+    post: 14-38x)."""
+
+    version = series(1)
+    operation = "read_from_bytes"
+    params, param_names = cases.params(operation), PARAM_NAMES
+    rounds = 2
+    repeat = (1, 5, 10.0)
+
+    @loads_once
+    def setup(self, source, format, variant):
+        self.fmt = ready(self.operation, source, format, variant)
+        self.hints = hints(source, variant)
+        with open(CELLS.checked_file(source, self.fmt, variant)["path"], "rb") as f:
+            self.payload = f.read()
+
+    def time_read(self, source, format, variant):
+        self.fmt.read(self.payload, **self.hints)
+
+
+class ReadFromPageCache(Cell):
+    """The file, its pages in the page cache, read by the format's reader from its path: the warm
+    twin of ``ReadCold``. ``peakmem_read`` is the process's peak RSS while reading (interpreter
+    and libraries included: ``ProcessBaseline``), not the input bytes."""
+
+    version = series(1)
+    operation = "read_from_page_cache"
+    params, param_names = cases.params(operation), PARAM_NAMES
+    rounds = 1
+    repeat = (1, 3, 1.0)
+
+    @loads_once
+    def setup(self, source, format, variant):
+        self.fmt = ready(self.operation, source, format, variant)
+        self.hints = hints(source, variant)
+        self.path = CELLS.checked_file(source, self.fmt, variant)["path"]
+        warm(self.path)
+
+    def time_read(self, source, format, variant):
+        self.fmt.read(self.path, **self.hints)
+
+    def peakmem_read(self, source, format, variant):
+        self.fmt.read(self.path, **self.hints)
+
+
+class ReadCold(Cell):
+    """The same reader on the same file as ``ReadFromPageCache``, with none of the file in the
+    page cache: evicted (fsync + POSIX_FADV_DONTNEED) and shown by mincore to be out. Where that
+    cannot be shown (a filesystem that caches elsewhere, tmpfs), the case skips with the reason,
+    never reported warm. One sample per process (a second would be warm), three processes."""
+
+    version = series(1)
+    operation = "read_cold"
+    measures = Cell.measures + ("dsib.pagecache",)
+    params, param_names = cases.params(operation), PARAM_NAMES
+    rounds = 3
+    repeat = 1
+
+    def setup(self, source, format, variant):
+        self.fmt = ready(self.operation, source, format, variant)
+        self.hints = hints(source, variant)
+        self.path = CELLS.checked_file(source, self.fmt, variant)["path"]
+        pagecache.require_eviction(CELLS.cache_dir)
+        pagecache.evict_and_verify(self.path)
+
+    def time_read(self, source, format, variant):
+        self.fmt.read(self.path, **self.hints)
+
+
+class ContinuousRead(Cell):
+    """Every partition of the source read one after another from files in the page cache, each
+    frame dropped before the next, as an online learner would: the post's case 2 on
+    ``nyc_taxi_month`` (six months), every format on ``nyc_taxi`` (six months of grid_rows).
+
+    Target: the peak memory of the whole pass stays at that of its first partition read alone
+    (``peakmem_first_partition``), not six partitions' frames."""
+
+    version = series(1)
+    operation = "continuous_read"
+    params, param_names = cases.params(operation, with_variant=False), ["source", "format"]
+    # Six 1 M-row CSV months take ~4 s: five samples a round and two rounds, as the post's cases had.
+    rounds = 2
+    repeat = (1, 5, 12.0)
+
+    @loads_once
+    def setup(self, source, format):
+        self.fmt = ready(self.operation, source, format)
+        self.hints = hints(source, "plain")
+        self.paths = [CELLS.checked_file(source, self.fmt, "plain", p)["path"] for p in CELLS.partitions(source)]
+        for path in self.paths:
+            warm(path)
+
+    def _read_all(self):
+        for path in self.paths:
+            result = self.fmt.read(path, **self.hints)
+            del result  # an online learner would update its model here
+
+    def time_read(self, source, format):
+        self._read_all()
+
+    def peakmem_read(self, source, format):
+        self._read_all()
+
+    def peakmem_first_partition(self, source, format):
+        self.fmt.read(self.paths[0], **self.hints)
+
+
+class ProcessBaseline(Cell):
+    """A case's process after its format was warmed up, reading nothing: what every ``peakmem_``
+    includes besides its case (the interpreter, the libraries, the forkserver's imports)."""
+
+    version = series(1)
+    params, param_names = [FORMATS.names()], ["format"]
+
+    @loads_once
+    def setup(self, format):
+        fmt = FORMATS[format]
+        reason = fmt.unavailable(VERSIONS)
+        if reason:
+            raise NotImplementedError(reason)
+        fmt.warm_up()
+
+    def peakmem_baseline(self, format):
+        pass
+

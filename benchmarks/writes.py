@@ -1,0 +1,92 @@
+"""Writes: into memory at two scales, durably to a file, and Rocklin's categorize-then-write.
+
+Each case starts from the frame of its cell, as the store makes it (``dsib.cells`` keeps it
+pickled, so a case's setup loads it instead of deriving its variant again).
+"""
+import os
+
+from dsib import cases, pagecache
+
+from . import CELLS, PARAM_NAMES, Cell, loads_once, ready, series
+
+
+class _Write(Cell):
+
+    @loads_once
+    def setup(self, source, format, variant):
+        self.write = ready(self.operation, source, format, variant).write
+        self.frame = CELLS.frame(source, variant)
+
+    def time_write(self, source, format, variant):
+        self.write(self.frame)
+
+    def peakmem_write(self, source, format, variant):
+        self.write(self.frame)
+
+
+class WriteToBytes(_Write):
+    """Every format serialising a frame of grid_rows rows into bytes in memory (no disk)."""
+
+    version = series(1)
+    operation = "write_to_bytes"
+    params, param_names = cases.params(operation), PARAM_NAMES
+    rounds = 1
+    repeat = (1, 3, 1.0)
+
+
+class WriteMonthToBytes(_Write):
+    """The 2019 post's write (cases 3a-3c): one month serialised into bytes in memory. Its own
+    class for its sampling: a CSV month takes ~10 s a sample, a Parquet month ~0.5 s, and both
+    keep the samples the post's cases had (up to ten, within 20 s)."""
+
+    version = series(1)
+    operation = "write_month_to_bytes"
+    params, param_names = cases.params(operation), PARAM_NAMES
+    rounds = 1
+    repeat = (1, 10, 20.0)
+
+
+class WriteDurable(Cell):
+    """Serialise, write the file and fsync it (and its directory), timed together: the data is on
+    stable storage when the call returns, not just in the page cache."""
+
+    version = series(1)
+    operation = "write_durable"
+    measures = Cell.measures + ("dsib.pagecache",)
+    params, param_names = cases.params(operation), PARAM_NAMES
+    rounds = 1
+    repeat = (1, 3, 1.0)
+
+    @loads_once
+    def setup(self, source, format, variant):
+        self.write = ready(self.operation, source, format, variant).write
+        self.frame = CELLS.frame(source, variant)
+        self.path = os.path.abspath("dsib-durable-%s-%s-%s" % (source, format, variant))
+
+    def teardown(self, *params):
+        if os.path.exists(getattr(self, "path", "")):
+            os.remove(self.path)
+
+    def time_write(self, source, format, variant):
+        pagecache.write_to_disk(self.path, self.write(self.frame))
+
+
+class CategorizeThenWrite(Cell):
+    """Rocklin: converting text to categoricals and then serialising can beat serialising the
+    text. Against ``WriteToBytes.time_write`` of the ``str`` variant (the raw text); the writer
+    is the ``cat`` variant's."""
+
+    version = series(1)
+    operation = "categorize_then_write"
+    params, param_names = cases.params(operation, with_variant=False), ["source", "format"]
+    rounds = 1
+    repeat = (1, 3, 1.0)
+
+    @loads_once
+    def setup(self, source, format):
+        self.write = ready(self.operation, source, format, "cat").write
+        self.frame = CELLS.frame(source, "str")
+        self.categories = dict((name, "category") for name in cases.SOURCES[source].dataset.categorizable())
+
+    def time_write(self, source, format):
+        self.write(self.frame.astype(self.categories))

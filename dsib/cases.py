@@ -1,0 +1,124 @@
+"""The suite's cells: which (dataset, format, variant) each operation measures, and why not the rest.
+
+asv's parameters are a product; many of its combinations cannot make sense (a variant a format
+cannot hold, a writer that is another format's), and some the suite leaves out on purpose (the
+2019 post's month is measured for the post's formats and cases only). ``skip_reason`` is the
+one place that decides, from the registries and a mapping of package versions: a benchmark's
+``setup`` raises it as asv's skip, and the tools ask it why a cell of any environment was
+skipped, from that environment's pins.
+
+Datasets of the suite (``SOURCES``) are stored datasets (``data_prep.DATASETS``) at a scale:
+``nyc_taxi_month`` is a whole stored month, the scale of the post's cases (1,000,000 rows at
+``default``); ``nyc_taxi``, ``tsbs_cpu`` and ``rocklin`` are the first ``grid_rows`` rows of
+theirs, the scale at which every format is measured.
+"""
+from collections import OrderedDict, namedtuple
+
+from data_prep import VARIANTS, get_dataset, get_profile
+
+from .formats import FORMATS, POST_2019_FORMATS
+
+
+class Source(namedtuple("Source", ["name", "stored", "whole_partitions", "formats", "description"])):
+    """``whole_partitions``: the stored partitions as they are (the post's month), else their
+    first ``grid_rows`` rows. ``formats``: the formats measured on it (None: every one)."""
+
+    def rows(self, profile):
+        """Rows per partition at ``profile``; None where the profile leaves this source out."""
+        spec = get_profile(profile)
+        if self.whole_partitions:
+            return spec.rows_for(self.stored)
+        if spec.grid_left_out:
+            return None
+        return spec.grid_rows.get(self.stored)
+
+    def left_out(self, profile):
+        spec = get_profile(profile)
+        if self.rows(profile) is not None:
+            return None
+        if spec.grid_left_out:
+            return "the %s profile measures no grid: %s" % (profile, spec.grid_left_out)
+        return "the %s profile leaves %s out" % (profile, self.name)
+
+    @property
+    def dataset(self):
+        return get_dataset(self.stored)
+
+    @property
+    def partitions(self):
+        return self.dataset.partitions
+
+
+SOURCES = OrderedDict((s.name, s) for s in [
+    Source("nyc_taxi_month", "nyc_taxi", True, POST_2019_FORMATS,
+           "one month of taxi trips at the profile's scale: the 2019 post's cases"),
+    Source("nyc_taxi", "nyc_taxi", False, None, "the first grid_rows taxi trips of each month: every format"),
+    Source("tsbs_cpu", "tsbs_cpu", False, None, "TSBS cpu rows, as in the QuestDB ingestion study"),
+    Source("rocklin", "rocklin", False, None, "Rocklin's text with 1,000 values, plus integers"),
+])
+GRID = ("nyc_taxi", "tsbs_cpu", "rocklin")
+
+
+class Operation(namedtuple("Operation", ["name", "sources", "writes", "from_bytes", "needs_text", "partitioned"])):
+    """What a benchmark class does to a cell: the sources it runs on; ``writes``: it times the
+    format's writer; ``from_bytes``: it reads bytes in memory; ``needs_text``: it converts text to
+    categoricals; ``partitioned``: it reads every partition of the source in turn."""
+
+    def __new__(cls, name, sources, writes=False, from_bytes=False, needs_text=False, partitioned=False):
+        return super(Operation, cls).__new__(cls, name, tuple(sources), writes, from_bytes, needs_text, partitioned)
+
+
+OPERATIONS = OrderedDict((o.name, o) for o in [
+    Operation("read_from_bytes", ("nyc_taxi_month",), from_bytes=True),
+    Operation("read_from_page_cache", GRID),
+    Operation("read_cold", GRID),
+    Operation("continuous_read", ("nyc_taxi_month", "nyc_taxi"), partitioned=True),
+    Operation("write_to_bytes", GRID, writes=True),
+    # The post's month, apart: its sampling is another (benchmarks.writes.WriteMonthToBytes).
+    Operation("write_month_to_bytes", ("nyc_taxi_month",), writes=True),
+    Operation("write_durable", GRID, writes=True),
+    Operation("sizes", ("nyc_taxi_month",) + GRID),
+    Operation("categorize_then_write", GRID, writes=True, needs_text=True),
+])
+
+
+def get_operation(name):
+    return OPERATIONS[name]
+
+
+def params(operation, with_variant=True):
+    """asv's ``params`` for an operation: its sources, the formats measured on them, the variants."""
+    sources = [SOURCES[name] for name in get_operation(operation).sources]
+    formats = FORMATS.names()
+    if all(s.formats is not None for s in sources):
+        formats = [name for name in formats if any(name in s.formats for s in sources)]
+    axes = [[s.name for s in sources], formats]
+    return axes + [list(VARIANTS)] if with_variant else axes
+
+
+def skip_reason(operation, source, fmt, variant, profile, versions):
+    """Why the cell cannot make sense, or is left out, with these package ``versions``; None
+    when it runs. Cases that only the running machine can decide (whether a file can be
+    evicted) are not here: they skip at run time with their reason."""
+    op, src, fmt = get_operation(operation), SOURCES[source], FORMATS[fmt]
+    if source not in op.sources:
+        return "%s is not measured on %s" % (operation, source)
+    if src.formats is not None and fmt.name not in src.formats:
+        return "%s is measured in the 2019 post's formats (%s) only" % (source, ", ".join(src.formats))
+    left_out = src.left_out(profile)
+    if left_out:
+        return left_out
+    if variant not in src.dataset.variants:
+        return "%s has no %s variant" % (source, variant)
+    reason = fmt.unavailable(versions)
+    if reason:
+        return reason
+    if variant not in fmt.variants:
+        return "%s cannot hold the %r variant (it holds %s)" % (fmt.label, variant, ", ".join(fmt.variants))
+    if op.writes and not fmt.writes:
+        return "%s writes with another format's writer: its writes are timed there" % fmt.label
+    if op.from_bytes and not fmt.reads_bytes:
+        return "%s reads a memory map of a file, not bytes" % fmt.label
+    if op.needs_text and not src.dataset.categorizable():
+        return "%s's str and cat variants hold different text" % source
+    return None

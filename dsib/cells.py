@@ -1,0 +1,176 @@
+"""Each cell's file, built when a case first needs it, checked once, and kept by content.
+
+A read case needs a file written by its environment's own writer and read back against the frame
+that was written. It is built in the ``setup`` of the first case that needs it, so running one
+format's cases builds that format's files only, and it is kept in a cache directory under a key
+of everything it depends on:
+
+- the installed ``dsib`` and ``data_prep`` (asv installs each commit's: a changed adapter or
+  generator builds anew), the interpreter and every installed distribution (the writer's
+  library versions);
+- the stored data (the sha256 of its manifest, which holds every file's checksum), the rows,
+  the partition, the format and the variant.
+
+The same key always names the same bytes, so every case and every round of a run, and every later
+run of the same code, reuse one build; a comparison of two commits keeps both commits' builds
+(``KEEP`` per cell). A build is made in a temporary directory and renamed into place with its
+outcome written last: an interrupted build is never used. The frames the writes start from are
+kept the same way, pickled.
+
+The cache lives in ``$DSIB_CACHE_DIR``, by default ``.cache`` inside the data directory.
+"""
+import functools
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import sys
+import sysconfig
+import uuid
+
+from data_prep import frame_nbytes, load_frame, open_dataset
+
+from .cases import SOURCES
+from .roundtrip import raise_for_outcome, write_and_check
+
+KEEP = 2  # builds kept per cell: the two commits of a comparison
+OUTCOME = "outcome.json"
+
+
+def cache_root(data_dir):
+    return os.environ.get("DSIB_CACHE_DIR") or os.path.join(data_dir, ".cache")
+
+
+@functools.lru_cache(maxsize=None)
+def code_fingerprint():
+    """What a build depends on besides its data: the installed dsib and data_prep sources, the
+    interpreter, and every installed distribution (name and version, from their dist-info)."""
+    import data_prep
+
+    digest = hashlib.sha256(sys.version.encode("utf-8"))
+    here = os.path.dirname(os.path.abspath(__file__))
+    for root in (here, os.path.dirname(os.path.abspath(data_prep.__file__))):
+        for directory, dirs, files in sorted(os.walk(root)):
+            dirs.sort()
+            for filename in sorted(f for f in files if f.endswith(".py")):
+                with open(os.path.join(directory, filename), "rb") as f:
+                    digest.update(os.path.relpath(os.path.join(directory, filename), root).encode("utf-8"))
+                    digest.update(f.read())
+    for libdir in sorted(set(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))):
+        if os.path.isdir(libdir):
+            digest.update(repr(sorted(n for n in os.listdir(libdir) if n.endswith(".dist-info"))).encode("utf-8"))
+    return digest.hexdigest()
+
+
+def _key(*parts):
+    return hashlib.sha256(json.dumps([code_fingerprint()] + list(parts)).encode("utf-8")).hexdigest()[:24]
+
+
+def _evict_older(cell_dir, keep):
+    """Keep the ``keep`` most recently used builds of a cell."""
+    builds = [os.path.join(cell_dir, n) for n in os.listdir(cell_dir) if not n.startswith(".")]
+    builds.sort(key=lambda p: os.path.getmtime(p), reverse=True)
+    for stale in builds[keep:]:
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+def _built(cell_dir, key, build):
+    """The directory of ``key`` under ``cell_dir``, made by ``build(tmpdir)`` unless it exists."""
+    final = os.path.join(cell_dir, key)
+    if os.path.exists(os.path.join(final, OUTCOME)):
+        os.utime(final, None)  # recently used
+        return final
+    if not os.path.isdir(cell_dir):
+        os.makedirs(cell_dir)
+    for name in os.listdir(cell_dir):
+        if name.startswith(".tmp-"):  # an interrupted build
+            shutil.rmtree(os.path.join(cell_dir, name), ignore_errors=True)
+    if os.path.isdir(final):
+        shutil.rmtree(final)  # no outcome: never finished
+    tmp = os.path.join(cell_dir, ".tmp-%d-%s" % (os.getpid(), uuid.uuid4().hex[:8]))
+    os.makedirs(tmp)
+    try:
+        outcome = build(tmp)
+        with open(os.path.join(tmp, OUTCOME + ".partial"), "w") as f:
+            json.dump(outcome, f)
+        os.rename(os.path.join(tmp, OUTCOME + ".partial"), os.path.join(tmp, OUTCOME))
+        os.rename(tmp, final)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    _evict_older(cell_dir, KEEP)
+    return final
+
+
+class Cells(object):
+    """The cell files and frames of one profile and data directory."""
+
+    def __init__(self, profile, data_dir, cache_dir=None):
+        self.profile = profile
+        self.data_dir = data_dir
+        self.cache_dir = cache_dir or cache_root(data_dir)
+        self._stores = {}
+
+    def store(self, source):
+        stored = SOURCES[source].stored
+        if stored not in self._stores:
+            self._stores[stored] = open_dataset(stored, self.profile, self.data_dir, verify="on_load")
+        return self._stores[stored]
+
+    def partitions(self, source):
+        return self.store(source).partitions
+
+    def _where(self, source, *parts):
+        return os.path.join(self.cache_dir, self.profile, source, *parts)
+
+    def frame(self, source, variant, partition=None):
+        """The frame of a cell, as the store makes it (verified on load). The first partition's,
+        which every write case starts from, is kept pickled: loading it takes a case's setup tens
+        of milliseconds instead of deriving the variant again."""
+        src, store = SOURCES[source], self.store(source)
+        partition = partition or store.partitions[0]
+        rows = src.rows(self.profile)
+        if partition != store.partitions[0]:
+            return load_frame(None, variant, partition, store=store, dataset=src.stored, rows=rows)
+        key = _key("frame", store.digest, partition, rows, variant)
+
+        def build(tmp):
+            frame = load_frame(None, variant, partition, store=store, dataset=src.stored, rows=rows)
+            with open(os.path.join(tmp, "frame.pickle"), "wb") as f:
+                pickle.dump(frame, f, pickle.HIGHEST_PROTOCOL)
+            return {"frame_bytes": frame_nbytes(frame), "rows": len(frame)}
+
+        built = _built(self._where(source, "_frames", variant, partition), key, build)
+        with open(os.path.join(built, "frame.pickle"), "rb") as f:
+            return pickle.load(f)
+
+    def file(self, source, fmt, variant, partition=None):
+        """The outcome of a cell's file (``path``, ``bytes``, ``losses``, ``frame_bytes``; ``skip``
+        or ``error`` where it could not be made or did not read back the same frame)."""
+        src, store = SOURCES[source], self.store(source)
+        partition = partition or store.partitions[0]
+        key = _key("file", store.digest, partition, src.rows(self.profile), variant, fmt.name)
+        hints = src.dataset.read_hints(variant)
+
+        def build(tmp):
+            frame = self.frame(source, variant, partition)
+            outcome = write_and_check(fmt, frame, hints, os.path.join(tmp, "file" + fmt.suffix))
+            outcome["path"] = "file" + fmt.suffix if outcome["bytes"] is not None else None
+            outcome["frame_bytes"] = frame_nbytes(frame)
+            return outcome
+
+        built = _built(self._where(source, fmt.name, variant, partition), key, build)
+        with open(os.path.join(built, OUTCOME)) as f:
+            outcome = json.load(f)
+        if outcome["path"]:
+            outcome["path"] = os.path.join(built, outcome["path"])
+            if os.path.getsize(outcome["path"]) != outcome["bytes"]:
+                raise OSError("%s is not the %d bytes it was built with: remove %s" % (
+                    outcome["path"], outcome["bytes"], built))
+        return outcome
+
+    def checked_file(self, source, fmt, variant, partition=None):
+        """``file``'s outcome, raised as asv's skip or failure where it has one."""
+        outcome = self.file(source, fmt, variant, partition)
+        raise_for_outcome(outcome)
+        return outcome

@@ -1,0 +1,72 @@
+"""CSV: pandas' writer and C parser, pandas' pyarrow engine on the same file, and pyarrow.csv."""
+from .. import compat
+from ..registry import Format, Loss, Needs
+from . import _io
+
+PANDAS = Needs("pandas")
+
+
+def _write(frame):
+    return frame.to_csv(index=False).encode("utf-8")
+
+
+def _read(source, datetimes=(), categoricals=(), texts=()):
+    import pandas as pd
+
+    kwargs = compat.read_csv_datetime_kwargs()
+    if categoricals or texts:
+        # CSV has no categorical type: ask for one on read, as a user would.
+        kwargs["dtype"] = _io.text_dtypes(categoricals, texts)
+    with _io.buffer(source) as f:
+        frame = pd.read_csv(f, parse_dates=list(datetimes), index_col=False, **kwargs)
+    return _io.categorize(frame, categoricals)
+
+
+def _pandas_pyarrow_read(source, datetimes=(), categoricals=(), texts=()):
+    import pandas as pd
+
+    kwargs = {"dtype": _io.text_dtypes(categoricals, texts)} if categoricals or texts else {}
+    with _io.buffer(source) as f:
+        frame = pd.read_csv(f, engine="pyarrow", parse_dates=list(datetimes), **kwargs)
+    return _io.categorize(frame, [c for c in categoricals if c in texts])
+
+
+def _pyarrow_write(frame):
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    sink = pa.BufferOutputStream()
+    pcsv.write_csv(_io.plain_strings(_io.arrow_table(frame)), sink)
+    return sink.getvalue().to_pybytes()
+
+
+def _pyarrow_read(source, datetimes=(), categoricals=(), texts=()):
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    types = dict((name, pa.string()) for name in texts)
+    types.update((name, pa.dictionary(pa.int32(), pa.string())) for name in categoricals)
+    table = pcsv.read_csv(_io.arrow_source(source), convert_options=pcsv.ConvertOptions(column_types=types))
+    return table.to_pandas()
+
+
+FORMATS = [
+    Format("csv", "CSV", ".csv", _write, _read, "csv", needs=(PANDAS,),
+           losses=(Loss("datetime_unit", since=("pandas", "3.0")),
+                   # read_csv parses "+00:00" to naive UTC before pandas 0.24
+                   Loss("timezone", below=("pandas", "0.24")),
+                   # pandas < 3's default float parsers can miss the last bit of what to_csv wrote
+                   Loss("float_ulp", below=("pandas", "3.0"))),
+           description="pandas to_csv / read_csv with the C parser"),
+    Format("csv-pandas-pyarrow", "CSV (read_csv engine=pyarrow)", ".csv", _write, _pandas_pyarrow_read, "csv",
+           needs=(Needs("pandas", "2.0", why="read_csv(engine='pyarrow') arrived in pandas 1.4, and 1.4 and 1.5 fail "
+                        "on these files (OverflowError converting the parsed datetimes); it reads them from 2.0"),
+                  Needs("pyarrow")),
+           writes=False, losses=(Loss("datetime_unit"),),
+           description="written by to_csv, read by pandas.read_csv(engine='pyarrow')"),
+    Format("csv-pyarrow", "CSV (pyarrow.csv)", ".csv", _pyarrow_write, _pyarrow_read, "csv",
+           needs=(PANDAS, Needs("pyarrow", "7.0", why="pyarrow.csv.write_csv arrived in pyarrow 4.0 and writes "
+                                "zoned timestamps from 7.0", modules=("pyarrow.csv",))),
+           losses=(Loss("datetime_unit"), Loss("category_order")),
+           description="pyarrow.csv.write_csv / read_csv, then to_pandas"),
+]

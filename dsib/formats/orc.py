@@ -1,0 +1,28 @@
+"""ORC through pyarrow."""
+from ..registry import Format, Loss, Needs
+from . import _io
+
+
+def _write(frame):
+    import pyarrow as pa
+    import pyarrow.orc as orc
+
+    sink = pa.BufferOutputStream()
+    orc.write_table(_io.plain_strings(_io.arrow_table(frame)), sink)
+    return sink.getvalue().to_pybytes()
+
+
+def _read(source, datetimes=(), categoricals=(), texts=()):
+    import pyarrow.orc as orc
+
+    # ORCFile is there from pyarrow 0.13; orc.read_table only from 6.0.
+    return _io.arrow_to_pandas(orc.ORCFile(_io.arrow_source(source)).read(), categoricals)
+
+
+FORMATS = [
+    Format("orc", "ORC", ".orc", _write, _read, "orc",
+           needs=(Needs("pandas"), Needs("pyarrow", "4.0", why="pyarrow.orc.write_table arrived in pyarrow 4.0",
+                                         modules=("pyarrow.orc",))),
+           # ORC stores no zone and no dictionary type: categories come back in order of appearance.
+           losses=(Loss("timezone"), Loss("category_order")), description="pyarrow.orc"),
+]

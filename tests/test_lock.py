@@ -1,0 +1,51 @@
+"""The series lock: a change to the code a benchmark measures fails until someone decides whether
+its series continues or a new one starts."""
+import os
+import subprocess
+import sys
+
+from dsib_tools import lock
+
+from .conftest import snapshot_working_tree
+
+
+def _check(repo):
+    return subprocess.run([sys.executable, "-m", "dsib_tools", "lock", "--check"], cwd=repo,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+
+
+def test_the_lock_records_the_suite_as_it_is():
+    assert lock.problems() == [], "run python -m dsib_tools lock, after deciding each series"
+
+
+def test_an_unrecorded_change_to_an_adapter_fails_and_a_decision_clears_it(tmp_path):
+    repo = str(tmp_path / "repo")
+    snapshot_working_tree(repo)
+    assert _check(repo).returncode == 0
+    with open(os.path.join(repo, "dsib", "formats", "csv.py"), "a") as f:
+        f.write("\n# a change to the CSV adapter\n")
+    proc = _check(repo)
+    assert proc.returncode == 1, proc.stdout
+    assert "reads.ReadFromBytes: the code it measures changed and its series is still 1" in proc.stdout
+    assert "prepare.Prepare" not in proc.stdout, "the generator's benchmark calls no adapter"
+    # Deciding that the series continues, recorded:
+    record = subprocess.run([sys.executable, "-m", "dsib_tools", "lock"], cwd=repo, stdout=subprocess.PIPE,
+                            universal_newlines=True)
+    assert "reads.ReadFromBytes: code changed, series 1 continues" in record.stdout
+    assert _check(repo).returncode == 0
+
+
+def test_a_new_series_is_a_recorded_decision_too(tmp_path):
+    repo = str(tmp_path / "repo")
+    snapshot_working_tree(repo)
+    path = os.path.join(repo, "benchmarks", "reads.py")
+    with open(path) as f:
+        text = f.read()
+    start = text.index("class ReadCold(")
+    with open(path, "w") as f:
+        f.write(text[:start] + text[start:].replace("version = series(1)", "version = series(2)", 1))
+    proc = _check(repo)
+    assert proc.returncode == 1 and "reads.ReadCold is now series 2 (the lock has 1)" in proc.stdout, proc.stdout
+    record = subprocess.run([sys.executable, "-m", "dsib_tools", "lock"], cwd=repo, stdout=subprocess.PIPE,
+                            universal_newlines=True)
+    assert "reads.ReadCold: series 1 -> 2, a new series" in record.stdout
