@@ -45,6 +45,14 @@ def markdown_table_to_html(text):
     return "\n".join(out)
 
 
+def block_to_html(text):
+    """A Markdown table, or the lines below one (a grid table's skip reasons) as a list."""
+    if text.lstrip().startswith("|"):
+        return markdown_table_to_html(text)
+    return "<ul class='notes'>%s</ul>" % "".join("<li>%s</li>" % html.escape(line.strip())
+                                                for line in text.strip().splitlines())
+
+
 def render(sections, title="dsib report"):
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title>" % html.escape(title),
              "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
@@ -54,7 +62,7 @@ def render(sections, title="dsib report"):
     for heading, paragraphs, tables in sections:
         parts.append("<h2 id='%s'>%s</h2>" % (html.escape(heading.lower().replace(" ", "-")), html.escape(heading)))
         parts.extend("<p>%s</p>" % html.escape(p) for p in paragraphs)
-        parts.extend(markdown_table_to_html(t) for t in tables)
+        parts.extend(block_to_html(t) for t in tables)
     parts.append("</body></html>")
     return "\n".join(parts)
 

@@ -63,7 +63,10 @@ def test_the_memory_mapped_sum_reads_every_page_of_an_evicted_file(tiny_data_dir
     if not supported:
         pytest.skip(why)
     fmt = get_format("arrow-file-mmap")
-    frame = load_frame("tiny", variant, data_dir=tiny_data_dir, dataset="nyc_taxi")
+    tiny = load_frame("tiny", variant, data_dir=tiny_data_dir, dataset="nyc_taxi")
+    # Larger than the kernel's readahead (8 MiB on this kind of machine), which would otherwise
+    # bring a small file in whole at its first page fault.
+    frame = pd.concat([tiny] * 30, ignore_index=True)
     path = str(tmp_path / "frame.arrow")
     with open(path, "wb") as f:
         f.write(fmt.write(frame))
@@ -72,14 +75,12 @@ def test_the_memory_mapped_sum_reads_every_page_of_an_evicted_file(tiny_data_dir
     resident, total = pagecache.resident_pages(path)
     assert total > 10 and resident == total, "%d of %d pages read" % (resident, total)
     assert_same_frame(frame, fmt.frame_of(table, read_hints(variant)), fmt.losses())
-    # The warm read, the other way round: evicted again, a plain open of the map reads little.
-    del table
-    pagecache.evict_and_verify(path)
-    import pyarrow as pa
+    # What it sums is every buffer of every column: validity, offsets, text data, dictionaries.
+    from dsib.formats.arrow import _buffers
 
-    lazy = pa.ipc.open_file(pa.memory_map(path, "r")).read_all()
-    assert pagecache.resident_pages(path)[0] < total, "an untouched map does not read the file"
-    del lazy
+    for column in table.columns:
+        for chunk in column.chunks:
+            assert sum(b.size for b in _buffers(chunk)) >= chunk.nbytes, column
 
 
 def test_unknown_format_name_lists_the_registered_ones():
@@ -122,8 +123,8 @@ def test_skip_reasons_come_from_one_place():
         "NumPy .npy cannot hold the 'str' variant")
     assert "another format's writer" in cases.skip_reason("write_to_bytes", "nyc_taxi", "arrow-file-mmap", "plain",
                                                           "default", new)
-    assert "memory map" in cases.skip_reason("read_from_bytes", "nyc_taxi_month", "arrow-file-mmap", "plain",
-                                             "default", new)
+    assert "2019 post's formats" in cases.skip_reason("read_from_bytes", "nyc_taxi_month", "arrow-file-mmap",
+                                                      "plain", "default", new)
     assert "2019 post's formats" in cases.skip_reason("continuous_read", "nyc_taxi_month", "feather", "plain",
                                                       "default", new)
     assert "leaves tsbs_cpu out" in cases.skip_reason("read_cold", "tsbs_cpu", "csv", "plain", "pr", new)
