@@ -108,7 +108,7 @@ def test_the_plugin_refuses_an_environment_that_did_not_get_its_pins(tmp_path):
     assert matrix.wrong_versions({"six": "1.16.0"}, installed) == []
     assert matrix.wrong_versions({"six": "1.17.0", "Typing_Extensions": "4.0.0"}, installed) == [
         "Typing_Extensions: pinned 4.0.0, installed None", "six: pinned 1.17.0, installed 1.16.0"]
-    import dsib.asv_plugin  # noqa: F401  (installs itself into asv)
+    import dsib_tools.asv_plugin  # noqa: F401  (installs itself into asv)
     from asv.plugins.virtualenv import Virtualenv
 
-    assert Virtualenv._install_requirements is dsib.asv_plugin._install_requirements
+    assert Virtualenv._install_requirements is dsib_tools.asv_plugin._install_requirements

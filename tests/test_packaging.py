@@ -54,7 +54,7 @@ def test_asv_config_records_the_profile_and_installs_per_commit():
     assert conf["environment_type"] == "virtualenv"
     assert conf["results_dir"] == "results" and conf["html_dir"] == "html"
     assert all("--no-deps" in c for c in conf["build_command"] + conf["install_command"])
-    assert conf["plugins"] == [".dsib.asv_plugin"]
+    assert conf["plugins"] == [".dsib_tools.asv_plugin"]
 
 
 def _readme_commands():
