@@ -20,9 +20,6 @@ class _Write(Cell):
     def time_write(self, source, format, variant):
         self.write(self.frame)
 
-    def peakmem_write(self, source, format, variant):
-        self.write(self.frame)
-
 
 class WriteToBytes(_Write):
     """Every format serialising a frame of grid_rows rows into bytes in memory (no disk)."""
@@ -32,6 +29,9 @@ class WriteToBytes(_Write):
     params, param_names = cases.params(operation), PARAM_NAMES
     rounds = 1
     repeat = (1, 3, 1.0)
+
+    def peakmem_write(self, source, format, variant):
+        self.write(self.frame)
 
 
 class WriteMonthToBytes(_Write):

@@ -72,7 +72,9 @@ OPERATIONS = OrderedDict((o.name, o) for o in [
     Operation("read_from_bytes", ("nyc_taxi_month",), from_bytes=True),
     Operation("read_from_page_cache", GRID),
     Operation("read_cold", GRID),
-    Operation("continuous_read", ("nyc_taxi_month", "nyc_taxi"), partitioned=True),
+    Operation("continuous_read", ("nyc_taxi",), partitioned=True),
+    # The post's six months, apart: their sampling is another (benchmarks.reads.ContinuousReadMonths).
+    Operation("continuous_read_months", ("nyc_taxi_month",), partitioned=True),
     Operation("write_to_bytes", GRID, writes=True),
     # The post's month, apart: its sampling is another (benchmarks.writes.WriteMonthToBytes).
     Operation("write_month_to_bytes", ("nyc_taxi_month",), writes=True),
@@ -84,6 +86,12 @@ OPERATIONS = OrderedDict((o.name, o) for o in [
 
 def get_operation(name):
     return OPERATIONS[name]
+
+
+def read_from_bytes(source):
+    """Whether some case reads ``source``'s files from bytes in memory (the check must then
+    read them that way too)."""
+    return any(op.from_bytes and source in op.sources for op in OPERATIONS.values())
 
 
 def params(operation, with_variant=True):

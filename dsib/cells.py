@@ -31,7 +31,7 @@ import uuid
 
 from data_prep import frame_nbytes, load_frame, open_dataset
 
-from .cases import SOURCES
+from .cases import SOURCES, read_from_bytes
 from .roundtrip import raise_for_outcome, write_and_check
 
 KEEP = 2  # builds kept per cell: the two commits of a comparison
@@ -154,7 +154,8 @@ class Cells(object):
 
         def build(tmp):
             frame = self.frame(source, variant, partition)
-            outcome = write_and_check(fmt, frame, hints, os.path.join(tmp, "file" + fmt.suffix))
+            outcome = write_and_check(fmt, frame, hints, os.path.join(tmp, "file" + fmt.suffix),
+                                      from_bytes=read_from_bytes(source))
             outcome["path"] = "file" + fmt.suffix if outcome["bytes"] is not None else None
             outcome["frame_bytes"] = frame_nbytes(frame)
             return outcome

@@ -18,10 +18,11 @@ def write_atomic(path, payload):
     return len(payload)
 
 
-def check_file(fmt, frame, hints, path, losses):
-    """Read ``path`` back the ways the suite times it and compare with ``frame``; the losses seen."""
+def check_file(fmt, frame, hints, path, losses, from_bytes=True):
+    """Read ``path`` back the ways the suite times it (from the file; and from its bytes, where the
+    format reads bytes and ``from_bytes``) and compare with ``frame``; the losses seen."""
     sources = [("file", path)]
-    if fmt.reads_bytes:
+    if fmt.reads_bytes and from_bytes:
         with open(path, "rb") as f:
             sources.append(("bytes", f.read()))
     seen = []
@@ -31,8 +32,9 @@ def check_file(fmt, frame, hints, path, losses):
     return sorted(set(seen))
 
 
-def write_and_check(fmt, frame, hints, path):
-    """Write ``frame`` to ``path`` with ``fmt``, read it back with ``hints`` and compare.
+def write_and_check(fmt, frame, hints, path, from_bytes=True):
+    """Write ``frame`` to ``path`` with ``fmt``, read it back with ``hints`` and compare (from the
+    bytes too, with ``from_bytes``, where a case reads them so).
 
     Returns a JSON-able outcome: ``skip`` (format unavailable here), ``error``
     (the frame read back differs), ``losses`` (documented, allowed differences)
@@ -50,7 +52,7 @@ def write_and_check(fmt, frame, hints, path):
         outcome["error"] = "%s could not write: %s: %s" % (fmt.name, type(exc).__name__, exc)
         return outcome
     try:
-        outcome["losses"] = check_file(fmt, frame, hints, path, fmt.losses())
+        outcome["losses"] = check_file(fmt, frame, hints, path, fmt.losses(), from_bytes)
     except FrameMismatch as exc:
         outcome["error"] = str(exc)
     except Exception as exc:

@@ -42,7 +42,7 @@ def _pattern(cls, method, cells):
 # Every adapter's read and write of the taxi frame, the 2019 post's continuous read, and
 # data_prep's generator. asv matches each pattern against "name(param, ...)": a pattern picks cells.
 BENCHMARKS = (
-    _pattern(suite.reads.ContinuousRead, "time_read", r"\('nyc_taxi_month', "),
+    _pattern(suite.reads.ContinuousReadMonths, "time_read", r"\('nyc_taxi_month', "),
     _pattern(suite.reads.ReadFromPageCache, "time_read", _TAXI_CELLS),
     _pattern(suite.writes.WriteToBytes, "time_write", _TAXI_CELLS),
     _pattern(*(suite.GENERATOR + (r"\(",))),

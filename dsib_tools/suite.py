@@ -52,7 +52,7 @@ POST_2019 = [
              ("file_formats.Read.time_read", {"variant": "str"})),
     PostCase("1c READ with cat", "1c", reads.ReadFromBytes, "time_read", dict(_MONTH, variant="cat"),
              ("file_formats.Read.time_read", {"variant": "cat"})),
-    PostCase("2 cont. READ", "2", reads.ContinuousRead, "time_read", dict(_MONTH),
+    PostCase("2 cont. READ", "2", reads.ContinuousReadMonths, "time_read", dict(_MONTH),
              ("file_formats.ContinuousRead.time_continuous_read", {})),
     PostCase("3a WRITE", "3a", writes.WriteMonthToBytes, "time_write", dict(_MONTH, variant="plain"),
              ("file_formats.Write.time_write", {"variant": "plain"})),

@@ -64,13 +64,12 @@ def test_an_unavailable_library_skips_with_its_reason(tiny_run, monkeypatch):
     with pytest.raises(NotImplementedError, match="pyarrow_not_here is not installed"):
         writes.WriteMonthToBytes().setup("nyc_taxi_month", "parquet", "plain")
     with pytest.raises(NotImplementedError, match="pyarrow_not_here"):
-        reads.ContinuousRead().setup("nyc_taxi_month", "parquet")
+        reads.ContinuousReadMonths().setup("nyc_taxi_month", "parquet")
     assert not _built(tiny_run), "a skipped cell builds nothing"
 
 
 def test_continuous_read_reads_every_partition_from_files(tiny_run):
-    bench = reads.ContinuousRead()
-    for source in ("nyc_taxi_month", "nyc_taxi"):
+    for bench, source in ((reads.ContinuousReadMonths(), "nyc_taxi_month"), (reads.ContinuousRead(), "nyc_taxi")):
         for name in POST_2019_FORMATS:
             bench.setup(source, name)
             assert len(bench.paths) == 6 and all(p.endswith(FORMATS[name].suffix) for p in bench.paths)

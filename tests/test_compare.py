@@ -30,7 +30,7 @@ SLOWDOWN = {("csv", "write"): 2.5, ("parquet", "read"): 2.5}
 BENCH = (
     "^" + re.escape(suite.name(suite.reads.ReadFromPageCache, "time_read")) + r"\('nyc_taxi', '(parquet|feather|csv)'",
     "^" + re.escape(suite.name(suite.writes.WriteToBytes, "time_write")) + r"\('nyc_taxi', '(csv|parquet|pickle-highest)'",
-    "^" + re.escape(suite.name(suite.reads.ContinuousRead, "time_read")) + r"\('nyc_taxi_month', ",
+    "^" + re.escape(suite.name(suite.reads.ContinuousReadMonths, "time_read")) + r"\('nyc_taxi_month', ",
 )
 # A control whose median moved this far was touched by the change: the slowdown leaked.
 UNMISTAKABLE = 1.6

@@ -125,7 +125,7 @@ def test_skip_reasons_come_from_one_place():
                                                           "default", new)
     assert "2019 post's formats" in cases.skip_reason("read_from_bytes", "nyc_taxi_month", "arrow-file-mmap",
                                                       "plain", "default", new)
-    assert "2019 post's formats" in cases.skip_reason("continuous_read", "nyc_taxi_month", "feather", "plain",
+    assert "2019 post's formats" in cases.skip_reason("write_month_to_bytes", "nyc_taxi_month", "feather", "plain",
                                                       "default", new)
     assert "leaves tsbs_cpu out" in cases.skip_reason("read_cold", "tsbs_cpu", "csv", "plain", "pr", new)
     assert "measures no grid" in cases.skip_reason("read_cold", "nyc_taxi", "csv", "plain", "full", new)

@@ -91,7 +91,7 @@ def test_touches_names_the_cells_that_call_a_slowed_adapter():
     slowdown = {("csv", "write"): 1.25, ("parquet", "read"): 1.3}
     assert noise.touches("writes.WriteToBytes.time_write('nyc_taxi', 'csv', 'str')", slowdown)
     assert noise.touches("reads.ReadFromPageCache.time_read('nyc_taxi', 'parquet', 'cat')", slowdown)
-    assert noise.touches("reads.ContinuousRead.time_read('nyc_taxi_month', 'parquet')", slowdown)
+    assert noise.touches("reads.ContinuousReadMonths.time_read('nyc_taxi_month', 'parquet')", slowdown)
     assert not noise.touches("reads.ReadFromPageCache.time_read('nyc_taxi', 'csv', 'str')", slowdown)
     assert not noise.touches("writes.WriteToBytes.time_write('nyc_taxi', 'parquet', 'str')", slowdown)
     assert not noise.touches("reads.ReadFromPageCache.time_read('nyc_taxi', 'parquet-zstd', 'cat')", slowdown)
