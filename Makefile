@@ -24,7 +24,7 @@ ASV_CONF := .asv-$(PROFILE).conf.json
 MATRIX_CONF := .asv-matrix-$(PROFILE).conf.json
 
 .PHONY: bench bench-matrix data workspace run run-matrix site table record publish compare noise test \
-	lint-workflows browser go clean-env FORCE
+	lint-workflows browser go clean-env clean-cache FORCE
 
 # dsib itself is not installed here: every tool runs as `python -m dsib_tools` / `python -m data_prep`
 # from the checkout, and asv installs dsib into its own environments from each commit.
@@ -166,3 +166,7 @@ test: $(BIN)/.ready browser $(BIN)/actionlint
 
 clean-env:
 	rm -rf $(VENV) .asv/env
+
+## clean-cache: the cells' kept files (data/.cache: up to about 13 GB at default, two builds a cell)
+clean-cache:
+	rm -rf $${DSIB_CACHE_DIR:-data/.cache}

@@ -43,7 +43,6 @@ STRING_COLUMN = "str"
 # Stored string columns: the sha256 hex of the row, and "a-b-c" from its first three hex digits.
 HIGH_ENTROPY = "str_sha256"
 LOW_ENTROPY = "str_abc"
-VARIANTS = ("plain", "str", "cat")
 
 # Trips per hour of day, from the shape of 2016 weekday demand (night trough, evening peak).
 _HOURLY = np.array([3.9, 2.9, 2.2, 1.6, 1.2, 1.1, 2.2, 3.6, 4.3, 4.3, 4.2, 4.4,

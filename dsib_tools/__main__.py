@@ -11,6 +11,7 @@
   machine  record this machine's hardware for asv under a stable name
   workspace  start build/results from the committed results (make bench writes there)
   record   copy a machine's results from build/results into the committed results/ (make record)
+  matrix-check  every curated environment's run of the suite: cells run, skipped, failed
   select   asv's -b regex for one format's or one source's cells (make bench FORMAT=... SOURCE=...)
   lock     record each benchmark's series and measured code (benchmarks/series.lock)
   fetch-go fetch a Go toolchain from the Go module proxy (make test builds actionlint with it)
@@ -18,6 +19,7 @@
 import argparse
 import json
 import os
+import subprocess
 import sys
 
 
@@ -286,6 +288,22 @@ def cmd_select(args):
     return 0
 
 
+def cmd_matrix_check(args):
+    from . import matrix
+
+    commit = subprocess.run(["git", "rev-parse", args.commit], stdout=subprocess.PIPE, check=True,
+                            universal_newlines=True).stdout.strip()
+    record = matrix.run_check(args.results_dir_, args.machine, commit, args.profile)
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    with open(args.output, "w") as f:
+        json.dump(record, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(matrix.check_markdown(record))
+    print("wrote %s" % args.output)
+    ok = all(e["found"] and not e["failed"] for e in record["environments"])
+    return 0 if ok else 1
+
+
 def cmd_lock(args):
     from . import lock
 
@@ -403,6 +421,14 @@ def main(argv=None):
     p.add_argument("--local", default=os.path.join("build", "results"))
     p.add_argument("--committed", default="results")
     p.set_defaults(func=cmd_record)
+    p = sub.add_parser("matrix-check", help="did every curated environment run the suite, and which cells failed")
+    # dest differs from --results-dir's, which would make main() load results first.
+    p.add_argument("--results-dir", dest="results_dir_", default=os.path.join("build", "results"))
+    p.add_argument("--machine", required=True)
+    p.add_argument("--profile", default="tiny")
+    p.add_argument("--commit", default="HEAD")
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(func=cmd_matrix_check)
     p = sub.add_parser("select", help="asv's -b regex for one format's and/or one source's cells")
     p.add_argument("--format", default="")
     p.add_argument("--source", default="")

@@ -105,3 +105,48 @@ def resolve(entry, python_exe):
         installs = json.load(f)["install"]
     os.remove(report)
     return wrong_versions(pinned, dict((i["metadata"]["name"], i["metadata"]["version"]) for i in installs))
+
+
+def run_check(results_dir, machine, commit, profile, config_path=CURATED_CONFIG):
+    """For every environment of the curated matrix: did it run the suite at ``commit`` and
+    ``profile``, and how many cells ran, skipped and failed (asv's null). A JSON-able record."""
+    import itertools
+    import math
+
+    from asv.results import iter_results_for_machine_and_hash
+
+    runs = [r for r in iter_results_for_machine_and_hash(results_dir, machine, commit)
+            if (r.env_vars or {}).get("DSIB_PROFILE") == profile]
+    record = {"machine": machine, "commit": commit, "profile": profile, "environments": []}
+    for entry in entries(config_path):
+        wanted = dict(entry["req"], python=entry["python"])
+        found = [r for r in runs if all(r.params.get(k) == v for k, v in wanted.items())]
+        row = {"environment": label(entry), "ran": 0, "skipped": 0, "failed": [], "found": len(found)}
+        if found:
+            res = found[0]
+            for key in sorted(res.get_all_result_keys()):
+                params = res.get_result_params(key)
+                values = res.get_result_value(key, params)
+                for combo, value in zip(itertools.product(*params) if params else [()],
+                                        values if isinstance(values, list) else [values]):
+                    if value is None:
+                        row["failed"].append("%s(%s)" % (key, ", ".join(combo)))
+                    elif isinstance(value, float) and math.isnan(value):
+                        row["skipped"] += 1
+                    else:
+                        row["ran"] += 1
+        record["environments"].append(row)
+    return record
+
+
+def check_markdown(record):
+    lines = ["The curated matrix at profile `%s`, commit `%s`, machine `%s`: %d of %d environments ran, "
+             "%d failed cells." % (record["profile"], record["commit"][:8], record["machine"],
+                                   sum(1 for e in record["environments"] if e["found"]),
+                                   len(record["environments"]),
+                                   sum(len(e["failed"]) for e in record["environments"])), "",
+             "| environment | cells run | skipped | failed |", "| --- | ---: | ---: | ---: |"]
+    for e in record["environments"]:
+        lines.append("| %s | %s | %s | %s |" % (e["environment"], e["ran"] if e["found"] else "not run",
+                                                e["skipped"] if e["found"] else "", len(e["failed"])))
+    return "\n".join(lines)

@@ -1,4 +1,5 @@
 """The release matrix: every environment resolves from PyPI, and asv's plugin checks what it installed."""
+import glob
 import json
 import os
 import subprocess
@@ -112,3 +113,24 @@ def test_the_plugin_refuses_an_environment_that_did_not_get_its_pins(tmp_path):
     from asv.plugins.virtualenv import Virtualenv
 
     assert Virtualenv._install_requirements is dsib_tools.asv_plugin._install_requirements
+
+
+def test_every_curated_environment_ran_the_suite_at_tiny_with_no_failed_cell():
+    """The committed check of `make bench-matrix PROFILE=tiny` (python -m dsib_tools matrix-check):
+    every environment of asv.conf.json ran, at a commit of this history, and no cell failed."""
+    checks = sorted(glob.glob(os.path.join(ROOT, "checks", "matrix-tiny-*.json")))
+    assert checks, "make bench-matrix PROFILE=tiny, then python -m dsib_tools matrix-check -o checks/..."
+    with open(os.path.join(ROOT, "README.md")) as f:
+        readme = f.read()
+    for path in checks:
+        with open(path) as f:
+            record = json.load(f)
+        labels = [matrix.label(e) for e in matrix.entries(os.path.join(ROOT, "asv.conf.json"))]
+        assert [e["environment"] for e in record["environments"]] == labels
+        for env in record["environments"]:
+            assert env["found"] == 1 and env["failed"] == [] and env["ran"] > 500, env
+        assert subprocess.run(["git", "merge-base", "--is-ancestor", record["commit"], "HEAD"], cwd=ROOT).returncode == 0
+        marker = "<!-- matrix-check: %s -->" % os.path.relpath(path, ROOT)
+        assert marker in readme, marker
+        start = readme.index(marker) + len(marker)
+        assert readme[start:readme.index("<!-- /matrix-check -->", start)].strip() == matrix.check_markdown(record)

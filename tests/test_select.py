@@ -1,0 +1,46 @@
+"""`make bench FORMAT=... SOURCE=...`: asv's -b regex picks exactly those cells."""
+import itertools
+import re
+import subprocess
+import sys
+
+import pytest
+
+from dsib_tools import suite
+from dsib_tools.__main__ import select_regex
+
+from .conftest import ROOT
+
+
+def _cells():
+    for cls in suite.classes():
+        for method in suite.methods(cls):
+            for params in itertools.product(*cls.params):
+                yield suite.name(cls, method), dict(zip(cls.param_names, [str(p) for p in params])), \
+                    "%s(%s)" % (suite.name(cls, method), ", ".join(repr(p) for p in params))
+
+
+@pytest.mark.parametrize("fmt,source", [("parquet", None), (None, "nyc_taxi"), ("csv", "nyc_taxi_month"),
+                                        ("parquet-zstd", None)])
+def test_the_regex_picks_the_cells_of_that_format_and_source(fmt, source):
+    regex = re.compile(select_regex(fmt, source))
+    picked = wanted = 0
+    for _, given, label in _cells():
+        want = (fmt is None or given.get("format") == fmt) and (source is None or given.get("source") == source)
+        if source is None and "format" in given and "source" not in given:
+            want = given["format"] == fmt  # the process baseline, per format
+        if "format" not in given and "source" not in given:
+            want = False  # the generator belongs to no format
+        got = bool(regex.search(label))
+        assert got == want, (label, regex.pattern)
+        picked, wanted = picked + got, wanted + want
+    assert picked == wanted > 0
+
+
+def test_an_unknown_name_is_a_clear_error():
+    proc = subprocess.run([sys.executable, "-m", "dsib_tools", "select", "--format", "parket"], cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert proc.returncode == 2 and "unknown format 'parket'; registered formats are: parquet" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "dsib_tools", "select", "--source", "taxi"], cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert proc.returncode == 2 and "unknown source 'taxi'" in proc.stdout
