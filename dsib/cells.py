@@ -19,6 +19,7 @@ kept the same way, pickled.
 
 The cache lives in ``$DSIB_CACHE_DIR``, by default ``.cache`` inside the data directory.
 """
+import fcntl
 import functools
 import hashlib
 import json
@@ -76,29 +77,45 @@ def _evict_older(cell_dir, keep):
 
 
 def _built(cell_dir, key, build):
-    """The directory of ``key`` under ``cell_dir``, made by ``build(tmpdir)`` unless it exists."""
+    """The directory of ``key`` under ``cell_dir``, made by ``build(tmpdir)`` unless it exists.
+
+    Builders of one cell take turns (an exclusive ``flock`` on ``cell_dir/.lock``): two runs
+    sharing the cache, such as two environments' runs side by side, never remove each other's
+    build in progress, and the second finds the first's build done."""
     final = os.path.join(cell_dir, key)
     if os.path.exists(os.path.join(final, OUTCOME)):
         os.utime(final, None)  # recently used
         return final
     if not os.path.isdir(cell_dir):
-        os.makedirs(cell_dir)
-    for name in os.listdir(cell_dir):
-        if name.startswith(".tmp-"):  # an interrupted build
-            shutil.rmtree(os.path.join(cell_dir, name), ignore_errors=True)
-    if os.path.isdir(final):
-        shutil.rmtree(final)  # no outcome: never finished
-    tmp = os.path.join(cell_dir, ".tmp-%d-%s" % (os.getpid(), uuid.uuid4().hex[:8]))
-    os.makedirs(tmp)
-    try:
-        outcome = build(tmp)
-        with open(os.path.join(tmp, OUTCOME + ".partial"), "w") as f:
-            json.dump(outcome, f)
-        os.rename(os.path.join(tmp, OUTCOME + ".partial"), os.path.join(tmp, OUTCOME))
-        os.rename(tmp, final)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    _evict_older(cell_dir, KEEP)
+        try:
+            os.makedirs(cell_dir)
+        except OSError:
+            if not os.path.isdir(cell_dir):
+                raise
+    with open(os.path.join(cell_dir, ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if os.path.exists(os.path.join(final, OUTCOME)):  # built while this process waited
+                os.utime(final, None)
+                return final
+            for name in os.listdir(cell_dir):
+                if name.startswith(".tmp-"):  # an interrupted build: its builder held the lock
+                    shutil.rmtree(os.path.join(cell_dir, name), ignore_errors=True)
+            if os.path.isdir(final):
+                shutil.rmtree(final)  # no outcome: never finished
+            tmp = os.path.join(cell_dir, ".tmp-%d-%s" % (os.getpid(), uuid.uuid4().hex[:8]))
+            os.makedirs(tmp)
+            try:
+                outcome = build(tmp)
+                with open(os.path.join(tmp, OUTCOME + ".partial"), "w") as f:
+                    json.dump(outcome, f)
+                os.rename(os.path.join(tmp, OUTCOME + ".partial"), os.path.join(tmp, OUTCOME))
+                os.rename(tmp, final)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+            _evict_older(cell_dir, KEEP)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
     return final
 
 

@@ -179,6 +179,43 @@ def test_a_cell_file_is_built_once_and_an_interrupted_build_again(tiny_run, monk
         other.file("nyc_taxi", FORMATS["csv"], "plain")
 
 
+def test_two_processes_building_one_cell_take_turns(tiny_run, tmp_path):
+    """Two runs sharing the cache (two environments side by side) once removed each other's
+    build in progress; now the second waits for the first and uses its build."""
+    import multiprocessing
+    import time
+
+    from dsib import cells as cells_module
+
+    started = tmp_path / "started"
+
+    def slow_build(tmp):
+        started.write_text("1")
+        time.sleep(1.0)
+        with open(os.path.join(tmp, "payload"), "w") as f:
+            f.write(str(os.getpid()))
+        return {"builder": os.getpid()}
+
+    def build_in_child(queue):
+        final = cells_module._built(str(tmp_path / "cell"), "key", slow_build)
+        with open(os.path.join(final, "outcome.json")) as f:
+            queue.put(f.read())
+
+    queue = multiprocessing.get_context("fork").Queue()
+    first = multiprocessing.get_context("fork").Process(target=build_in_child, args=(queue,))
+    first.start()
+    while not started.exists():
+        time.sleep(0.01)
+    second = multiprocessing.get_context("fork").Process(target=build_in_child, args=(queue,))
+    second.start()
+    first.join(30)
+    second.join(30)
+    assert first.exitcode == 0 and second.exitcode == 0
+    outcomes = [queue.get(timeout=5), queue.get(timeout=5)]
+    assert outcomes[0] == outcomes[1] and str(first.pid) in outcomes[0]  # one build, the first's
+    assert sorted(os.listdir(str(tmp_path / "cell"))) == [".lock", "key"]
+
+
 def test_every_class_declares_its_series_and_every_versioned_scale_is_in_it(monkeypatch):
     for cls in suite.classes():
         assert cls.version == benchmarks.series(int(cls.version.split(".")[0])), cls

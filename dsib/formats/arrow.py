@@ -65,7 +65,8 @@ def touch_every_byte(table):
 
     total = 0
     for column in table.columns:
-        for chunk in column.chunks:
+        # pyarrow < 0.15 wraps each column's ChunkedArray in a Column
+        for chunk in (column.chunks if hasattr(column, "chunks") else column.data.chunks):
             for buf in _buffers(chunk):
                 total += int(np.frombuffer(buf, dtype=np.uint8).sum(dtype=np.uint64))
     return table
