@@ -67,19 +67,26 @@ def param_names(results_dir):
     return dict((name, b.get("param_names", [])) for name, b in listing.items() if isinstance(b, dict))
 
 
-def case_value(res, names, benchmark, fmt, extra):
-    """The value of one case; None if the case failed or was not run, NaN if it was skipped."""
+def _case(res, names, benchmark, fmt, extra):
+    """(value, stats) of one case: value None if the case failed or was not run, NaN if it was
+    skipped; stats asv's (q_25, q_75, repeat: the samples), or None."""
     wanted = dict(extra, format=fmt)
     if benchmark not in res.get_all_result_keys():
-        return None
+        return None, None
     params = res.get_result_params(benchmark)
     values = res.get_result_value(benchmark, params)
+    stats = res.get_result_stats(benchmark, params) or [None] * len(values)
     names = names.get(benchmark, [])
-    for combo, value in zip(itertools.product(*params), values):
+    for combo, value, stat in zip(itertools.product(*params), values, stats):
         given = dict(zip(names, [_param_value(c) for c in combo]))
         if all(given.get(k) == v for k, v in wanted.items()):
-            return value
-    return None
+            return value, stat
+    return None, None
+
+
+def case_value(res, names, benchmark, fmt, extra):
+    """The value of one case; None if the case failed or was not run, NaN if it was skipped."""
+    return _case(res, names, benchmark, fmt, extra)[0]
 
 
 def format_seconds(value):
@@ -97,21 +104,41 @@ def format_seconds(value):
     return "%.0fµs" % (value * 1e6)
 
 
+def format_with_spread(value, stats):
+    """A median with its spread and sample count: ``89ms (IQR 87ms–96ms, n=10)``; a figure of one
+    sample says so, and one whose run kept no statistics says that."""
+    text = format_seconds(value)
+    if value is None or math.isnan(value):
+        return text
+    if not stats or stats.get("repeat") is None:
+        return "%s (no spread recorded)" % text
+    if stats["repeat"] == 1:
+        return "%s (one sample)" % text
+    if stats.get("q_25") is None or stats.get("q_75") is None:
+        return "%s (n=%d, no spread recorded)" % (text, stats["repeat"])
+    return "%s (IQR %s–%s, n=%d)" % (text, format_seconds(stats["q_25"]), format_seconds(stats["q_75"]),
+                                     stats["repeat"])
+
+
 def _speedup(a, b):
     if a is None or b is None or math.isnan(a) or math.isnan(b) or a <= 0:
         return "n/a"
     return "%.0fx" % (b / a) if b / a >= 10 else "%.1fx" % (b / a)
 
 
-def post_value(res, names, case, fmt):
-    """A post case's value in ``res``: under its name, or under its first suite's name in results
-    taken before the suite was reorganised."""
+def post_case(res, names, case, fmt):
+    """A post case's (value, stats) in ``res``: under its name, or under its first suite's name in
+    results taken before the suite was reorganised."""
     from .suite import name
 
     current = name(case.cls, case.method)
     if current in res.get_all_result_keys() or case.legacy[0] not in res.get_all_result_keys():
-        return case_value(res, names, current, fmt, case.given)
-    return case_value(res, names, case.legacy[0], fmt, case.legacy[1])
+        return _case(res, names, current, fmt, case.given)
+    return _case(res, names, case.legacy[0], fmt, case.legacy[1])
+
+
+def post_value(res, names, case, fmt):
+    return post_case(res, names, case, fmt)[0]
 
 
 def comparison_rows(res, names, formats=("parquet", "csv")):
@@ -121,14 +148,19 @@ def comparison_rows(res, names, formats=("parquet", "csv")):
 
 
 def markdown_table(res, names, with_2019=False, formats=("parquet", "csv"), labels=("Parquet", "CSV")):
+    """The post's cases: each median with its spread (IQR) and sample count; the speedup is of
+    the medians. The 2019 columns are the post's own published figures."""
+    from .suite import POST_2019 as CASES
+
     head = ["Benchmark", labels[0], labels[1], "%s speedup" % labels[0]]
     if with_2019:
         head += ["%s 2019 (10.9 M rows)" % labels[0], "%s 2019" % labels[1], "speedup 2019"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    for label, key, a, b in comparison_rows(res, names, formats):
-        cells = [label, format_seconds(a), format_seconds(b), _speedup(a, b)]
+    for case in CASES:
+        (a, a_stats), (b, b_stats) = [post_case(res, names, case, f) for f in formats]
+        cells = [case.label, format_with_spread(a, a_stats), format_with_spread(b, b_stats), _speedup(a, b)]
         if with_2019:
-            pa, pb = POST_2019[key]
+            pa, pb = POST_2019[case.key]
             cells += [format_seconds(pa), format_seconds(pb), _speedup(pa, pb)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

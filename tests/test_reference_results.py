@@ -1,6 +1,7 @@
 """The committed reference run: results/ renders the post's table, and html/ was published from it."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -20,6 +21,10 @@ def test_committed_results_render_the_full_table():
     assert len(rows) == 7
     for row in rows:
         assert "failed" not in row and "skipped" not in row and "n/a" not in row, row
+        for measured in row.split("|")[2:4]:  # Parquet, CSV: a median, its spread and sample count
+            assert re.search(r"\(IQR \S+–\S+, n=([2-9]|\d\d+)\)$|\(one sample\)$", measured.strip()), row
+    assert "| 3a WRITE | 406ms (IQR 390ms–441ms, n=10) | 10.69s (one sample) |" in table.stdout, \
+        "the committed run's CSV write is one sample, and says so"
     assert "pyarrow26.0.1" in table.stdout, "of a release matrix, the table shows the newest releases"
     with open(os.path.join(ROOT, "README.md")) as f:
         readme = f.read()
