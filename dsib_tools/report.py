@@ -200,13 +200,33 @@ def skip_reason(res, operation, source, fmt, variant):
         "skipped at run time on its machine (asv's output of that run says why)"
 
 
+def _relative_spread(value, stats):
+    """A grid cell's spread, compact: the IQR as a share of the median, and the samples."""
+    if not stats or stats.get("repeat") is None:
+        return " (no spread recorded)"
+    if stats["repeat"] == 1:
+        return " (1 sample)"
+    if stats.get("q_25") is None or stats.get("q_75") is None or value <= 0:
+        return " (n=%d)" % stats["repeat"]
+    return " (±%.0f%%, n=%d)" % (50.0 * (stats["q_75"] - stats["q_25"]) / value, stats["repeat"])
+
+
+GRID_LEGEND = ("Times are asv's medians, with half the interquartile range as a share of the median "
+               "(±) and the number of samples (n). Peak memory and sizes are one measurement each; "
+               "MiB/s is the frame's size over the median time. \"not run\": the run has no such case (results "
+               "of the first suite, whose cases had other names, or a run of some cases only).")
+
+
 def grid_cell(res, names, row, fmt, given, reasons):
     """One cell's text; a skip is a footnote mark whose reason ``reasons`` collects."""
     from dsib.formats import FORMATS
 
     from .suite import FRAME_SIZE, name
 
-    value = case_value(res, names, name(row.cls, row.method), fmt, given)
+    benchmark = name(row.cls, row.method)
+    if benchmark not in res.get_all_result_keys():
+        return "not run"  # results of another suite, or a run of some cases only (-b)
+    value, stats = _case(res, names, benchmark, fmt, given)
     if value is None:
         return "failed"
     if _missing(value):
@@ -215,7 +235,7 @@ def grid_cell(res, names, row, fmt, given, reasons):
             reasons.append(reason)
         return "skip %d" % (reasons.index(reason) + 1)
     if row.kind == "time":
-        return format_seconds(value)
+        return format_seconds(value) + _relative_spread(value, stats)
     if row.kind == "mib":
         return "%.0f" % (value / MIB) if value >= MIB else "%.2f" % (value / MIB)
     if not FORMATS[fmt].builds_frame:
@@ -241,7 +261,7 @@ def grid_table(res, names, source, variant, formats):
 
 
 def grid_report(res, names, sources, variants, formats):
-    blocks = []
+    blocks = [GRID_LEGEND]
     for source in sources:
         for variant in variants:
             blocks.append(grid_table(res, names, source, variant, formats))
