@@ -185,9 +185,9 @@ def cmd_compare(args):
         print("error: %s" % exc, file=sys.stderr)
         return 2
     if verdict is not None:
-        print("dsib compare: %d cells compared at factor %.2f; %d slower, %d faster, %d newly failing" % (
+        print("dsib compare: %d cells compared at factor %.2f; %d slower, %d faster, %d newly failing, %d dropped" % (
             len(verdict["compared"]), args.factor, len(verdict["worse"]), len(verdict["better"]),
-            len(verdict["failed"])))
+            len(verdict["failed"]), len(verdict["dropped"])))
     return status
 
 

@@ -147,10 +147,19 @@ def load_cells(results_dir, machine, commit):
 
 def verdict_of(before, after, factor=FACTOR):
     """asv compare's marks for every cell both have: ``worse`` (+), ``better`` (-), ``failed``
-    (!), ``compared`` (both measured). Same rule as ``asv compare``."""
+    (!), ``compared`` (both measured). Same rule as ``asv compare``.
+
+    And what asv lets pass in silence: ``dropped``, a cell the base measured that the head skipped
+    or does not have at all (a slow case turned into a skip, or renamed away, escapes the gate
+    otherwise). A cell whose series version changed is neither compared nor dropped: that change
+    is a decision recorded in benchmarks/series.lock, in the diff for review."""
     from asv.commands.compare import _is_result_better
 
-    verdict = {"worse": [], "better": [], "failed": [], "compared": []}
+    verdict = {"worse": [], "better": [], "failed": [], "compared": [], "dropped": []}
+    for name in sorted(before):
+        value, _, version = before[name]
+        if _measured(value) and (name not in after or after[name][2] == version and _skipped(after[name][0])):
+            verdict["dropped"].append(name)
     for name in sorted(set(before) & set(after)):
         (v1, ss1, version1), (v2, ss2, version2) = before[name], after[name]
         if version1 != version2 or v1 is None and v2 is None:
@@ -202,14 +211,26 @@ def compare_table(config, machine, base, head, factor=FACTOR):
 
 def summary_markdown(table, verdict, base, head, factor, profile=PROFILE):
     lines = ["## dsib: `asv continuous` %s..%s at the `%s` profile" % (base[:8], head[:8], profile), "",
-             "%d cells compared at factor %.2f: %d slower, %d faster, %d newly failing." % (
+             "%d cells compared at factor %.2f: %d slower, %d faster, %d newly failing, %d dropped." % (
                  len(verdict["compared"]), factor, len(verdict["worse"]), len(verdict["better"]),
-                 len(verdict["failed"])), ""]
-    for label, key in (("Slower", "worse"), ("Failing", "failed"), ("Faster", "better")):
+                 len(verdict["failed"]), len(verdict["dropped"])), ""]
+    for label, key in (("Slower", "worse"), ("Failing", "failed"),
+                       ("Dropped (measured at the base, skipped or absent at the head)", "dropped"),
+                       ("Faster", "better")):
         if verdict[key]:
             lines += ["%s:" % label, ""] + ["- `%s`" % name for name in verdict[key]] + [""]
     return "\n".join(lines + ["<details><summary>asv compare</summary>", "", "```", table.rstrip(), "```", "",
                               "</details>", ""])
+
+
+def gate_status(asv_status, verdict, base, head, stream=None):
+    """The gate's exit status: asv continuous's, or 1 where the base measured cells that the head
+    skipped or lacks (asv does not see those), each named on ``stream``."""
+    if verdict["dropped"] and asv_status == 0:
+        (stream or sys.stderr).write("dsib compare: %d cells measured at %s are skipped or absent at %s:\n%s\n" % (
+            len(verdict["dropped"]), base[:8], head[:8], "\n".join("  " + name for name in verdict["dropped"])))
+        return 1
+    return asv_status
 
 
 def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, sampling=SAMPLING,
@@ -236,6 +257,7 @@ def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, samplin
         if status == 0:
             raise
         return status, None  # asv could not run them (a build failed, say): its own output says why
+    status = gate_status(status, verdict, base_hash, head_hash)
     if summary:
         with open(summary, "a") as f:
             f.write(summary_markdown(compare_table(config, machine, base_hash, head_hash, factor), verdict,

@@ -1,0 +1,58 @@
+"""The gate's invariants (dsib_tools.compare.verdict_of): a cell the base measured cannot leave
+the comparison in silence, by a skip, a failure or its absence."""
+from dsib_tools import compare
+
+STEADY = [0.0100, 0.0101, 0.0099, 0.0100, 0.0102, 0.0098, 0.0100, 0.0101, 0.0100, 0.0099]
+NAN = float("nan")
+
+
+def _cells(values, version="v1"):
+    """Cells as compare.load_cells returns them; samples and asv's statistics for measured ones."""
+    from asv_runner.statistics import compute_stats
+
+    cells = {}
+    for name, samples in values.items():
+        if isinstance(samples, list):
+            value, stats = compute_stats(samples, 1)
+            cells[name] = (value, (stats, samples), version)
+        else:  # None: failed; NaN: skipped
+            cells[name] = (samples, (None, None), version)
+    return cells
+
+
+def test_a_cell_measured_at_the_base_and_skipped_or_absent_at_the_head_is_dropped():
+    before = _cells({"orc.read": STEADY, "csv.read": STEADY, "parquet.read": STEADY, "npy.read": NAN})
+    after = _cells({"orc.read": NAN, "csv.read": STEADY, "npy.read": NAN})
+    verdict = compare.verdict_of(before, after)
+    assert verdict["dropped"] == ["orc.read", "parquet.read"]
+    assert verdict["compared"] == ["csv.read"] and verdict["worse"] == [] and verdict["failed"] == []
+
+
+def test_a_cell_that_starts_failing_is_failed_not_dropped():
+    verdict = compare.verdict_of(_cells({"orc.read": STEADY}), _cells({"orc.read": None}))
+    assert verdict["failed"] == ["orc.read"] and verdict["dropped"] == []
+
+
+def test_a_new_series_is_not_dropped_and_a_new_skip_of_an_unmeasured_cell_is_nothing():
+    assert compare.verdict_of(_cells({"orc.read": STEADY}), _cells({"orc.read": NAN}, version="v2"))["dropped"] == []
+    assert compare.verdict_of(_cells({"npy.read": NAN}), _cells({}))["dropped"] == []
+
+
+def test_the_summary_names_the_dropped_cells():
+    verdict = compare.verdict_of(_cells({"orc.read": STEADY}), _cells({"orc.read": NAN}))
+    text = compare.summary_markdown("table", verdict, "a" * 40, "b" * 40, compare.FACTOR)
+    assert "0 newly failing, 1 dropped." in text
+    assert "Dropped (measured at the base, skipped or absent at the head):\n\n- `orc.read`" in text
+
+
+def test_dropped_cells_fail_the_gate_and_are_named():
+    import io
+
+    verdict = compare.verdict_of(_cells({"orc.read": STEADY, "csv.read": STEADY}), _cells({"csv.read": STEADY}))
+    stream = io.StringIO()
+    assert compare.gate_status(0, verdict, "a" * 40, "b" * 40, stream) == 1
+    assert "1 cells measured at aaaaaaaa are skipped or absent at bbbbbbbb" in stream.getvalue()
+    assert "  orc.read" in stream.getvalue()
+    clean = compare.verdict_of(_cells({"csv.read": STEADY}), _cells({"csv.read": STEADY}))
+    assert compare.gate_status(0, clean, "a" * 40, "b" * 40, io.StringIO()) == 0
+    assert compare.gate_status(2, verdict, "a" * 40, "b" * 40, io.StringIO()) == 2, "asv's own failure stands"
