@@ -304,6 +304,27 @@ def cmd_matrix_check(args):
     return 0 if ok else 1
 
 
+def cmd_gate_cells(args):
+    from .compare import GATE_FILE, gate_cells, gate_file_text
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), GATE_FILE)
+    text = gate_file_text(gate_cells())
+    committed = ""
+    if os.path.exists(path):
+        with open(path) as f:
+            committed = f.read()
+    if args.check:
+        if committed != text:
+            print("%s is not the cells the gate's patterns pick: run python -m dsib_tools gate-cells" % GATE_FILE)
+            return 1
+        print("%s: %d cells" % (GATE_FILE, text.count("\n") - 1))
+        return 0
+    with open(path, "w") as f:
+        f.write(text)
+    print("wrote %s: %d cells" % (GATE_FILE, text.count("\n") - 1))
+    return 0
+
+
 def cmd_lock(args):
     from . import lock
 
@@ -440,6 +461,9 @@ def main(argv=None):
                        "record; --check says what is not recorded yet.")
     p.add_argument("--check", action="store_true", help="exit 1 and say what the lock does not record")
     p.set_defaults(func=cmd_lock)
+    p = sub.add_parser("gate-cells", help="write the list of cells make compare compares (%s)" % "benchmarks/gate-cells.txt")
+    p.add_argument("--check", action="store_true", help="exit 1 if the committed list is not the patterns' cells")
+    p.set_defaults(func=cmd_gate_cells)
     p = sub.add_parser("fetch-go", help="fetch a pinned Go toolchain from the Go module proxy")
     p.add_argument("--version", required=True)
     p.add_argument("--into", required=True)

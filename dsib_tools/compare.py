@@ -11,6 +11,7 @@ saved results, for callers that need the cases rather than a table). The exit st
 continuous's: non-zero when a case got slower or started failing.
 """
 import glob
+import itertools
 import json
 import os
 import re
@@ -47,6 +48,59 @@ BENCHMARKS = (
     _pattern(suite.writes.WriteToBytes, "time_write", _TAXI_CELLS),
     _pattern(*(suite.GENERATOR + (r"\(",))),
 )
+
+# The cells the gate compares, one asv name a line: a committed, reviewed list. A comparison reads
+# it from the base commit, so a pull request cannot shorten what it is compared on; a head whose
+# list lacks any of the base's cells fails the gate, naming them.
+GATE_FILE = "benchmarks/gate-cells.txt"
+
+
+def _label(cls, method, params):
+    return suite.name(cls, method) + ("(%s)" % ", ".join(repr(p) for p in params) if params else "")
+
+
+def gate_cells(benchmarks=BENCHMARKS):
+    """Every cell of the suite that the gate's patterns pick, named as asv names it."""
+    picked = []
+    for cls in suite.classes():
+        for method in suite.methods(cls):
+            for params in (itertools.product(*cls.params) if getattr(cls, "params", None) else [()]):
+                label = _label(cls, method, params)
+                if any(re.search(pattern, label) for pattern in benchmarks):
+                    picked.append(label)
+    return sorted(picked)
+
+
+def gate_file_text(cells):
+    return "# The cells make compare compares (python -m dsib_tools gate-cells writes this file).\n" + \
+        "".join(cell + "\n" for cell in cells)
+
+
+def committed_cells(root, commit):
+    """The gate's list as ``commit`` has it; None where that commit has no list."""
+    proc = subprocess.run(["git", "show", "%s:%s" % (commit, GATE_FILE)], cwd=root, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, universal_newlines=True)
+    if proc.returncode != 0:
+        return None
+    return [line for line in proc.stdout.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def gate_patterns(root, base, head):
+    """asv's -b patterns for the cells of the base's list; CompareError naming the cells the head's
+    list lacks. A base from before the list existed is compared on this checkout's patterns."""
+    base_cells = committed_cells(root, base)
+    if base_cells is None:
+        sys.stderr.write("dsib compare: %s has no %s; comparing the cells of this checkout's patterns\n" % (
+            base[:8], GATE_FILE))
+        return BENCHMARKS
+    head_cells = set(committed_cells(root, head) or ())
+    lost = [cell for cell in base_cells if cell not in head_cells]
+    if lost:
+        raise CompareError("%s's %s lacks %d of the cells %s compares, so they would leave the gate unseen; "
+                           "restore them, or have the shorter list reviewed and merged on its own:\n%s" % (
+                               head[:8], GATE_FILE, len(lost), base[:8], "\n".join("  " + c for c in lost)))
+    return tuple("^" + re.escape(cell) for cell in base_cells)
+
 
 # Measured with A/A runs on 2 cores (README, "Noise"): Arrow's and the OS's threads sharing the
 # two cores spread a 10 ms read's samples by 15-25 %; one thread on a CPU of its own, 2-5 %.
@@ -236,10 +290,10 @@ def gate_status(asv_status, verdict, base, head, stream=None):
 def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, sampling=SAMPLING,
         results_dir=None, env_dir=None, summary=None, env=None, profile=PROFILE):
     """asv continuous base..head in the repository at ``root``; returns (exit status, verdict)."""
-    benchmarks = benchmarks or BENCHMARKS
     base_hash, head_hash = resolve(root, base), resolve(root, head)
     if base_hash == head_hash:
         raise CompareError("%s and %s are the same commit (%s): nothing to compare" % (base, head, head_hash[:8]))
+    benchmarks = benchmarks or gate_patterns(root, base_hash, head_hash)
     results_dir = results_dir or os.path.join(root, ".asv", "results-compare")
     config = write_config(root, results_dir, env_dir, profile)
     for commit in (base_hash, head_hash):

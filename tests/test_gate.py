@@ -56,3 +56,65 @@ def test_dropped_cells_fail_the_gate_and_are_named():
     clean = compare.verdict_of(_cells({"csv.read": STEADY}), _cells({"csv.read": STEADY}))
     assert compare.gate_status(0, clean, "a" * 40, "b" * 40, io.StringIO()) == 0
     assert compare.gate_status(2, verdict, "a" * 40, "b" * 40, io.StringIO()) == 2, "asv's own failure stands"
+
+
+def test_the_committed_list_is_the_cells_the_gates_patterns_pick():
+    import os
+
+    from .conftest import ROOT
+
+    with open(os.path.join(ROOT, compare.GATE_FILE)) as f:
+        assert f.read() == compare.gate_file_text(compare.gate_cells()), "python -m dsib_tools gate-cells"
+    assert len(compare.gate_cells()) > 80
+
+
+def _repo_with_lists(tmp_path, *lists):
+    """A git repository with one commit per list (None: no list file); their hashes."""
+    import os
+    import subprocess
+
+    repo = str(tmp_path / "repo")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", repo], check=True)
+    hashes = []
+    for cells in lists:
+        path = os.path.join(repo, compare.GATE_FILE)
+        if cells is None:
+            if os.path.exists(path):
+                os.remove(path)
+            with open(os.path.join(repo, "other"), "a") as f:
+                f.write("x")
+        else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(compare.gate_file_text(cells))
+        subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+        subprocess.run(git + ["commit", "-q", "-m", "list"], cwd=repo, check=True)
+        hashes.append(subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, stdout=subprocess.PIPE,
+                                     universal_newlines=True).stdout.strip())
+    return repo, hashes
+
+
+def test_the_gate_compares_the_bases_list_and_refuses_a_head_that_shortens_it(tmp_path):
+    import re
+
+    import pytest
+
+    a, b, c = ("reads.ReadFromPageCache.time_read('nyc_taxi', '%s', 'plain')" % f for f in ("csv", "orc", "parquet"))
+    repo, (base, shorter, longer, gone) = _repo_with_lists(tmp_path, [a, b, c], [a, c], [a, b, c, a + "x"], None)
+    patterns = compare.gate_patterns(repo, base, longer)
+    assert [p for p in patterns if re.search(p, a)] and len(patterns) == 3, "the base's list, not the head's"
+    assert all(len([cell for cell in (a, b, c) if re.search(p, cell)]) == 1 for p in patterns)
+    with pytest.raises(compare.CompareError, match=r"lacks 1 of the cells(.|\n)*orc"):
+        compare.gate_patterns(repo, base, shorter)
+    with pytest.raises(compare.CompareError, match="lacks 3 of the cells"):
+        compare.gate_patterns(repo, base, gone)
+    assert compare.gate_patterns(repo, gone, base) == compare.BENCHMARKS, "a base from before the list"
+
+
+def test_each_pattern_of_the_committed_list_picks_its_own_cell_only():
+    import re
+
+    cells = compare.gate_cells()
+    for pattern in (("^" + re.escape(cell)) for cell in cells):
+        assert len([cell for cell in cells if re.search(pattern, cell)]) == 1, pattern
