@@ -86,12 +86,7 @@ def _built(cell_dir, key, build):
     if os.path.exists(os.path.join(final, OUTCOME)):
         os.utime(final, None)  # recently used
         return final
-    if not os.path.isdir(cell_dir):
-        try:
-            os.makedirs(cell_dir)
-        except OSError:
-            if not os.path.isdir(cell_dir):
-                raise
+    os.makedirs(cell_dir, exist_ok=True)
     with open(os.path.join(cell_dir, ".lock"), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:

@@ -19,7 +19,6 @@
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 
@@ -290,9 +289,13 @@ def cmd_select(args):
 
 def cmd_matrix_check(args):
     from . import matrix
+    from .compare import CompareError, resolve
 
-    commit = subprocess.run(["git", "rev-parse", args.commit], stdout=subprocess.PIPE, check=True,
-                            universal_newlines=True).stdout.strip()
+    try:
+        commit = resolve(os.getcwd(), args.commit)
+    except CompareError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
     record = matrix.run_check(args.results_dir_, args.machine, commit, args.profile)
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     with open(args.output, "w") as f:

@@ -110,9 +110,9 @@ def resolve(entry, python_exe):
 def run_check(results_dir, machine, commit, profile, config_path=CURATED_CONFIG):
     """For every environment of the curated matrix: did it run the suite at ``commit`` and
     ``profile``, and how many cells ran, skipped and failed (asv's null). A JSON-able record."""
-    import itertools
     import math
 
+    from asv.commands.compare import unroll_result
     from asv.results import iter_results_for_machine_and_hash
 
     runs = [r for r in iter_results_for_machine_and_hash(results_dir, machine, commit)
@@ -126,11 +126,9 @@ def run_check(results_dir, machine, commit, profile, config_path=CURATED_CONFIG)
             res = found[0]
             for key in sorted(res.get_all_result_keys()):
                 params = res.get_result_params(key)
-                values = res.get_result_value(key, params)
-                for combo, value in zip(itertools.product(*params) if params else [()],
-                                        values if isinstance(values, list) else [values]):
+                for name, value in unroll_result(key, params, res.get_result_value(key, params)):
                     if value is None:
-                        row["failed"].append("%s(%s)" % (key, ", ".join(combo)))
+                        row["failed"].append(name)
                     elif isinstance(value, float) and math.isnan(value):
                         row["skipped"] += 1
                     else:

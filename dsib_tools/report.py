@@ -137,16 +137,6 @@ def post_case(res, names, case, fmt):
     return _case(res, names, case.legacy[0], fmt, case.legacy[1])
 
 
-def post_value(res, names, case, fmt):
-    return post_case(res, names, case, fmt)[0]
-
-
-def comparison_rows(res, names, formats=("parquet", "csv")):
-    from .suite import POST_2019
-
-    return [(case.label, case.key) + tuple(post_value(res, names, case, f) for f in formats) for case in POST_2019]
-
-
 def markdown_table(res, names, with_2019=False, formats=("parquet", "csv"), labels=("Parquet", "CSV")):
     """The post's cases: each median with its spread (IQR) and sample count; the speedup is of
     the medians. The 2019 columns are the post's own published figures."""
