@@ -101,6 +101,18 @@ def test_asv_runs_every_benchmark_without_failure(asv_tiny):
     assert ran > 1500, "every cell the rules say must run did: %d ran, %d skipped" % (ran, skipped)
 
 
+def test_the_benchmark_environment_samples_with_the_pinned_asv_runner(asv_tiny):
+    """asv would install the newest asv_runner; the plugin installs the tools' pin instead."""
+    from importlib import metadata
+
+    with open(os.path.join(ROOT, "requirements.txt")) as f:
+        pinned = [line.split("==")[1].strip() for line in f if line.startswith("asv_runner==")]
+    assert pinned == [metadata.version("asv_runner")], "the tools run the pinned asv_runner"
+    installed = glob.glob(os.path.join(ENV_DIR, "*", "lib", "python*", "site-packages", "asv_runner-*.dist-info"))
+    assert installed, "the run built its environment in %s" % ENV_DIR
+    assert set(os.path.basename(d) for d in installed) == {"asv_runner-%s.dist-info" % pinned[0]}
+
+
 def test_make_bench_publishes_the_site_of_its_run_beside_the_committed_history(asv_tiny):
     html = asv_tiny["html"]
     assert os.path.exists(os.path.join(html, "index.html")), asv_tiny["run"].stdout[-3000:]

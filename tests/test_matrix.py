@@ -115,6 +115,31 @@ def test_the_plugin_refuses_an_environment_that_did_not_get_its_pins(tmp_path):
     assert Virtualenv._install_requirements is dsib_tools.asv_plugin._install_requirements
 
 
+def test_the_plugin_pins_asv_runner_to_the_tools_release_in_every_environment(tmp_path):
+    """asv asks for asv_runner unpinned ("" in its base requirements); the plugin installs the
+    release requirements.txt pins, beside the entry's own pins, in the one pip call."""
+    import dsib_tools.asv_plugin as plugin
+    from asv import environment
+    from asv.config import Config
+
+    with open(os.path.join(ROOT, "asv.conf.json")) as f:
+        base = json.load(f)
+    path = str(tmp_path / "conf.json")
+    with open(path, "w") as f:
+        json.dump(derive_config(base, profile="tiny", envs="all", env_dir=str(tmp_path / "env")), f)
+    with open(os.path.join(ROOT, "requirements.txt")) as f:
+        (runner,) = [line.split("==")[1].strip() for line in f if line.startswith("asv_runner==")]
+    _with_pyenv_on_path()
+    envs = list(environment.get_environments(Config.load(path), None))
+    assert len(envs) == len(base["include"])
+    for env, entry in zip(envs, base["include"]):
+        assert env._base_requirements["pip+asv_runner"] == "", "asv itself leaves it unpinned"
+        pins = plugin._pins(env)
+        assert pins["asv_runner"] == runner, env.name
+        assert dict((k, pins[k]) for k in entry["req"]) == entry["req"], env.name
+        assert "asv_runner==" + runner in matrix.install_args(pins)
+
+
 def test_every_curated_environment_ran_the_suite_at_tiny_with_no_failed_cell():
     """The committed check of `make bench-matrix PROFILE=tiny` (python -m dsib_tools matrix-check):
     every environment of asv.conf.json ran, at a commit of this history, and no cell failed."""
