@@ -64,10 +64,14 @@ FORMAT ?=
 SOURCE ?=
 SELECT_FILE := $(BUILD)/select-$(PROFILE).txt
 
+# Every run logs the machine's load beside its results (other processes' CPU, steal), so that a
+# figure taken while other work ran is marked as such (dsib_tools/load.py).
+WATCH_LOAD = $(BIN)/python -m dsib_tools watch-load --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --
+
 run: workspace $(ASV_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
 	$(if $(FORMAT)$(SOURCE),$(BIN)/python -m dsib_tools select --format "$(FORMAT)" --source "$(SOURCE)" -o $(SELECT_FILE))
-	$(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr --durations 12 \
+	$(WATCH_LOAD) $(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr --durations 12 \
 		$(if $(FORMAT)$(SOURCE),-b "$$(cat $(SELECT_FILE))") $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
 ## bench-matrix: the curated release matrix of asv.conf.json (2018 -> today) into build/results.
@@ -76,7 +80,7 @@ bench-matrix: data run-matrix site
 
 run-matrix: workspace $(MATRIX_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
-	$(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) --skip-existing --show-stderr \
+	$(WATCH_LOAD) $(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) --skip-existing --show-stderr \
 		$(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
 ## site: asv's dashboard and dsib's pages of build/results, in build/html
@@ -92,8 +96,10 @@ table: $(BIN)/.ready
 
 ## record: the deliberate step into the committed history: copy MACHINE's new results from
 ## build/results into results/, then republish html/ from results/. Review and commit both.
+## Results taken under load (or with no load log) are refused; ALLOW_LOAD=1 records them anyway.
 record: $(BIN)/.ready
-	$(BIN)/python -m dsib_tools record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed results
+	$(BIN)/python -m dsib_tools record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed results \
+		$(if $(ALLOW_LOAD),--allow-load)
 	$(MAKE) publish
 
 ## publish: html/ from the committed results/ (what `make record` ends with)

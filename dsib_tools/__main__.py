@@ -15,6 +15,7 @@
   select   asv's -b regex for one format's or one source's cells (make bench FORMAT=... SOURCE=...)
   lock     record each benchmark's series and measured code (benchmarks/series.lock)
   fetch-go fetch a Go toolchain from the Go module proxy (make test builds actionlint with it)
+  watch-load  run a command (asv run) and log the machine's load beside the results
 """
 import argparse
 import json
@@ -26,9 +27,9 @@ def cmd_table(args):
     from .report import describe, markdown_table
 
     machine, res, names = args.results
-    print(describe(machine, res))
+    print(describe(machine, res, args.load))
     print()
-    print(markdown_table(res, names, with_2019=args.with_2019))
+    print(markdown_table(res, names, with_2019=args.with_2019, load=args.load))
     return 0
 
 
@@ -66,21 +67,24 @@ def cmd_machine(args):
 
 
 def _load_results(args):
-    """(machine, asv Results, param names) for the commands that read results/."""
+    """(machine, asv Results, param names) for the commands that read results/; ``args.load``
+    becomes that machine's load logs."""
+    from .load import Machine
     from .report import find_results, param_names
 
     machine, res = find_results(args.results_dir, args.machine, args.env, args.commit)
+    args.load = Machine(args.results_dir, machine)
     return machine, res, param_names(args.results_dir)
 
 
-def _grid_markdown(res, names, sources=None, variants=None):
+def _grid_markdown(res, names, sources=None, variants=None, load=None):
     from data_prep import VARIANTS
     from dsib.cases import GRID
     from dsib.formats import FORMATS
 
     from .report import grid_report
 
-    return grid_report(res, names, sources or list(GRID), variants or list(VARIANTS), FORMATS.names())
+    return grid_report(res, names, sources or list(GRID), variants or list(VARIANTS), FORMATS.names(), load)
 
 
 def _versions():
@@ -95,9 +99,9 @@ def cmd_report(args):
     from .report import describe
 
     machine, res, names = args.results
-    print(describe(machine, res))
+    print(describe(machine, res, args.load))
     print()
-    print(_grid_markdown(res, names, args.source and [args.source], args.variant and [args.variant]))
+    print(_grid_markdown(res, names, args.source and [args.source], args.variant and [args.variant], args.load))
     return 0
 
 
@@ -127,14 +131,14 @@ def cmd_site(args):
         grid = spec.grid_rows if spec is not None else {}
         grid_scale = "Rows per case: %s." % ", ".join("%s %s" % (k, "{:,}".format(v)) for k, v in sorted(grid.items()))
     sections = [
-        ("The 2019 baseline", [describe(machine, res), "The post's own figures are for the real January 2016 "
+        ("The 2019 baseline", [describe(machine, res, args.load), "The post's own figures are for the real January 2016 "
                                "file (10.9 M rows); compare the speedup columns."],
-         [markdown_table(res, names, with_2019=True)]),
+         [markdown_table(res, names, with_2019=True, load=args.load)]),
         ("Every format", ["Rows are cases, columns are formats; times are asv medians; throughput is the "
                           "in-memory frame over the time, where the read builds that frame; peak memory is the "
                           "benchmark process's peak RSS (interpreter and libraries included). A skipped cell "
                           "names its reason below its table. " + grid_scale],
-         _grid_markdown(res, names).split("\n\n")),
+         _grid_markdown(res, names, load=args.load).split("\n\n")),
         ("Fidelity", ["What each pandas type becomes after a round trip, with %s. preserved: same dtype and "
                       "values; ≈: a documented loss (same values); →: the dtype it came back as." % _versions()],
          [markdown(list(FORMATS.values()))]),
@@ -242,7 +246,7 @@ def cmd_record(args):
     from .workspace import record
 
     try:
-        pairs = record(args.local, args.committed, args.machine)
+        pairs = record(args.local, args.committed, args.machine, allow_load=args.allow_load)
     except (LookupError, ValueError) as exc:
         print("error: %s" % exc.args[0], file=sys.stderr)
         return 1
@@ -341,6 +345,16 @@ def cmd_lock(args):
     for line in lock.write() or ["nothing changed"]:
         print(line)
     return 0
+
+
+def cmd_watch_load(args):
+    from .load import main as watch
+
+    command = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+    if not command:
+        print("error: give the command to run after --", file=sys.stderr)
+        return 2
+    return watch(args.results_dir, args.machine, command)
 
 
 def main(argv=None):
@@ -444,6 +458,8 @@ def main(argv=None):
     p.add_argument("--machine", required=True)
     p.add_argument("--local", default=os.path.join("build", "results"))
     p.add_argument("--committed", default="results")
+    p.add_argument("--allow-load", action="store_true",
+                   help="record results taken under load, or without a load log, all the same")
     p.set_defaults(func=cmd_record)
     p = sub.add_parser("matrix-check", help="did every curated environment run the suite, and which cells failed")
     # dest differs from --results-dir's, which would make main() load results first.
@@ -467,6 +483,14 @@ def main(argv=None):
     p = sub.add_parser("gate-cells", help="write the list of cells make compare compares (%s)" % "benchmarks/gate-cells.txt")
     p.add_argument("--check", action="store_true", help="exit 1 if the committed list is not the patterns' cells")
     p.set_defaults(func=cmd_gate_cells)
+    p = sub.add_parser("watch-load", help="run a command (asv run) and log the machine's load beside its results",
+                       description="Every second, the machine's CPU counters and the command's own process "
+                       "tree's CPU time, into RESULTS_DIR/MACHINE/load/*.jsonl: other processes' CPU and steal "
+                       "while each benchmark ran. Exits with the command's status.")
+    p.add_argument("--results-dir", required=True)
+    p.add_argument("--machine", required=True)
+    p.add_argument("argv", nargs=argparse.REMAINDER, help="-- the command")
+    p.set_defaults(func=cmd_watch_load)
     p = sub.add_parser("fetch-go", help="fetch a pinned Go toolchain from the Go module proxy")
     p.add_argument("--version", required=True)
     p.add_argument("--into", required=True)
@@ -475,12 +499,12 @@ def main(argv=None):
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    if hasattr(args, "results_dir") and args.func is not cmd_config:
+    if hasattr(args, "results_dir") and args.func not in (cmd_config, cmd_watch_load):
         from .report import NoResults
 
         try:
             args.results = _load_results(args)
-        except NoResults as exc:
+        except (NoResults, ValueError) as exc:  # no results, or an unreadable load log
             print("error: %s" % exc, file=sys.stderr)
             return 1
     return args.func(args)

@@ -11,7 +11,7 @@ from asv.machine import iter_machine_files
 from asv.results import iter_results_for_machine
 from asv.util import load_json
 
-from .release_view import PUBLISHED_PROFILE, asv_config, load_benchmarks
+from .release_view import PUBLISHED_PROFILE, TEXT_VARIANTS, asv_config, kind_change, load_benchmarks
 
 MACHINE_KEYS = ("arch", "cpu", "machine", "num_cpu", "os", "ram")
 
@@ -97,6 +97,10 @@ def compare(results_dir, a, b, machine=None, commit=None, factor=1.1, only_chang
     print("after:  %s = %s" % (b, after.env_name))
     print("machine %s, commit %s; + slower, - faster, ~ a difference asv does not find significant" % (
         machine, commit_hash[:8]))
+    kinds = kind_change({"variant": TEXT_VARIANTS[0]}, before.params, after.params)
+    if kinds:
+        print("not like with like: the %s variants' %s (pandas %s → %s), so their rows compare two different "
+              "frames" % (" and ".join(TEXT_VARIANTS), kinds, before.params.get("pandas"), after.params.get("pandas")))
     Compare.print_table(asv_config(results_dir), commit_hash, commit_hash, factor=factor, split=False,
                         resultset_1=_resultset(before, benchmarks, machine),
                         resultset_2=_resultset(after, benchmarks, machine), machine=machine,

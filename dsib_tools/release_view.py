@@ -52,6 +52,29 @@ def release_label(params):
     return "pyarrow %s / pandas %s / py%s" % tuple(params.get(k) or "-" for k in ("pyarrow", "pandas", "python"))
 
 
+# The str and cat frames are built from Python str objects (data_prep.frames); pandas 3 stores
+# such text as its Arrow-backed "str" dtype where pyarrow is installed, earlier pandas as objects.
+# A str or cat figure across that line compares two different frames, and says so.
+TEXT_VARIANTS = ("str", "cat")
+
+
+def text_kind(params):
+    """What the text of the str and cat frames is in an environment of these pins."""
+    pandas = params.get("pandas")
+    if not pandas or _version(pandas) < Version("3"):
+        return "Python objects"
+    return "Arrow-backed str" if params.get("pyarrow") else "Python-backed str"
+
+
+def kind_change(case_params, before, after):
+    """"text: Python objects → Arrow-backed str" where a text variant's frame differs in kind
+    between two environments' pins; None where it is alike."""
+    if case_params.get("variant") not in TEXT_VARIANTS:
+        return None
+    kinds = text_kind(before), text_kind(after)
+    return None if kinds[0] == kinds[1] else "text: %s → %s" % kinds
+
+
 def asv_config(results_dir):
     """The little of asv's Config that its loaders read: where the results are."""
     conf = Config()
@@ -129,23 +152,32 @@ def headline(cells, order):
 
 def build(results_dir, machine):
     """The page's data, as plain JSON-able structures."""
+    from .load import Machine, describe_load
+
     benchmarks = load_benchmarks(results_dir)
     results = published_results(results_dir, machine, benchmarks)
+    loads = Machine(results_dir, machine)
     envs = [dict([(k, res.params.get(k)) for k in ("python", "pyarrow", "pandas", "numpy")],
-                 label=release_label(res.params), env_name=res.env_name, commit=res.commit_hash[:8])
+                 label=release_label(res.params), env_name=res.env_name, commit=res.commit_hash[:8],
+                 load=describe_load(loads.run(res)), under_load=len(loads.busy_keys(res)),
+                 text=text_kind(res.params))
             for res in results]
     orders = dict((view, sorted(range(len(results)), key=lambda i: [_version(envs[i][k]) for k in keys]))
                   for view, keys in VIEWS.items())
     cases = [{"id": ident, "benchmark": name, "params": params, "unit": unit, "values": cells,
               "headline": dict((view, headline(cells, order)) for view, order in orders.items())}
              for ident, name, params, unit, cells in case_rows(benchmarks, results)]
+    for case in cases:
+        for h in case["headline"].values():
+            if h is not None:
+                h["kinds"] = kind_change(case["params"], results[h["first"]].params, results[h["last"]].params)
     known = set(c["id"] for c in cases)
     names = param_names(results_dir)
     return {"machine": machine, "profile": PUBLISHED_PROFILE, "envs": envs, "views": VIEWS, "orders": orders,
             "cases": cases,
             "headlines": [(label, [i for i in idents if i in known][0]) for label, idents in HEADLINES
                           if any(i in known for i in idents)],
-            "tables_2019": [markdown_table(res, names, with_2019=True) for res in results]}
+            "tables_2019": [markdown_table(res, names, with_2019=True, load=loads) for res in results]}
 
 
 def change_text(unit, ratio):
@@ -178,7 +210,7 @@ def _headline_rows(data):
         rows.append("<tr class='headline' data-case='%s'><td>%s</td><td>%s → %s</td><td>%s</td><td>%s</td>"
                     "<td class='ratio' data-ratio='%r'>%s</td></tr>" % (
                         html.escape(ident), link, html.escape(first), html.escape(last), before, after, h["ratio"],
-                        change_text(case["unit"], h["ratio"])))
+                        change_text(case["unit"], h["ratio"]) + (" (%s)" % html.escape(h["kinds"]) if h["kinds"] else "")))
     return rows or ["<tr><td colspan='5'>none of the headline cases has a result at benchmarks.json's "
                     "versions</td></tr>"]
 
@@ -187,8 +219,12 @@ def render(data):
     envs = data["envs"]
     newest = data["orders"]["pyarrow"][-1] if envs else None
     options = "".join("<option value='%d'%s>%s</option>" % (i, " selected" if i == newest else "",
-                                                            html.escape(envs[i]["label"]))
+                                                            html.escape(envs[i]["label"]) +
+                                                            (" (under load)" if envs[i]["under_load"] else ""))
                       for i in data["orders"]["pyarrow"])
+    loads = "".join("<tr><td>%s</td><td><code>%s</code></td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
+        html.escape(envs[i]["label"]), envs[i]["commit"], html.escape(envs[i]["text"]), html.escape(envs[i]["load"]),
+        envs[i]["under_load"] or "") for i in data["orders"]["pyarrow"])
     tables = "".join("<div class='table-2019' data-env='%d'%s>%s</div>" % (
         i, "" if i == newest else " hidden", markdown_table_to_html(t)) for i, t in enumerate(data["tables_2019"]))
     return """<!DOCTYPE html>
@@ -225,13 +261,21 @@ skipped or failed in that environment.</p>
 <h2 id="table-2019">The 2019 post's table, for one release</h2>
 <p><select id="table-2019-env">%(options)s</select></p>
 %(tables)s
+<h2 id="machine-load">Releases: their text, their machine load</h2>
+<p>The str and cat frames hold Python str objects before pandas 3 and pandas' Arrow-backed <code>str</code>
+from pandas 3 on: a str or cat figure across that line compares two different frames, and its headline says
+so. Load: what else the machine was doing while each release's run went (<code>make bench</code> logs it beside
+the results). A figure of a benchmark that ran while other processes used a quarter of a core or more, or while
+the hypervisor took 5 %% or more, is marked "(under load)" in the tables.</p>
+<table><thead><tr><th>Release</th><th>Commit</th><th>Text in the str and cat frames</th><th>Load over the run</th>
+<th>Benchmarks under load</th></tr></thead><tbody>%(loads)s</tbody></table>
 <noscript><p>The plots need JavaScript; the figures above do not.</p></noscript>
 <script src="releases-data.js"></script>
 <script src="releases.js"></script>
 </body></html>
 """ % {"machine": html.escape(data["machine"]), "profile": html.escape(data["profile"]), "n_envs": len(envs),
        "n_cases": len(data["cases"]), "headlines": "\n".join(_headline_rows(data)), "options": options,
-       "tables": tables}
+       "tables": tables, "loads": loads}
 
 
 def write(html_dir, results_dir, machine):

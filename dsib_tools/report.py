@@ -126,20 +126,34 @@ def _speedup(a, b):
     return "%.0fx" % (b / a) if b / a >= 10 else "%.1fx" % (b / a)
 
 
-def post_case(res, names, case, fmt):
-    """A post case's (value, stats) in ``res``: under its name, or under its first suite's name in
-    results taken before the suite was reorganised."""
+def _post_key(res, case):
+    """A post case's benchmark in ``res``, and its parameters: under its name, or under its first
+    suite's name in results taken before the suite was reorganised."""
     from .suite import name
 
     current = name(case.cls, case.method)
     if current in res.get_all_result_keys() or case.legacy[0] not in res.get_all_result_keys():
-        return _case(res, names, current, fmt, case.given)
-    return _case(res, names, case.legacy[0], fmt, case.legacy[1])
+        return current, case.given
+    return case.legacy
 
 
-def markdown_table(res, names, with_2019=False, formats=("parquet", "csv"), labels=("Parquet", "CSV")):
+def post_case(res, names, case, fmt):
+    """A post case's (value, stats) in ``res``."""
+    key, given = _post_key(res, case)
+    return _case(res, names, key, fmt, given)
+
+
+def _under_load(res, key, load):
+    """" (under load)" when ``load`` (a ``load.Machine``) says other work ran beside ``key``."""
+    from .load import busy
+
+    return " (under load)" if load is not None and busy(load.of(res, key)) else ""
+
+
+def markdown_table(res, names, with_2019=False, formats=("parquet", "csv"), labels=("Parquet", "CSV"), load=None):
     """The post's cases: each median with its spread (IQR) and sample count; the speedup is of
-    the medians. The 2019 columns are the post's own published figures."""
+    the medians. The 2019 columns are the post's own published figures. With ``load`` (a
+    ``load.Machine``), a figure taken while other work ran says so."""
     from .suite import POST_2019 as CASES
 
     head = ["Benchmark", labels[0], labels[1], "%s speedup" % labels[0]]
@@ -148,7 +162,9 @@ def markdown_table(res, names, with_2019=False, formats=("parquet", "csv"), labe
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for case in CASES:
         (a, a_stats), (b, b_stats) = [post_case(res, names, case, f) for f in formats]
-        cells = [case.label, format_with_spread(a, a_stats), format_with_spread(b, b_stats), _speedup(a, b)]
+        mark = _under_load(res, _post_key(res, case)[0], load)
+        cells = [case.label, format_with_spread(a, a_stats) + mark, format_with_spread(b, b_stats) + mark,
+                 _speedup(a, b)]
         if with_2019:
             pa, pb = POST_2019[case.key]
             cells += [format_seconds(pa), format_seconds(pb), _speedup(pa, pb)]
@@ -156,14 +172,24 @@ def markdown_table(res, names, with_2019=False, formats=("parquet", "csv"), labe
     return "\n".join(lines)
 
 
-def describe(machine, res):
+def describe(machine, res, load=None):
+    """One line on where ``res`` comes from; with ``load`` (a ``load.Machine``), what else the
+    machine was doing while it ran."""
     from data_prep.profiles import PROFILES
+
+    from .load import describe_load
 
     env_vars = getattr(res, "env_vars", {}) or {}
     profile = env_vars.get("DSIB_PROFILE", "default")
     rows = PROFILES[profile].rows_per_month if profile in PROFILES else None
-    return "machine `%s`, environment `%s`, commit `%s`, profile `%s` (%s rows per month)" % (
+    text = "machine `%s`, environment `%s`, commit `%s`, profile `%s` (%s rows per month)" % (
         machine, res.env_name, res.commit_hash[:8], profile, "{:,}".format(rows) if rows else "?")
+    if load is None:
+        return text
+    busy = load.busy_keys(res)
+    return "%s; machine load during the run: %s%s" % (
+        text, describe_load(load.run(res)),
+        "; %d benchmarks ran under load, their figures marked \"under load\"" % len(busy) if busy else "")
 
 
 # --- the every-format grid -------------------------------------------------------------
@@ -204,10 +230,12 @@ def _relative_spread(value, stats):
 GRID_LEGEND = ("Times are asv's medians, with half the interquartile range as a share of the median "
                "(±) and the number of samples (n). Peak memory and sizes are one measurement each; "
                "MiB/s is the frame's size over the median time. \"not run\": the run has no such case (results "
-               "of the first suite, whose cases had other names, or a run of some cases only).")
+               "of the first suite, whose cases had other names, or a run of some cases only). \"under load\": other "
+               "processes used a quarter of a core or more, or the hypervisor took 5 % or more (steal), while "
+               "the case ran (dsib_tools/load.py).")
 
 
-def grid_cell(res, names, row, fmt, given, reasons):
+def grid_cell(res, names, row, fmt, given, reasons, load=None):
     """One cell's text; a skip is a footnote mark whose reason ``reasons`` collects."""
     from dsib.formats import FORMATS
 
@@ -225,7 +253,7 @@ def grid_cell(res, names, row, fmt, given, reasons):
             reasons.append(reason)
         return "skip %d" % (reasons.index(reason) + 1)
     if row.kind == "time":
-        return format_seconds(value) + _relative_spread(value, stats)
+        return format_seconds(value) + _relative_spread(value, stats) + _under_load(res, benchmark, load)
     if row.kind == "mib":
         return "%.0f" % (value / MIB) if value >= MIB else "%.2f" % (value / MIB)
     if not FORMATS[fmt].builds_frame:
@@ -234,7 +262,7 @@ def grid_cell(res, names, row, fmt, given, reasons):
     return "n/a" if _missing(frame) or value <= 0 else "%.0f" % (frame / MIB / value)
 
 
-def grid_table(res, names, source, variant, formats):
+def grid_table(res, names, source, variant, formats, load=None):
     """Markdown: rows are cases, columns are formats; a skipped cell names its reason below."""
     from .suite import GRID
 
@@ -243,16 +271,16 @@ def grid_table(res, names, source, variant, formats):
     lines = ["| %s / %s | %s |" % (source, variant, " | ".join(formats)),
              "|---|" + "|".join("---:" for _ in formats) + "|"]
     for row in GRID:
-        cells = [grid_cell(res, names, row, f, given, reasons) for f in formats]
+        cells = [grid_cell(res, names, row, f, given, reasons, load) for f in formats]
         lines.append("| %s | %s |" % (row.label, " | ".join(cells)))
     if reasons:
         lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
     return "\n".join(lines)
 
 
-def grid_report(res, names, sources, variants, formats):
+def grid_report(res, names, sources, variants, formats, load=None):
     blocks = [GRID_LEGEND]
     for source in sources:
         for variant in variants:
-            blocks.append(grid_table(res, names, source, variant, formats))
+            blocks.append(grid_table(res, names, source, variant, formats, load))
     return "\n\n".join(blocks)

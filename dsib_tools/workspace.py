@@ -12,6 +12,8 @@ import filecmp
 import os
 import shutil
 
+from .load import DIRECTORY as LOAD_DIRECTORY, SUFFIX as LOAD_SUFFIX
+
 BENCHMARKS_JSON = "benchmarks.json"
 MACHINE_JSON = "machine.json"
 # What makes two machines' timings incomparable; ram and os are left out because they drift by a
@@ -82,15 +84,53 @@ def to_record(local, committed, machine):
             source, target = os.path.join(machine_dir, name), os.path.join(committed, machine, name)
             if _differs(source, target):
                 pairs.append((source, target))
+    logs = os.path.join(machine_dir, LOAD_DIRECTORY)
+    for name in sorted(os.listdir(logs)) if os.path.isdir(logs) else []:
+        if name.endswith(LOAD_SUFFIX):  # the machine's load while the results were taken
+            source, target = os.path.join(logs, name), os.path.join(committed, machine, LOAD_DIRECTORY, name)
+            if _differs(source, target):
+                pairs.append((source, target))
     source, target = os.path.join(local, BENCHMARKS_JSON), os.path.join(committed, BENCHMARKS_JSON)
     if pairs and os.path.exists(source) and _differs(source, target):
         pairs.append((source, target))
     return pairs
 
 
-def record(local, committed, machine):
-    """Copy ``to_record``'s pairs into the committed history; returns them."""
+def taken_under_load(local, machine, pairs):
+    """Why the result files among ``pairs`` cannot be a reference: ``[(file, reason)]`` for each
+    run whose load was not recorded or whose benchmarks ran beside other work."""
+    from asv.results import Results
+
+    from .load import Machine, describe_load
+
+    logs = Machine(local, machine)
+    problems = []
+    for source, _ in pairs:
+        if not source.endswith(".json") or os.path.basename(source) in (MACHINE_JSON, BENCHMARKS_JSON):
+            continue
+        res = Results.load(source)
+        run = logs.run(res)
+        if run is None:
+            problems.append((source, "its machine load was not recorded (run it with make bench or make "
+                                     "bench-matrix, which log it)"))
+            continue
+        busy = logs.busy_keys(res)
+        if busy:
+            problems.append((source, "%d of its benchmarks ran under load (%s; over the run: %s)" % (
+                len(busy), ", ".join(busy[:3]) + (", ..." if len(busy) > 3 else ""), describe_load(run))))
+    return problems
+
+
+def record(local, committed, machine, allow_load=False):
+    """Copy ``to_record``'s pairs into the committed history; returns them. Results taken under
+    load, or without a load log, are refused unless ``allow_load``."""
     pairs = to_record(local, committed, machine)
+    problems = [] if allow_load else taken_under_load(local, machine, pairs)
+    if problems:
+        raise ValueError("not recorded, because a reference must be taken on a quiet machine:\n%s\n"
+                         "Re-run on a quiet machine, or record anyway with make record ALLOW_LOAD=1 "
+                         "(python -m dsib_tools record --allow-load)." % "\n".join(
+                             "  %s: %s" % (path, why) for path, why in problems))
     for source, target in pairs:
         _copy_atomic(source, target)
     return pairs

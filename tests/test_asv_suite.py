@@ -11,6 +11,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -146,6 +147,28 @@ def test_comparison_table_from_the_run(asv_tiny):
     assert "profile `tiny` (10,000 rows per month)" in table.stdout
 
 
+def test_the_run_logged_the_machines_load_over_every_benchmark(asv_tiny):
+    """make bench ran asv under dsib_tools.load's watch: each benchmark's window is covered, and
+    the table and report say what else the machine was doing (a figure under load is marked)."""
+    from dsib_tools import load, suite
+
+    (res,) = _results(asv_tiny)
+    logs = load.Machine(asv_tiny["results"], MACHINE)
+    assert len(logs.logs) == 1, "one log per asv run"
+    windows = dict((key, logs.of(res, key)) for key in res.get_all_result_keys())
+    assert all(w is not None and w.seconds > 0 for w in windows.values()), windows
+    assert "dsib: machine load during this run: " in asv_tiny["run"].stdout
+    busy = set(logs.busy_keys(res))
+    shown = {"table": set(suite.name(c.cls, c.method) for c in suite.POST_2019),
+             "report": set(suite.name(r.cls, r.method) for r in suite.GRID if r.kind == "time")}
+    for command, keys in sorted(shown.items()):
+        out = _run([sys.executable, "-m", "dsib_tools", command, "--results-dir", asv_tiny["results"], "--machine",
+                    MACHINE], ROOT, asv_tiny["env"]).stdout
+        assert "machine load during the run: other processes " in out, out[:2000]
+        assert ("%d benchmarks ran under load" % len(busy) in out) == bool(busy), out[:2000]
+        assert ("(under load)" in out) == bool(busy & keys), (command, sorted(busy), out[:2000])
+
+
 def test_every_format_report_has_a_value_in_every_case_that_makes_sense(asv_tiny):
     report = _run([sys.executable, "-m", "dsib_tools", "report", "--results-dir", asv_tiny["results"], "--machine",
                    MACHINE], ROOT, asv_tiny["env"])
@@ -187,10 +210,30 @@ def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
 def test_make_record_is_the_deliberate_way_into_the_committed_history(asv_tiny):
     """Runs last: it changes the repository on purpose. The run's results join results/, under
     its machine, and html/ is republished from results/; nothing committed is deleted from results/."""
+    from dsib_tools import load
+
+    (res,) = _results(asv_tiny)
+    logs = os.path.join(asv_tiny["results"], MACHINE, load.DIRECTORY)
+    aside = os.path.join(asv_tiny["work"], "load-aside")
+    shutil.move(logs, aside)
+    try:
+        unknown = _run(["make", "record", "MACHINE=" + MACHINE, "PROFILE=tiny"], asv_tiny["repo"], asv_tiny["env"])
+        assert unknown.returncode != 0 and "its machine load was not recorded" in unknown.stdout, unknown.stdout[-3000:]
+        assert _git_status(asv_tiny["repo"]) == "", "a refused record changes nothing"
+    finally:
+        shutil.move(aside, logs)
+    # A reference is taken on a quiet machine: a run under load is refused, and recorded only when asked.
+    busy = load.Machine(asv_tiny["results"], MACHINE).busy_keys(res)
     record = _run(["make", "record", "MACHINE=" + MACHINE, "PROFILE=tiny"], asv_tiny["repo"], asv_tiny["env"])
+    if busy:
+        assert record.returncode != 0 and "ran under load" in record.stdout, record.stdout[-3000:]
+        assert _git_status(asv_tiny["repo"]) == ""
+        record = _run(["make", "record", "MACHINE=" + MACHINE, "PROFILE=tiny", "ALLOW_LOAD=1"], asv_tiny["repo"],
+                      asv_tiny["env"])
     assert record.returncode == 0, record.stdout[-3000:]
     changes = [(line[:2], line[3:]) for line in _git_status(asv_tiny["repo"]).splitlines()]
-    (res,) = _results(asv_tiny)
+    (log,) = os.listdir(logs)
+    assert ("??", "results/%s/%s/%s" % (MACHINE, load.DIRECTORY, log)) in changes, "the load log goes with them"
     added = "results/%s/%s-%s.json" % (MACHINE, res.commit_hash[:8], res.env_name)
     assert ("??", added) in changes and ("??", "results/%s/machine.json" % MACHINE) in changes, changes
     assert (" M", "results/benchmarks.json") in changes, changes

@@ -105,3 +105,36 @@ def test_an_empty_or_ambiguous_selection_lists_the_candidates(posed, selection, 
     assert out.returncode != 0 and message in out.stderr, out.stderr
     if "pyarrow=" in selection or "DSIB_PROFILE" in selection:
         assert "pyarrow=26.0.1" in out.stderr and "pyarrow=9999.0.0" in out.stderr
+
+
+def test_text_variants_across_pandas_3_are_said_to_compare_two_different_frames():
+    """The committed matrix holds pandas 0.23.4 to 3.1.1: comparing across pandas 3 says the str and
+    cat frames differ in kind; comparing two pyarrow releases on one pandas says nothing."""
+    from .results_copy import RESULTS
+
+    across = _compare(RESULTS, "pandas=2.2.3", "pandas=3.1.1")
+    assert across.returncode == 0, across.stderr
+    assert "not like with like: the str and cat variants' text: Python objects → Arrow-backed str " \
+           "(pandas 2.2.3 → 3.1.1)" in across.stdout
+    alike = _compare(RESULTS, "pyarrow=0.11.1", "pyarrow=0.15.1")
+    assert alike.returncode == 0 and "not like with like" not in alike.stdout, alike.stderr
+
+
+def test_the_text_kind_rule_is_what_this_pandas_builds(tiny_data_dir):
+    """The rule the reports apply to every environment's pins, against the frame data_prep builds here."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from data_prep import load_frame
+    from dsib_tools.release_view import text_kind
+
+    frame = load_frame("tiny", "str", data_dir=tiny_data_dir, rows=10)
+    text = [c for c in frame.columns if frame[c].dtype.kind not in "biufcmM"]
+    assert text, frame.dtypes
+    kind = text_kind({"pandas": pd.__version__, "pyarrow": pa.__version__})
+    for column in text:
+        dtype = frame[column].dtype
+        built = ("Arrow-backed str" if getattr(dtype, "storage", None) == "pyarrow" else "Python-backed str") \
+            if isinstance(dtype, pd.StringDtype) else "Python objects" if dtype == object else str(dtype)
+        assert built == kind, (column, dtype)
+    assert text_kind({"pandas": "2.2.3", "pyarrow": "17.0.0"}) == "Python objects"

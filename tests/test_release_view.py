@@ -130,3 +130,64 @@ def test_published_site_has_the_release_view_linked():
         assert f.read().count('href="dsib/releases.html"') == 1
     data = _written_data(html_dir)
     assert data["cases"] and data["machine"] == MACHINE
+
+
+def test_a_release_run_under_load_is_marked_and_the_history_says_not_recorded(tmp_path):
+    """A real load log, taken while two burners ran, covers the windows of a posed release's
+    benchmarks: the page lists that release under load and marks its 2019 table; the committed
+    runs, which predate the log, say their load was not recorded."""
+    import subprocess
+    import sys
+
+    from dsib_tools import load
+
+    results_dir = copy_results(tmp_path)
+    posed = pose_as(reference_file(results_dir), results_dir, python="3.7", pyarrow="0.10.0", pandas="0.22.0")
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        path = load.log_path(results_dir, MACHINE)
+        assert load.watch([sys.executable, "-c", "import time; time.sleep(3)"], path) == 0
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    log = load.Log(path)
+    with open(posed) as f:
+        d = json.load(f)
+    columns = d["result_columns"]
+    for row in d["results"].values():  # asv's row: result, params, version, started_at, duration, ...
+        row[columns.index("started_at")], row[columns.index("duration")] = int((log.start + 1) * 1000), 1.0
+    with open(posed, "w") as f:
+        json.dump(d, f)
+    html_dir = str(tmp_path / "html")
+    release_view.write(html_dir, results_dir, MACHINE)
+    data = _written_data(html_dir)
+    (marked,) = [e for e in data["envs"] if e["under_load"]]
+    assert marked["pyarrow"] == "0.10.0" and "(under load)" in marked["load"]
+    assert all(e["load"] == "not recorded" for e in data["envs"] if e is not marked)
+    with open(os.path.join(html_dir, "dsib", "releases.html")) as f:
+        page = f.read()
+    assert "pyarrow 0.10.0 / pandas 0.22.0 / py3.7 (under load)</option>" in page
+    table = page[page.index("data-env='%d'" % data["envs"].index(marked)):]
+    assert "(under load)" in table[:table.index("</table>")], "the posed release's 2019 figures are marked"
+
+
+def test_headlines_across_pandas_3_say_the_text_frames_differ_in_kind(tmp_path):
+    html_dir = str(tmp_path / "html")
+    release_view.write(html_dir, RESULTS, MACHINE)
+    data = _written_data(html_dir)
+    envs = data["envs"]
+    assert set(e["text"] for e in envs) == {"Python objects", "Arrow-backed str"}, "the matrix spans pandas 3"
+    said = 0
+    for case in data["cases"]:
+        for h in case["headline"].values():
+            if h is None:
+                continue
+            majors = set(int(envs[h[k]]["pandas"].split(".")[0]) >= 3 for k in ("first", "last"))
+            expected = case["params"].get("variant") in ("str", "cat") and len(majors) == 2
+            assert bool(h["kinds"]) == expected, (case["id"], h)
+            said += expected
+    assert said > 10
+    with open(os.path.join(html_dir, "dsib", "releases.html")) as f:
+        page = f.read()
+    assert "(text: Python objects → Arrow-backed str)</td>" in page, "a str headline of the page says so"

@@ -184,6 +184,7 @@
       headline.appendChild(el("span", {"class": "case-headline", "data-case": c.id}, h
         ? D.envs[h.first].label + " → " + D.envs[h.last].label + ": " + human(c.values[h.first], c.unit) + " → "
           + human(c.values[h.last], c.unit) + " = " + changeText(c.unit, h.ratio) + " on this machine"
+          + (h.kinds ? " (" + h.kinds + ": two different frames)" : "")
         : "measured in one release only"));
       headline.appendChild(el("br"));
     });

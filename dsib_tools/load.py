@@ -1,0 +1,222 @@
+"""What else the machine was doing while the suite ran: other processes' CPU time and steal.
+
+The same `make bench` read Parquet plain in 59 ms on a quiet 2-core EPYC and in 147 ms while
+other work ran, and asv's results cannot tell the two apart. ``watch`` runs asv and, every
+second, reads the machine's CPU counters (``psutil.cpu_times``) and the CPU time of asv's own
+process tree. Other processes' CPU is the machine's busy time minus that tree's and the
+watcher's own; steal is the time the hypervisor gave to other guests. The counters are kept
+cumulative in a JSON Lines log beside the results (``<results>/<machine>/load/``; asv reads only
+``.json`` files), so a window's mean is a difference of two interpolated readings, and a process
+that ends between two readings moves its time by a second at most, never loses it.
+
+A figure is *taken under load* when, over its benchmark's window in asv's results (its last
+round's start, ``started_at``, for the total ``duration`` of its rounds), other processes used at
+least ``BUSY_CORES`` of a core on average, or steal took at least ``BUSY_STEAL`` of the machine.
+Kernel threads working for the suite (writeback after an fsync) count as other processes: on a
+quiet machine they stayed far below the threshold (README, "Machine load").
+"""
+import bisect
+import datetime
+import glob
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from collections import namedtuple
+
+INTERVAL = 1.0
+BUSY_CORES = 0.25
+BUSY_STEAL = 0.05
+DIRECTORY = "load"
+SUFFIX = ".jsonl"
+KIND = "dsib machine load"
+
+Load = namedtuple("Load", "other steal seconds")
+
+
+def _busy_and_steal():
+    import psutil
+
+    t = psutil.cpu_times()
+    return t.user + t.nice + t.system + t.irq + t.softirq, t.steal
+
+
+def _tree_cpu(proc):
+    """CPU seconds of ``proc`` and its live descendants, with what each has reaped of its own."""
+    import psutil
+
+    total = 0.0
+    try:
+        members = [proc] + proc.children(recursive=True)
+    except psutil.NoSuchProcess:
+        return total
+    for member in members:
+        try:
+            t = member.cpu_times()
+        except psutil.NoSuchProcess:  # ended since the listing: its parent's reaped time has it next
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+def _own_cpu(tree):
+    reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    return reaped.ru_utime + reaped.ru_stime + tree, me.ru_utime + me.ru_stime
+
+
+def _reading(proc):
+    busy, steal = _busy_and_steal()
+    own, watcher = _own_cpu(_tree_cpu(proc) if proc is not None else 0.0)
+    return {"t": round(time.time(), 3), "busy": round(busy, 2), "own": round(own, 3),
+            "watcher": round(watcher, 3), "steal": round(steal, 2)}
+
+
+def log_path(results_dir, machine, started=None):
+    started = started or datetime.datetime.now(datetime.timezone.utc)
+    return os.path.join(results_dir, machine, DIRECTORY, started.strftime("%Y%m%dT%H%M%SZ") + "-%d" % os.getpid()
+                        + SUFFIX)
+
+
+def watch(command, path, interval=INTERVAL):
+    """Run ``command``, logging the machine's load to ``path`` (written as ``path.partial`` and
+    renamed when the command ends, interrupted or not); returns its exit status."""
+    import psutil
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    partial = path + ".partial"
+    with open(partial, "w") as log:
+        log.write(json.dumps({"kind": KIND, "version": 1, "cpus": psutil.cpu_count(), "interval": interval,
+                              "command": command}) + "\n")
+        log.write(json.dumps(_reading(None)) + "\n")
+        child = subprocess.Popen(command)
+        proc = psutil.Process(child.pid)
+        # A terminal's Ctrl-C reaches asv too; a SIGTERM sent to this process alone is passed on.
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: child.terminate())
+        status = None
+        try:
+            while status is None:
+                try:
+                    status = child.wait(timeout=interval)
+                except subprocess.TimeoutExpired:
+                    pass
+                log.write(json.dumps(_reading(proc if status is None else None)) + "\n")
+                log.flush()
+        except KeyboardInterrupt:  # the terminal sent it to asv too: let asv stop, then keep the log
+            status = child.wait()
+            log.write(json.dumps(_reading(None)) + "\n")
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        log.write(json.dumps({"ended": round(time.time(), 3), "status": status}) + "\n")
+    os.replace(partial, path)
+    return status
+
+
+class Log(object):
+    """One watched run: cumulative readings, interpolated at any instant inside the run."""
+
+    def __init__(self, path):
+        self.path = path
+        try:
+            with open(path) as f:
+                lines = [json.loads(line) for line in f if line.strip()]
+        except ValueError as exc:
+            raise ValueError("%s is not readable JSON Lines (%s): restore it from git, or remove it and re-run "
+                             "the results it covers" % (path, exc))
+        if not lines or lines[0].get("kind") != KIND:
+            raise ValueError("%s is not a dsib load log" % path)
+        self.cpus = lines[0]["cpus"]
+        self.readings = [r for r in lines[1:] if "t" in r]
+        if len(self.readings) < 2:
+            raise ValueError("%s holds fewer than two readings" % path)
+        self.times = [r["t"] for r in self.readings]
+
+    @property
+    def start(self):
+        return self.times[0]
+
+    @property
+    def end(self):
+        return self.times[-1]
+
+    def _at(self, t):
+        i = min(max(bisect.bisect_right(self.times, t), 1), len(self.times) - 1)
+        a, b = self.readings[i - 1], self.readings[i]
+        share = 0.0 if b["t"] == a["t"] else (t - a["t"]) / (b["t"] - a["t"])
+        return dict((k, a[k] + share * (b[k] - a[k])) for k in ("busy", "own", "watcher", "steal"))
+
+    def load(self, start, end):
+        """Mean load over [start, end] (clipped to the run): other processes' cores and steal's
+        share of the machine."""
+        start, end = max(start, self.start), min(end, self.end)
+        if end <= start:
+            return None
+        a, b = self._at(start), self._at(end)
+        seconds = end - start
+        other = (b["busy"] - a["busy"]) - (b["own"] - a["own"]) - (b["watcher"] - a["watcher"])
+        return Load(max(other, 0.0) / seconds, (b["steal"] - a["steal"]) / seconds / self.cpus, seconds)
+
+
+def busy(load):
+    return load is not None and (load.other >= BUSY_CORES or load.steal >= BUSY_STEAL)
+
+
+def describe_load(load):
+    if load is None:
+        return "not recorded"
+    return "other processes %.2f cores on average, steal %.1f %% (%s)" % (
+        load.other, 100 * load.steal, "under load" if busy(load) else "quiet")
+
+
+class Machine(object):
+    """The load logs of one machine's results, asked about asv's benchmark windows."""
+
+    def __init__(self, results_dir, machine):
+        self.logs = []
+        for path in sorted(glob.glob(os.path.join(results_dir, machine, DIRECTORY, "*" + SUFFIX))):
+            self.logs.append(Log(path))
+
+    def _log(self, start):
+        for log in self.logs:
+            if log.start <= start < log.end:
+                return log
+        return None
+
+    def window(self, start, end):
+        """The load over [start, end], from the log of the run that was going at ``start``."""
+        log = self._log(start)
+        return log.load(start, end) if log else None
+
+    def of(self, res, key):
+        """The load while benchmark ``key`` of asv Results ``res`` ran; None if no log covers it."""
+        started, duration = res.started_at.get(key), res.duration.get(key)
+        if started is None or duration is None:
+            return None
+        return self.window(started / 1000.0, started / 1000.0 + duration)
+
+    def run(self, res):
+        """The load over the whole of ``res``'s run (all its benchmarks' windows)."""
+        keys = [k for k in res.get_all_result_keys() if res.started_at.get(k) and res.duration.get(k) is not None]
+        if not keys:
+            return None
+        start = min(res.started_at[k] / 1000.0 for k in keys)
+        end = max(res.started_at[k] / 1000.0 + res.duration[k] for k in keys)
+        # The first round started before the earliest recorded (last-round) start: take the log's
+        # own start when one log holds the whole run.
+        log = self._log(start)
+        return log.load(log.start, end) if log else None
+
+    def busy_keys(self, res):
+        return sorted(k for k in res.get_all_result_keys() if busy(self.of(res, k)))
+
+
+def main(results_dir, machine, command):
+    path = log_path(results_dir, machine)
+    status = watch(command, path)
+    log = Log(path)
+    load = log.load(log.start, log.end)
+    sys.stderr.write("dsib: machine load during this run: %s (%s)\n" % (describe_load(load), path))
+    return 128 - status if status < 0 else status  # killed by a signal: as a shell reports it

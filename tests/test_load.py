@@ -1,0 +1,107 @@
+"""The machine's load beside a run's results: real processes, watched by the real CLI."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from dsib_tools import load
+
+from .conftest import ROOT, committed
+
+SPIN = "import time\nt = time.process_time()\nwhile time.process_time() - t < %r: pass\n"
+
+
+def _watch(results, command, **kwargs):
+    return subprocess.Popen([sys.executable, "-m", "dsib_tools", "watch-load", "--results-dir", str(results),
+                             "--machine", "m", "--"] + command, cwd=ROOT, stderr=subprocess.PIPE,
+                            universal_newlines=True, **kwargs)
+
+
+def _only_log(results):
+    directory = os.path.join(str(results), "m", load.DIRECTORY)
+    names = os.listdir(directory)
+    assert len(names) == 1 and names[0].endswith(load.SUFFIX), names
+    return load.Log(os.path.join(directory, names[0]))
+
+
+def test_the_commands_own_process_tree_is_its_own_and_other_work_is_other(tmp_path):
+    """The watched command's grandchild spins 1.5 CPU-seconds, which must count as the command's own;
+    two burners started beside it are other processes, whatever else this machine is doing."""
+    done = tmp_path / "cpu"
+    grandchild = SPIN % 1.5 + "open(%r, 'w').write(str(time.process_time()))\n" % str(done)
+    command = [sys.executable, "-c", "import subprocess, sys; subprocess.run([sys.executable, '-c', %r])" % grandchild]
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        watched = _watch(tmp_path, command)
+        _, stderr = watched.communicate(timeout=120)
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    assert watched.returncode == 0, stderr
+    log = _only_log(tmp_path)
+    first, last = log.readings[0], log.readings[-1]
+    assert last["own"] - first["own"] >= float(done.read_text()) * 0.95, "the grandchild's CPU is the run's own"
+    whole = log.load(log.start, log.end)
+    assert whole.other >= 2 * load.BUSY_CORES and load.busy(whole), whole
+    assert "under load" in stderr and log.path in stderr
+
+
+def test_the_exit_status_is_the_commands():
+    proc = subprocess.run([sys.executable, "-m", "dsib_tools", "watch-load", "--results-dir", "/nonexistent/x",
+                           "--machine", "m"], cwd=ROOT, stderr=subprocess.PIPE, universal_newlines=True)
+    assert proc.returncode != 0
+    with pytest.raises(subprocess.CalledProcessError) as failed:
+        subprocess.run([sys.executable, "-m", "dsib_tools", "watch-load", "--results-dir", "/tmp/dsib-load-%d" % os.getpid(),
+                        "--machine", "m", "--", sys.executable, "-c", "raise SystemExit(3)"], cwd=ROOT, check=True,
+                       stderr=subprocess.DEVNULL)
+    assert failed.value.returncode == 3
+
+
+def test_ctrl_c_stops_the_command_and_keeps_the_log(tmp_path):
+    watched = _watch(tmp_path, [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    time.sleep(2)
+    os.killpg(watched.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
+    watched.communicate(timeout=20)
+    log = _only_log(tmp_path)
+    assert log.end - log.start < 20
+    with open(log.path) as f:
+        assert "ended" in json.loads(f.read().splitlines()[-1])
+    assert not [n for n in os.listdir(os.path.dirname(log.path)) if n.endswith(".partial")]
+
+
+def test_a_window_is_the_difference_of_two_interpolated_readings(tmp_path):
+    """The arithmetic on a log written out by hand: 2 cpus, one reading a second."""
+    path = tmp_path / "run.jsonl"
+    readings = [{"t": 100.0 + i, "busy": 10.0 + 1.5 * i, "own": 1.0 * i, "watcher": 0.01 * i, "steal": 0.2 * i}
+                for i in range(11)]
+    path.write_text("\n".join(json.dumps(r) for r in [{"kind": load.KIND, "version": 1, "cpus": 2}] + readings))
+    log = load.Log(str(path))
+    window = log.load(102.5, 106.5)
+    assert window.seconds == pytest.approx(4.0)
+    assert window.other == pytest.approx(0.49) and window.steal == pytest.approx(0.1)
+    assert load.busy(window) and load.busy(load.Load(0.0, 0.06, 1.0)) and not load.busy(load.Load(0.2, 0.01, 1.0))
+    assert log.load(95.0, 150.0).seconds == pytest.approx(10.0), "clipped to the run"
+    assert log.load(200.0, 210.0) is None
+
+
+def test_the_committed_history_says_its_load_was_not_recorded_and_a_bad_log_is_a_clear_error(tmp_path):
+    """The committed runs predate the load log: their table says so. A damaged log stops the
+    table with its path and what to do, not a traceback."""
+    results = str(tmp_path / "results")
+    shutil.copytree(committed("results"), results)
+    table = [sys.executable, "-m", "dsib_tools", "table", "--results-dir", results, "--machine", "xeon-2c-24g",
+             "--env", "DSIB_PROFILEdefault"]
+    proc = subprocess.run(table, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    assert proc.returncode == 0 and "machine load during the run: not recorded" in proc.stdout, proc.stderr
+    broken = os.path.join(results, "xeon-2c-24g", load.DIRECTORY, "broken" + load.SUFFIX)
+    os.makedirs(os.path.dirname(broken))
+    with open(broken, "w") as f:
+        f.write('{"kind": "dsib machine load"\n')
+    proc = subprocess.run(table, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    assert proc.returncode == 1 and broken in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
