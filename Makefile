@@ -97,10 +97,14 @@ table: $(BIN)/.ready
 ## record: the deliberate step into the committed history: copy MACHINE's new results from
 ## build/results into results/, then republish html/ from results/. Review and commit both.
 ## Results taken under load (or with no load log) are refused; ALLOW_LOAD=1 records them anyway.
+## `full` is recorded apart, in results-full/: it is not published, and the published history's
+## benchmarks.json (results/) keeps the versions that history was taken at.
+COMMITTED_RESULTS_full := results-full
+COMMITTED_RESULTS := $(or $(COMMITTED_RESULTS_$(PROFILE)),results)
 record: $(BIN)/.ready
-	$(BIN)/python -m dsib_tools record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed results \
+	$(BIN)/python -m dsib_tools record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed $(COMMITTED_RESULTS) \
 		$(if $(ALLOW_LOAD),--allow-load)
-	$(MAKE) publish
+	$(if $(COMMITTED_RESULTS_$(PROFILE)),,$(MAKE) publish)
 
 ## publish: html/ from the committed results/ (what `make record` ends with)
 publish: $(BIN)/.ready
