@@ -128,17 +128,36 @@ def _stored(res, name):
     return dict(zip(itertools.product(*params), map(_cell, res.get_result_value(name, params))))
 
 
+def _spread(stats):
+    """[q_25, q_75, samples] of one cell's asv statistics; None where the run kept none."""
+    if not stats or stats.get("repeat") is None:
+        return None
+    return [stats.get("q_25"), stats.get("q_75"), stats["repeat"]]
+
+
+def _stored_spread(res, name):
+    """{parameter combination: spread} of one benchmark in one Results."""
+    if name not in res.get_all_result_keys():
+        return {}
+    params = res.get_result_params(name)
+    stats = res.get_result_stats(name, params) or []
+    return dict(zip(itertools.product(*params), map(_spread, stats)))
+
+
 def case_rows(benchmarks, results):
-    """(id, benchmark, {param: value}, unit, [cell per environment]) for every case with a number;
-    a cell is None where the environment has no result for the case."""
+    """(id, benchmark, {param: value}, unit, [cell per environment], [spread per environment]) for
+    every case with a number; a cell is None where the environment has no result for the case, a
+    spread [q_25, q_75, samples] or None."""
     for name in sorted(benchmarks):
         bench = benchmarks[name]
         stored = [_stored(res, name) for res in results]
+        spreads = [_stored_spread(res, name) for res in results]
         for combo in itertools.product(*bench["params"]):
             cells = [s.get(combo) for s in stored]
             if any(map(is_number, cells)):
                 given = [p.strip("'\"") for p in combo]
-                yield ("/".join([name] + given), name, dict(zip(bench["param_names"], given)), bench["unit"], cells)
+                yield ("/".join([name] + given), name, dict(zip(bench["param_names"], given)), bench["unit"], cells,
+                       [s.get(combo) if is_number(c) else None for s, c in zip(spreads, cells)])
 
 
 def headline(cells, order):
@@ -164,9 +183,9 @@ def build(results_dir, machine):
             for res in results]
     orders = dict((view, sorted(range(len(results)), key=lambda i: [_version(envs[i][k]) for k in keys]))
                   for view, keys in VIEWS.items())
-    cases = [{"id": ident, "benchmark": name, "params": params, "unit": unit, "values": cells,
+    cases = [{"id": ident, "benchmark": name, "params": params, "unit": unit, "values": cells, "spread": spread,
               "headline": dict((view, headline(cells, order)) for view, order in orders.items())}
-             for ident, name, params, unit, cells in case_rows(benchmarks, results)]
+             for ident, name, params, unit, cells, spread in case_rows(benchmarks, results)]
     for case in cases:
         for h in case["headline"].values():
             if h is not None:
@@ -192,6 +211,22 @@ def case_href(ident, view="pyarrow"):
     return "#case=%s" % quote(ident, safe="/") + ("" if view == "pyarrow" else "&view=" + view)
 
 
+def with_spread(case, i):
+    """A cell's median with its interquartile range and sample count, as the page's script shows it."""
+    value, spread = case["values"][i], case["spread"][i]
+    text = human_value(value, case["unit"])
+    if not is_number(value):
+        return text
+    if not spread:
+        return text + " (no spread recorded)"
+    if spread[2] == 1:
+        return text + " (one sample)"
+    if not (is_number(spread[0]) and is_number(spread[1])):
+        return text + " (n=%d)" % spread[2]
+    return text + " (IQR %s–%s, n=%d)" % (human_value(spread[0], case["unit"]), human_value(spread[1], case["unit"]),
+                                         spread[2])
+
+
 def _headline_rows(data):
     by_id = dict((c["id"], c) for c in data["cases"])
     envs = data["envs"]
@@ -203,10 +238,10 @@ def _headline_rows(data):
         if h is None:
             only = [i for i, v in enumerate(case["values"]) if is_number(v)][0]
             rows.append("<tr><td>%s</td><td colspan='3'>only %s measured: %s</td><td>n/a</td></tr>"
-                        % (link, html.escape(envs[only]["label"]), human_value(case["values"][only], case["unit"])))
+                        % (link, html.escape(envs[only]["label"]), with_spread(case, only)))
             continue
         first, last = (envs[h[k]]["label"] for k in ("first", "last"))
-        before, after = (human_value(case["values"][h[k]], case["unit"]) for k in ("first", "last"))
+        before, after = (with_spread(case, h[k]) for k in ("first", "last"))
         rows.append("<tr class='headline' data-case='%s'><td>%s</td><td>%s → %s</td><td>%s</td><td>%s</td>"
                     "<td class='ratio' data-ratio='%r'>%s</td></tr>" % (
                         html.escape(ident), link, html.escape(first), html.escape(last), before, after, h["ratio"],
@@ -238,13 +273,14 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 margin:0;padding:0;list-style:none;font-size:12px}#case-list li{padding:1px 4px}
 #case-list li.selected{background:#dde8f8}#case-filter{width:100%%;box-sizing:border-box}
 #plot svg{border:1px solid #ddd;background:#fff}.views a{margin-right:1em}.views a.active{font-weight:bold}
-.axis{font-size:11px;fill:#444}.series polyline{fill:none;stroke-width:2}
+.axis{font-size:11px;fill:#444}.series polyline{fill:none;stroke-width:2}.series line.iqr{stroke-width:1.5}
 </style></head><body>
 <p><a href="../index.html">&larr; asv dashboard</a> · <a href="index.html">dsib report</a></p>
 <h1>Across releases</h1>
 <p>Machine <code>%(machine)s</code>, profile <code>%(profile)s</code>; %(n_envs)d release combinations, each at its
-newest commit; %(n_cases)d cases (one per benchmark and parameters). Values are asv's medians; a gap is a case
-skipped or failed in that environment.</p>
+newest commit; %(n_cases)d cases (one per benchmark and parameters). Values are asv's medians; a bar through
+a point is its interquartile range, and the table under a plot gives each median's range and number of samples;
+a gap is a case skipped or failed in that environment.</p>
 <h2 id="headlines">Headline figures</h2>
 <p>Oldest against newest release, in pyarrow order, that both have the case, on this machine.</p>
 <table><thead><tr><th>Case</th><th>Releases</th><th>Before</th><th>After</th><th>Change</th></tr></thead>
@@ -287,7 +323,9 @@ def write(html_dir, results_dir, machine):
         # allow_nan=False: JSON has no NaN; a skipped case is spelled "skipped" by _cell.
         numbers = dict((k, v) for k, v in data.items() if k != "tables_2019")  # the tables are in the page
         # 4 significant digits plot the same and halve the file; the ratios were taken before.
-        numbers["cases"] = [dict(c, values=[float("%.4g" % v) if is_number(v) else v for v in c["values"]])
+        numbers["cases"] = [dict(c, values=[float("%.4g" % v) if is_number(v) else v for v in c["values"]],
+                                 spread=[[float("%.4g" % q) if is_number(q) else None for q in sp[:2]] + sp[2:]
+                                         if sp else None for sp in c["spread"]])
                             for c in data["cases"]]
         f.write("window.DSIB_RELEASES = %s;\n" % json.dumps(numbers, allow_nan=False, separators=(",", ":")))
     shutil.copy(os.path.join(WWW, "releases.js"), os.path.join(out, "releases.js"))

@@ -7,6 +7,7 @@ import glob
 import http.server
 import json
 import os
+import re
 import threading
 
 import pytest
@@ -121,6 +122,13 @@ def test_release_view_plots_the_default_case(browser, site):
                      "a plotted point") >= 1
     assert browser.execute_script("return document.querySelectorAll('#case-list li').length") == \
         browser.execute_script("return window.DSIB_RELEASES.cases.length")
+    # Every median carries its spread: a bar through the point, and the range and count below the plot.
+    assert browser.execute_script("return document.querySelectorAll('#plot g.series line.iqr').length") >= 3
+    cells = browser.execute_script("return Array.prototype.map.call("
+                                   "document.querySelectorAll('#case-values td:nth-child(2)'), "
+                                   "function (td) { return td.textContent; })")
+    measured = [c for c in cells if re.match(r"\d", c)]  # the others: skipped, failed, not run
+    assert measured and all(re.search(r"\((IQR \S+–\S+, n=\d+|one sample)\)$", c) for c in measured), cells
     _assert_no_severe(browser)
 
 
