@@ -127,9 +127,10 @@ def _last_cpu():
 # test_compare checks this). On this VM about one process in five of an Arrow case is 30-100 %
 # slower. With ten a side, up to ten of the 100 cross pairs may be out of order: one such
 # process, slower than every sample of the other side, does not hide a real change (with eight
-# a side, four of 64 may be; the test checks the rounds allow that). Each sample averages enough
-# calls to take 20 ms; asv finds that number by calling the case, so the process's first,
-# colder calls are never the sample, and no further warm-up is needed.
+# a side, four of 64 may be; the test checks the rounds allow that). number=0 asks asv to
+# calibrate to 20 ms, but asv_runner 0.3 (pinned) resolves it to one call for every benchmark
+# with a setup, and all of dsib's have one: a sample is one call, the process's first, which the
+# case's setup warms up (imports, one tiny round trip); test_compare checks the saved number.
 ROUNDS = 10
 SAMPLING = (("repeat", 1), ("number", 0), ("sample_time", 0.02), ("rounds", ROUNDS), ("warmup_time", 0))
 

@@ -122,6 +122,18 @@ def test_the_same_change_the_other_way_is_an_improvement(slowed):
     assert not set(affected) & set(verdict["worse"]) and verdict["failed"] == []
 
 
+def test_each_sample_is_one_call(slowed):
+    """The pinned asv_runner (0.3) calls a benchmark that has a setup once per sample: the gate's
+    number=0 resolves to 1 for every cell, as the README says."""
+    from asv.results import iter_results_for_machine
+
+    numbers = set()
+    for res in iter_results_for_machine(slowed["results"], MACHINE):
+        for key in res.get_all_result_keys():
+            numbers.update(s.get("number") for s in res.get_result_stats(key, res.get_result_params(key)) or [] if s)
+    assert numbers == {1}, numbers
+
+
 def test_the_formats_left_out_of_the_comparison_share_a_compared_formats_code():
     from dsib.formats import FORMATS
 
