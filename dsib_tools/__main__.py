@@ -16,6 +16,8 @@
   lock     record each benchmark's series and measured code (benchmarks/series.lock)
   fetch-go fetch a Go toolchain from the Go module proxy (make test builds actionlint with it)
   watch-load  run a command (asv run) and log the machine's load beside the results
+  speedups the post's cases in two environments, with spread (the README's 2018 -> 2026 table)
+  readme   rewrite the README's generated tables (--check: say which differ)
 """
 import argparse
 import json
@@ -157,6 +159,64 @@ def cmd_compare_versions(args):
         compare(args.results_root, args.a, args.b, args.machine, args.commit, args.factor, args.only_changed)
     except SelectionError as exc:
         print("error: %s" % exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_speedups(args):
+    from .compare_versions import SelectionError, default_machine, select
+    from .release_view import kind_change, release_label
+    from .report import param_names, speedup_table
+
+    try:
+        machine = args.machine or default_machine(args.results_root)
+        commit, before, after = select(args.results_root, machine, args.a, args.b, args.commit)
+    except SelectionError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 1
+    kinds = kind_change({"variant": "str"}, before.params, after.params)
+    print("machine `%s`, commit `%s`, profile `%s`: %s against %s%s." % (
+        machine, commit[:8], (before.env_vars or {}).get("DSIB_PROFILE"), args.a, args.b,
+        "; the str and cat rows compare two kinds of frame (%s)" % kinds if kinds else ""))
+    print()
+    print(speedup_table(before, after, param_names(args.results_root),
+                        [release_label(before.params), release_label(after.params)]))
+    return 0
+
+
+def cmd_matrix_table(args):
+    from . import matrix
+
+    with open(args.record) as f:
+        print(matrix.check_markdown(json.load(f)))
+    return 0
+
+
+def cmd_readme(args):
+    from .readme import ReadmeError, diff, regenerate, typed_tables
+
+    with open(args.path) as f:
+        text = f.read()
+    try:
+        new = regenerate(text, main)
+    except ReadmeError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
+    typed = typed_tables(new)
+    if args.check:
+        if new != text:
+            print(diff(text, new, args.path))
+            print("%s is not what its commands print: run python -m dsib_tools readme" % args.path, file=sys.stderr)
+            return 1
+    elif new != text:
+        tmp = args.path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(new)
+        os.replace(tmp, args.path)
+        print("rewrote the generated tables of %s" % args.path)
+    if typed:
+        print("tables of measured figures outside a generated block (generate them, or say why above them "
+              "with <!-- typed: ... -->):\n%s" % "\n".join(typed), file=sys.stderr)
         return 1
     return 0
 
@@ -491,6 +551,23 @@ def main(argv=None):
     p.add_argument("--machine", required=True)
     p.add_argument("argv", nargs=argparse.REMAINDER, help="-- the command")
     p.set_defaults(func=cmd_watch_load)
+    p = sub.add_parser("speedups", help="the post's cases in two environments, with spread, and the speedup",
+                       description="A and B select environments as compare-versions does (key=value filters).")
+    p.add_argument("a", metavar="A")
+    p.add_argument("b", metavar="B")
+    p.add_argument("--results-dir", dest="results_root", metavar="RESULTS_DIR", default="results")
+    p.add_argument("--machine", default=None, help="default: the only machine in the results")
+    p.add_argument("--commit", default=None, help="commit hash prefix; default: the newest with both")
+    p.set_defaults(func=cmd_speedups)
+    p = sub.add_parser("matrix-table", help="the README's table of a matrix-check record")
+    p.add_argument("record")
+    p.set_defaults(func=cmd_matrix_table)
+    p = sub.add_parser("readme", help="rewrite the README's generated tables from the files they cite",
+                       description="Every <!-- generated: COMMAND --> block of the README gets COMMAND's output "
+                       "(python -m dsib_tools COMMAND); --check says which differ instead.")
+    p.add_argument("--check", action="store_true", help="exit 1, with a diff, where a block is not its output")
+    p.add_argument("--path", default="README.md")
+    p.set_defaults(func=cmd_readme)
     p = sub.add_parser("fetch-go", help="fetch a pinned Go toolchain from the Go module proxy")
     p.add_argument("--version", required=True)
     p.add_argument("--into", required=True)

@@ -172,6 +172,22 @@ def markdown_table(res, names, with_2019=False, formats=("parquet", "csv"), labe
     return "\n".join(lines)
 
 
+def speedup_table(before, after, names, columns, formats=("parquet", "csv"), labels=("Parquet", "CSV")):
+    """The post's cases in two environments (asv Results), headed ``columns``: each median with
+    its spread and sample count, and the speedup of the medians (before over after: above 1,
+    ``after`` is faster)."""
+    from .suite import POST_2019 as CASES
+
+    head = ["Case"] + list(columns) + ["speedup"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for fmt, label in zip(formats, labels):
+        for case in CASES:
+            (a, a_stats), (b, b_stats) = [post_case(res, names, case, fmt) for res in (before, after)]
+            lines.append("| %s %s | %s | %s | %s |" % (label, case.label, format_with_spread(a, a_stats),
+                                                      format_with_spread(b, b_stats), _speedup(b, a)))
+    return "\n".join(lines)
+
+
 def describe(machine, res, load=None):
     """One line on where ``res`` comes from; with ``load`` (a ``load.Machine``), what else the
     machine was doing while it ran."""

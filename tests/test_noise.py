@@ -55,12 +55,9 @@ def test_the_readme_shows_each_committed_noise_record():
     assert current, "make noise's record of the gate as it is is committed"
     with open(os.path.join(ROOT, "README.md")) as f:
         readme = f.read()
-    for path in current + earlier:
-        marker = "<!-- noise-table: %s -->" % os.path.relpath(path, ROOT)
+    for path in current + earlier:  # test_readme checks that each block is its record's table
+        marker = "<!-- generated: noise-table %s -->" % os.path.relpath(path, ROOT)
         assert marker in readme, marker
-        start = readme.index(marker) + len(marker)
-        shown = readme[start:readme.index("<!-- /noise-table -->", start)]
-        assert shown.strip() == noise.markdown(noise.load(path)).strip(), "re-run python -m dsib_tools noise-table"
         assert len(noise.load(path)["runs"]) >= 3
     for path in current:
         record = noise.load(path)

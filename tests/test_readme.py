@@ -1,0 +1,57 @@
+"""Every table of measured figures in the README is its command's output on committed files."""
+import os
+import shutil
+import subprocess
+import sys
+
+from dsib_tools import readme
+
+from .conftest import ROOT
+
+
+def _readme_check(path):
+    return subprocess.run([sys.executable, "-m", "dsib_tools", "readme", "--check", "--path", path], cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+
+
+def test_every_table_of_figures_in_the_readme_is_generated_and_current():
+    proc = _readme_check("README.md")
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    commands = [command for _, _, command in readme.blocks(text)]
+    assert len(commands) >= 8, commands
+    assert any(c.startswith("table --results-dir results-full") for c in commands), "the full profile's table"
+
+
+def test_a_stale_figure_and_a_typed_table_are_caught(tmp_path):
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    start, end, command = readme.blocks(text)[0]
+    stale = str(tmp_path / "stale.md")
+    with open(stale, "w") as f:
+        f.write(text[:start] + text[start:end].replace("ms", "0ms", 1) + text[end:])
+    proc = _readme_check(stale)
+    assert proc.returncode == 1 and "0ms" in proc.stdout and "is not what its commands print" in proc.stderr, proc.stderr
+    typed = str(tmp_path / "typed.md")
+    with open(typed, "w") as f:
+        f.write(text + "\n| case | time |\n|---|---|\n| a read | 12 ms |\n")
+    proc = _readme_check(typed)
+    assert proc.returncode == 1 and "| a read | 12 ms |" in proc.stderr, proc.stderr
+    with open(typed, "w") as f:
+        f.write(text + "\n<!-- typed: an example, timed by hand -->\n| case | time |\n|---|---|\n| a read | 12 ms |\n")
+    assert _readme_check(typed).returncode == 0
+
+
+def test_readme_rewrites_a_block_from_its_command(tmp_path):
+    path = tmp_path / "doc.md"
+    path.write_text("before\n<!-- generated: matrix-table checks/matrix-tiny-epyc-2c-24g.json -->\nold\n"
+                    "<!-- /generated -->\nafter\n")
+    shutil.copytree(os.path.join(ROOT, "checks"), str(tmp_path / "checks"))
+    proc = subprocess.run([sys.executable, "-m", "dsib_tools", "readme", "--path", str(path)], cwd=str(tmp_path),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                          env=dict(os.environ, PYTHONPATH=ROOT))
+    assert proc.returncode == 0, proc.stderr
+    text = path.read_text()
+    assert "old" not in text and text.startswith("before\n") and text.endswith("<!-- /generated -->\nafter\n")
+    assert "The curated matrix at profile `tiny`" in text and "| environment | cells run | skipped | failed |" in text
