@@ -18,6 +18,16 @@
 
   function isNumber(v) { return typeof v === "number"; }
 
+  // A median with its spread: "89ms (IQR 87ms–96ms, n=10)"; one sample says so.
+  function withSpread(c, i) {
+    var v = c.values[i], sp = c.spread[i];
+    if (!isNumber(v)) return human(v, c.unit);
+    if (!sp) return human(v, c.unit) + " (no spread recorded)";
+    if (sp[2] === 1) return human(v, c.unit) + " (one sample)";
+    if (!isNumber(sp[0]) || !isNumber(sp[1])) return human(v, c.unit) + " (n=" + sp[2] + ")";
+    return human(v, c.unit) + " (IQR " + human(sp[0], c.unit) + "–" + human(sp[1], c.unit) + ", n=" + sp[2] + ")";
+  }
+
   function el(tag, attrs, text, ns) {
     var node = ns ? document.createElementNS(NS, tag) : document.createElement(tag);
     Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
@@ -84,7 +94,14 @@
     var W = 820, H = 400, L = 110, R = 20, T = 15, B = 130;
     var root = svg("svg", {width: W, height: H, viewBox: "0 0 " + W + " " + H, "data-unit": unit});
     var values = [];
-    cases.forEach(function (c) { order.forEach(function (i) { if (isNumber(c.values[i])) values.push(c.values[i]); }); });
+    cases.forEach(function (c) {
+      order.forEach(function (i) {
+        if (!isNumber(c.values[i])) return;
+        values.push(c.values[i]);
+        var sp = c.spread[i];  // the IQR bar must fit the axis too
+        if (sp && isNumber(sp[0]) && isNumber(sp[1])) values.push(sp[0], sp[1]);
+      });
+    });
     var s = scale(values, T, H - B);
     var x = function (p) { return L + (p + 0.5) * (W - L - R) / order.length; };
     var axis = svg("g", {"class": "axis"});
@@ -116,8 +133,15 @@
         var v = c.values[i];
         if (!isNumber(v)) { flush(); return; }  // skipped, failed or not run: a gap, not a zero
         run.push(x(p) + "," + s.y(v));
+        var sp = c.spread[i];
+        if (sp && isNumber(sp[0]) && isNumber(sp[1]) && sp[2] > 1) {  // the interquartile range, as a bar
+          g.appendChild(svg("line", {"class": "iqr", x1: x(p), x2: x(p), y1: s.y(sp[0]), y2: s.y(sp[1])}));
+          [sp[0], sp[1]].forEach(function (q) {
+            g.appendChild(svg("line", {"class": "iqr", x1: x(p) - 4, x2: x(p) + 4, y1: s.y(q), y2: s.y(q)}));
+          });
+        }
         var dot = svg("circle", {cx: x(p), cy: s.y(v), r: 3.5});
-        dot.appendChild(svg("title", {}, c.label + "\n" + D.envs[i].label + ": " + human(v, c.unit)));
+        dot.appendChild(svg("title", {}, c.label + "\n" + D.envs[i].label + ": " + withSpread(c, i)));
         g.appendChild(dot);
       });
       flush();
@@ -182,8 +206,9 @@
     cases.forEach(function (c) {
       var h = c.headline[st.view];
       headline.appendChild(el("span", {"class": "case-headline", "data-case": c.id}, h
-        ? D.envs[h.first].label + " → " + D.envs[h.last].label + ": " + human(c.values[h.first], c.unit) + " → "
-          + human(c.values[h.last], c.unit) + " = " + changeText(c.unit, h.ratio) + " on this machine"
+        ? D.envs[h.first].label + " → " + D.envs[h.last].label + ": " + withSpread(c, h.first) + " → "
+          + withSpread(c, h.last) + " = " + changeText(c.unit, h.ratio) + " of the medians, on this machine"
+          + (h.kinds ? " (" + h.kinds + ": two different frames)" : "")
         : "measured in one release only"));
       headline.appendChild(el("br"));
     });
@@ -205,7 +230,7 @@
     order.forEach(function (i) {
       var tr = el("tr");
       tr.appendChild(el("td", {}, D.envs[i].label));
-      cases.forEach(function (c) { tr.appendChild(el("td", {}, human(c.values[i], c.unit))); });
+      cases.forEach(function (c) { tr.appendChild(el("td", {}, withSpread(c, i))); });
       table.appendChild(tr);
     });
     if (cases.length) list.scrollTop = items[cases[0].id].offsetTop - list.offsetTop - 60;
