@@ -92,12 +92,12 @@ def watch(command, path, interval=INTERVAL):
         log.write(json.dumps({"kind": KIND, "version": 1, "cpus": psutil.cpu_count(), "interval": interval,
                               "command": command}) + "\n")
         log.write(json.dumps(_reading(None)) + "\n")
-        child = subprocess.Popen(command)
-        proc = psutil.Process(child.pid)
-        # A terminal's Ctrl-C reaches asv too; a SIGTERM sent to this process alone is passed on.
-        previous = signal.signal(signal.SIGTERM, lambda signum, frame: child.terminate())
-        status = None
+        child, status = None, None
+        # A SIGTERM sent to this process alone is passed on.
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: child and child.terminate())
         try:
+            child = subprocess.Popen(command)
+            proc = psutil.Process(child.pid)
             while status is None:
                 try:
                     status = child.wait(timeout=interval)
@@ -105,14 +105,29 @@ def watch(command, path, interval=INTERVAL):
                     pass
                 log.write(json.dumps(_reading(proc if status is None else None)) + "\n")
                 log.flush()
-        except KeyboardInterrupt:  # the terminal sent it to asv too: let asv stop, then keep the log
-            status = child.wait()
+        except KeyboardInterrupt:
+            status = _stop(child)
             log.write(json.dumps(_reading(None)) + "\n")
         finally:
             signal.signal(signal.SIGTERM, previous)
         log.write(json.dumps({"ended": round(time.time(), 3), "status": status}) + "\n")
     os.replace(partial, path)
     return status
+
+
+def _stop(child, grace=10):
+    """After Ctrl-C: the terminal sent it to the command too, so let it stop on its own; one that
+    missed it (a signal between fork and exec is lost) gets it again, then SIGKILL."""
+    if child is None:
+        return 130
+    for sig in (None, signal.SIGINT, signal.SIGKILL):
+        if sig is not None:
+            child.send_signal(sig)
+        try:
+            return child.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            continue
+    return child.wait()
 
 
 class Log(object):

@@ -63,13 +63,29 @@ def test_the_exit_status_is_the_commands():
     assert failed.value.returncode == 3
 
 
+def _readings_so_far(results):
+    directory = os.path.join(str(results), "m", load.DIRECTORY)
+    partial = [n for n in os.listdir(directory) if n.endswith(".partial")] if os.path.isdir(directory) else []
+    if not partial:
+        return 0
+    with open(os.path.join(directory, partial[0])) as f:
+        return sum(1 for line in f if '"t":' in line)
+
+
 def test_ctrl_c_stops_the_command_and_keeps_the_log(tmp_path):
     watched = _watch(tmp_path, [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
-    time.sleep(2)
-    os.killpg(watched.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
-    watched.communicate(timeout=20)
+    try:
+        deadline = time.time() + 60
+        while _readings_so_far(tmp_path) < 3 and time.time() < deadline:  # the command runs, watched
+            time.sleep(0.2)
+        os.killpg(watched.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
+        watched.communicate(timeout=30)
+    finally:
+        if watched.poll() is None:
+            os.killpg(watched.pid, signal.SIGKILL)
+            watched.communicate()
     log = _only_log(tmp_path)
-    assert log.end - log.start < 20
+    assert log.end - log.start < 40
     with open(log.path) as f:
         assert "ended" in json.loads(f.read().splitlines()[-1])
     assert not [n for n in os.listdir(os.path.dirname(log.path)) if n.endswith(".partial")]
@@ -105,3 +121,24 @@ def test_the_committed_history_says_its_load_was_not_recorded_and_a_bad_log_is_a
         f.write('{"kind": "dsib machine load"\n')
     proc = subprocess.run(table, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     assert proc.returncode == 1 and broken in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_command_that_ignores_ctrl_c_is_stopped_all_the_same(tmp_path):
+    """A Ctrl-C can miss the command (one that ignores it, or a signal lost between fork and exec):
+    the watcher passes it on, then kills, and keeps the log; nothing is left running."""
+    ignores = "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(120)"
+    watched = _watch(tmp_path, [sys.executable, "-c", ignores], start_new_session=True)
+    try:
+        deadline = time.time() + 60
+        while _readings_so_far(tmp_path) < 3 and time.time() < deadline:
+            time.sleep(0.2)
+        os.killpg(watched.pid, signal.SIGINT)
+        watched.communicate(timeout=60)
+    finally:
+        if watched.poll() is None:
+            os.killpg(watched.pid, signal.SIGKILL)
+            watched.communicate()
+    log = _only_log(tmp_path)
+    with open(log.path) as f:
+        assert json.loads(f.read().splitlines()[-1])["status"] == -signal.SIGKILL
+    assert log.end - log.start < 60
