@@ -16,10 +16,17 @@ from .conftest import ROOT, committed
 SPIN = "import time\nt = time.process_time()\nwhile time.process_time() - t < %r: pass\n"
 
 
+def _as_from_a_terminal():
+    # A job started in the background by a shell without job control (nohup ... &, as CI runners
+    # and scripts do) inherits SIGINT ignored, and Python then never raises KeyboardInterrupt: a
+    # terminal's Ctrl-C reaches a foreground make with SIGINT at its default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _watch(results, command, **kwargs):
     return subprocess.Popen([sys.executable, "-m", "dsib_tools", "watch-load", "--results-dir", str(results),
                              "--machine", "m", "--"] + command, cwd=ROOT, stderr=subprocess.PIPE,
-                            universal_newlines=True, **kwargs)
+                            universal_newlines=True, preexec_fn=_as_from_a_terminal, **kwargs)
 
 
 def _only_log(results):
