@@ -79,18 +79,24 @@ def _readings_so_far(results):
         return sum(1 for line in f if '"t":' in line)
 
 
-def test_ctrl_c_stops_the_command_and_keeps_the_log(tmp_path):
-    watched = _watch(tmp_path, [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+def _ctrl_c(results, command, timeout):
+    """Watch ``command``; once it runs, send SIGINT to the whole group, as a terminal's Ctrl-C does,
+    and wait for the watcher to end. Whatever is left is killed, so that no test leaves it behind."""
+    watched = _watch(results, command, start_new_session=True)
     try:
         deadline = time.time() + 60
-        while _readings_so_far(tmp_path) < 3 and time.time() < deadline:  # the command runs, watched
+        while _readings_so_far(results) < 3 and time.time() < deadline:
             time.sleep(0.2)
-        os.killpg(watched.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
-        watched.communicate(timeout=30)
+        os.killpg(watched.pid, signal.SIGINT)
+        watched.communicate(timeout=timeout)
     finally:
         if watched.poll() is None:
             os.killpg(watched.pid, signal.SIGKILL)
             watched.communicate()
+
+
+def test_ctrl_c_stops_the_command_and_keeps_the_log(tmp_path):
+    _ctrl_c(tmp_path, [sys.executable, "-c", "import time; time.sleep(60)"], timeout=30)
     log = _only_log(tmp_path)
     assert log.end - log.start < 40
     with open(log.path) as f:
@@ -134,17 +140,7 @@ def test_a_command_that_ignores_ctrl_c_is_stopped_all_the_same(tmp_path):
     """A Ctrl-C can miss the command (one that ignores it, or a signal lost between fork and exec):
     the watcher passes it on, then kills, and keeps the log; nothing is left running."""
     ignores = "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(120)"
-    watched = _watch(tmp_path, [sys.executable, "-c", ignores], start_new_session=True)
-    try:
-        deadline = time.time() + 60
-        while _readings_so_far(tmp_path) < 3 and time.time() < deadline:
-            time.sleep(0.2)
-        os.killpg(watched.pid, signal.SIGINT)
-        watched.communicate(timeout=60)
-    finally:
-        if watched.poll() is None:
-            os.killpg(watched.pid, signal.SIGKILL)
-            watched.communicate()
+    _ctrl_c(tmp_path, [sys.executable, "-c", ignores], timeout=60)
     log = _only_log(tmp_path)
     with open(log.path) as f:
         assert json.loads(f.read().splitlines()[-1])["status"] == -signal.SIGKILL
