@@ -165,7 +165,7 @@ def cmd_compare_versions(args):
 
 def cmd_speedups(args):
     from .compare_versions import SelectionError, default_machine, select
-    from .release_view import kind_change, release_label
+    from .release_view import release_label, text_change
     from .report import param_names, speedup_table
 
     try:
@@ -174,7 +174,7 @@ def cmd_speedups(args):
     except SelectionError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 1
-    kinds = kind_change({"variant": "str"}, before.params, after.params)
+    kinds = text_change(before.params, after.params)
     print("machine `%s`, commit `%s`, profile `%s`: %s against %s%s." % (
         machine, commit[:8], (before.env_vars or {}).get("DSIB_PROFILE"), args.a, args.b,
         "; the str and cat rows compare two kinds of frame (%s)" % kinds if kinds else ""))

@@ -11,7 +11,7 @@ from asv.machine import iter_machine_files
 from asv.results import iter_results_for_machine
 from asv.util import load_json
 
-from .release_view import PUBLISHED_PROFILE, TEXT_VARIANTS, asv_config, kind_change, load_benchmarks
+from .release_view import PUBLISHED_PROFILE, TEXT_VARIANTS, asv_config, load_benchmarks, text_change
 
 MACHINE_KEYS = ("arch", "cpu", "machine", "num_cpu", "os", "ram")
 
@@ -97,7 +97,7 @@ def compare(results_dir, a, b, machine=None, commit=None, factor=1.1, only_chang
     print("after:  %s = %s" % (b, after.env_name))
     print("machine %s, commit %s; + slower, - faster, ~ a difference asv does not find significant" % (
         machine, commit_hash[:8]))
-    kinds = kind_change({"variant": TEXT_VARIANTS[0]}, before.params, after.params)
+    kinds = text_change(before.params, after.params)
     if kinds:
         print("not like with like: the %s variants' %s (pandas %s → %s), so their rows compare two different "
               "frames" % (" and ".join(TEXT_VARIANTS), kinds, before.params.get("pandas"), after.params.get("pandas")))

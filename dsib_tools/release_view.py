@@ -66,13 +66,16 @@ def text_kind(params):
     return "Arrow-backed str" if params.get("pyarrow") else "Python-backed str"
 
 
-def kind_change(case_params, before, after):
-    """"text: Python objects → Arrow-backed str" where a text variant's frame differs in kind
-    between two environments' pins; None where it is alike."""
-    if case_params.get("variant") not in TEXT_VARIANTS:
-        return None
+def text_change(before, after):
+    """"text: Python objects → Arrow-backed str" where the text variants' frames differ in kind
+    between two environments' pins; None where they are alike."""
     kinds = text_kind(before), text_kind(after)
     return None if kinds[0] == kinds[1] else "text: %s → %s" % kinds
+
+
+def kind_change(case_params, before, after):
+    """``text_change`` for a case of a text variant; None for any other case."""
+    return text_change(before, after) if case_params.get("variant") in TEXT_VARIANTS else None
 
 
 def asv_config(results_dir):
