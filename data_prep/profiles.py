@@ -38,10 +38,11 @@ PROFILES = {
     "tiny": Profile("tiny", {"nyc_taxi": 10000, "tsbs_cpu": 10000, "rocklin": 10000}, SEED,
                     "tests: seconds per run", {"nyc_taxi": 10000, "tsbs_cpu": 10000, "rocklin": 10000}, True),
     # `make compare` (asv continuous on pull requests): both commits within 10 minutes on 2 cores.
-    # Its grid is the taxi frame only, at default's 100,000 rows: at 50,000 a 5 ms write moved
-    # 30-40 % from one process to the next (A/A false alarms), and 200,000 took 26 minutes.
+    # Its taxi grid is at default's 100,000 rows: at 50,000 a 5 ms write moved 30-40 % from one
+    # process to the next (A/A false alarms), and 200,000 took 26 minutes. TSBS and Rocklin are
+    # compared whole, through fewer formats (dsib_tools.compare.BENCHMARKS).
     "pr": Profile("pr", {"nyc_taxi": 100000, "tsbs_cpu": 50000, "rocklin": 100000}, SEED,
-                  "pull-request comparisons", {"nyc_taxi": 100000}, False),
+                  "pull-request comparisons", {"nyc_taxi": 100000, "tsbs_cpu": 50000, "rocklin": 100000}, False),
     # nyc_taxi: the 2019 post's cases; tsbs_cpu and rocklin: the sizes their studies used.
     "default": Profile("default", {"nyc_taxi": 1000000, "tsbs_cpu": 1000000, "rocklin": 1000000}, SEED,
                        "the published results", {"nyc_taxi": 100000, "tsbs_cpu": 100000, "rocklin": 1000000}, True),

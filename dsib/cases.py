@@ -104,10 +104,15 @@ def params(operation, with_variant=True):
     return axes + [list(VARIANTS)] if with_variant else axes
 
 
+# skip_reason's versions for a question about the suite alone: every package taken as installed.
+ANY_VERSIONS = None
+
+
 def skip_reason(operation, source, fmt, variant, profile, versions):
     """Why the cell cannot make sense, or is left out, with these package ``versions``; None
     when it runs. Cases that only the running machine can decide (whether a file can be
-    evicted) are not here: they skip at run time with their reason."""
+    evicted) are not here: they skip at run time with their reason. With ``ANY_VERSIONS``, only
+    the suite's own reasons: whether the cell runs where every package is installed."""
     op, src, fmt = get_operation(operation), SOURCES[source], FORMATS[fmt]
     if source not in op.sources:
         return "%s is not measured on %s" % (operation, source)
@@ -118,7 +123,7 @@ def skip_reason(operation, source, fmt, variant, profile, versions):
         return left_out
     if variant not in src.dataset.variants:
         return "%s has no %s variant" % (source, variant)
-    reason = fmt.unavailable(versions)
+    reason = fmt.unavailable(versions) if versions is not ANY_VERSIONS else None
     if reason:
         return reason
     if variant not in fmt.variants:

@@ -468,18 +468,20 @@ def main(argv=None):
     p.add_argument("--factor", type=float, default=1.1, help="ratio that counts as a change (asv's default)")
     p.add_argument("--only-changed", action="store_true")
     p.set_defaults(func=cmd_compare_versions)
-    from .compare import BENCHMARKS, FACTOR, PROFILE
+    from .compare import FACTOR, PROFILE
 
     p = sub.add_parser("compare", help="asv continuous BASE..HEAD at the pr profile; non-zero if slower",
                        description="asv continuous between two commits of the repository in the current "
-                       "directory, at the pr profile and subset (see dsib/compare.py). Exit status 1 when a "
-                       "case got significantly slower than FACTOR or started failing.")
+                       "directory, at the pr profile, on the cells of BASE's benchmarks/gate-cells.txt (see "
+                       "dsib_tools/compare.py). Exit status 1 when a case got significantly slower than FACTOR, "
+                       "a peak memory grew beyond MEMORY_FACTOR or a file beyond 1 %, or a cell the base "
+                       "measured fails, skips or is gone at the head.")
     p.add_argument("base")
     p.add_argument("head", nargs="?", default="HEAD")
     p.add_argument("--machine", required=True)
     p.add_argument("--factor", type=float, default=FACTOR)
     p.add_argument("--bench", action="append", metavar="REGEX",
-                   help="asv -b pattern instead of the pr subset (repeatable); default: %s" % " ".join(BENCHMARKS))
+                   help="asv -b pattern instead of the gate's cells (repeatable)")
     p.add_argument("--summary", help="append a Markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)")
     p.add_argument("--results-dir", dest="compare_results", help="default: .asv/results-compare")
     p.add_argument("--env-dir", help="default: asv.conf.json's")

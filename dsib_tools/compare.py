@@ -18,7 +18,8 @@ import re
 import subprocess
 import sys
 
-from dsib.formats import FORMATS
+from dsib import cases
+from dsib.formats import POST_2019_FORMATS
 
 from . import suite
 
@@ -26,27 +27,40 @@ PROFILE = "pr"
 FACTOR = 1.10
 CONFIG = ".asv-compare.conf.json"
 
-# Formats whose writer and reader are another format's functions called with another argument
-# (a codec, a pickle protocol, a JSON orient, an HDF5 layout). The comparison tests dsib's code at
-# fixed library versions, so these would add a third of its time and no code (test_compare checks
-# that they do share the functions).
-SAME_ADAPTER_AS = {"parquet-none": "parquet", "parquet-zstd": "parquet", "hdf-table": "hdf-fixed",
-                   "pickle-2": "pickle-highest", "json-records": "json-split", "json-split-noindex": "json-split"}
-COMPARED_FORMATS = tuple(name for name in FORMATS if name not in SAME_ADAPTER_AS)
-_TAXI_CELLS = r"\('nyc_taxi', '(%s)'" % "|".join(re.escape(name) for name in COMPARED_FORMATS)
+def _on(sources, formats=None, variants=None):
+    """The parameters, as asv writes them, of the cells on ``sources`` in those formats and
+    variants (every one where not named)."""
+    def axis(values):
+        return "'(%s)'" % "|".join(re.escape(v) for v in values) if values else "'[^']*'"
+    return r"\(" + axis(sources) + ", " + axis(formats) + (", " + axis(variants) if variants else "") + "[,)]"
 
 
 def _pattern(cls, method, cells):
     return "^" + re.escape(suite.name(cls, method)) + cells
 
 
-# Every adapter's read and write of the taxi frame, the 2019 post's continuous read, and
-# data_prep's generator. asv matches each pattern against "name(param, ...)": a pattern picks cells.
+_POST = ["nyc_taxi_month"]
+_TAXI = ["nyc_taxi"]
+
+# What the gate compares: every format's own read and write of the taxi frame, in time and in
+# peak memory; the 2019 post's cases at the pr month; TSBS and Rocklin through the post's formats
+# and Rocklin's categorize-then-write; durable writes; the file each format writes; data_prep's
+# generator. asv matches each pattern against "name(param, ...)": a pattern picks cells.
 BENCHMARKS = (
-    _pattern(suite.reads.ContinuousReadMonths, "time_read", r"\('nyc_taxi_month', "),
-    _pattern(suite.reads.ReadFromPageCache, "time_read", _TAXI_CELLS),
-    _pattern(suite.writes.WriteToBytes, "time_write", _TAXI_CELLS),
+    _pattern(suite.reads.ReadFromBytes, "time_read", _on(_POST)),
+    _pattern(suite.reads.ContinuousReadMonths, "time_read", _on(_POST)),
+    _pattern(suite.writes.WriteMonthToBytes, "time_write", _on(_POST)),
+    _pattern(suite.reads.ReadFromPageCache, "time_read", _on(_TAXI)),
+    _pattern(suite.writes.WriteToBytes, "time_write", _on(_TAXI)),
+    _pattern(suite.reads.ReadFromPageCache, "time_read", _on(["tsbs_cpu", "rocklin"], list(POST_2019_FORMATS))),
+    _pattern(suite.writes.WriteToBytes, "time_write", _on(["tsbs_cpu", "rocklin"], list(POST_2019_FORMATS))),
+    _pattern(suite.writes.CategorizeThenWrite, "time_write", _on(["rocklin"], list(POST_2019_FORMATS))),
+    _pattern(suite.writes.WriteDurable, "time_write", _on(_TAXI, list(POST_2019_FORMATS), ["plain"])),
     _pattern(*(suite.GENERATOR + (r"\(",))),
+    _pattern(suite.reads.ReadFromPageCache, "peakmem_read", _on(_TAXI)),
+    _pattern(suite.writes.WriteToBytes, "peakmem_write", _on(_TAXI)),
+    _pattern(suite.sizes.Sizes, "track_file_size", _on(_POST + _TAXI)),
+    _pattern(suite.sizes.Sizes, "track_file_size", _on(["tsbs_cpu", "rocklin"], list(POST_2019_FORMATS))),
 )
 
 # The cells the gate compares, one asv name a line: a committed, reviewed list. A comparison reads
@@ -59,14 +73,24 @@ def _label(cls, method, params):
     return suite.name(cls, method) + ("(%s)" % ", ".join(repr(p) for p in params) if params else "")
 
 
-def gate_cells(benchmarks=BENCHMARKS):
-    """Every cell of the suite that the gate's patterns pick, named as asv names it."""
+def _runs_at(cls, params, profile):
+    """Whether a cell of ``cls`` runs at ``profile`` where every package is installed."""
+    if not hasattr(cls, "operation"):
+        return True
+    given = dict(zip(cls.param_names, params))
+    return cases.skip_reason(cls.operation, given["source"], given["format"], given.get("variant", "plain"), profile,
+                             cases.ANY_VERSIONS) is None
+
+
+def gate_cells(benchmarks=BENCHMARKS, profile=PROFILE):
+    """Every cell of the suite that the gate's patterns pick and that runs at ``profile`` with
+    every package installed, named as asv names it."""
     picked = []
     for cls in suite.classes():
         for method in suite.methods(cls):
             for params in (itertools.product(*cls.params) if getattr(cls, "params", None) else [()]):
                 label = _label(cls, method, params)
-                if any(re.search(pattern, label) for pattern in benchmarks):
+                if any(re.search(pattern, label) for pattern in benchmarks) and _runs_at(cls, params, profile):
                     picked.append(label)
     return sorted(picked)
 
@@ -133,6 +157,30 @@ def _last_cpu():
 # case's setup warms up (imports, one tiny round trip); test_compare checks the saved number.
 ROUNDS = 10
 SAMPLING = (("repeat", 1), ("number", 0), ("sample_time", 0.02), ("rounds", ROUNDS), ("warmup_time", 0))
+
+# Peak memory and file sizes are one value a commit, not samples: asv keeps a peakmem_ or track_
+# cell's last round only, so they are measured apart, in one round, and compared by ratio alone.
+# A file's size is the same on every run of the same code and data, so any growth beyond 1 % is a
+# change. A process's peak RSS moves a little with the allocator's luck: MEMORY_FACTOR is set
+# above the largest A/A move that make noise recorded (README, "Noise floor, measured").
+UNSAMPLED = (("rounds", 1),)
+MEMORY_FACTOR = 1.05
+SIZE_FACTOR = 1.01
+
+
+def _method(cell):
+    return cell.split("(", 1)[0].rsplit(".", 1)[-1].replace("\\", "")
+
+
+def sampled(cell_or_pattern):
+    """Whether a cell (or a pattern that picks cells of one benchmark) is timed in samples."""
+    return _method(cell_or_pattern).startswith("time_")
+
+
+def threshold(cell, factor=FACTOR):
+    """The ratio beyond which ``cell`` is flagged: ``factor`` for a time, asv's test deciding too."""
+    method = _method(cell)
+    return SIZE_FACTOR if method.startswith("track_") else MEMORY_FACTOR if method.startswith("peakmem_") else factor
 
 
 class CompareError(Exception):
@@ -202,7 +250,8 @@ def load_cells(results_dir, machine, commit):
 
 def verdict_of(before, after, factor=FACTOR):
     """asv compare's marks for every cell both have: ``worse`` (+), ``better`` (-), ``failed``
-    (!), ``compared`` (both measured). Same rule as ``asv compare``.
+    (!), ``compared`` (both measured). Same rule as ``asv compare``, at each cell's threshold:
+    ``factor`` for times, ``MEMORY_FACTOR`` for peak memory, ``SIZE_FACTOR`` for file sizes.
 
     And what asv lets pass in silence: ``dropped``, a cell the base measured that the head skipped
     or does not have at all (a slow case turned into a skip, or renamed away, escapes the gate
@@ -225,9 +274,9 @@ def verdict_of(before, after, factor=FACTOR):
             continue
         else:
             verdict["compared"].append(name)
-            if _is_result_better(v2, v1, ss2, ss1, factor):
+            if _is_result_better(v2, v1, ss2, ss1, threshold(name, factor)):
                 verdict["better"].append(name)
-            elif _is_result_better(v1, v2, ss1, ss2, factor):
+            elif _is_result_better(v1, v2, ss1, ss2, threshold(name, factor)):
                 verdict["worse"].append(name)
     return verdict
 
@@ -278,14 +327,22 @@ def summary_markdown(table, verdict, base, head, factor, profile=PROFILE):
                               "</details>", ""])
 
 
-def gate_status(asv_status, verdict, base, head, stream=None):
-    """The gate's exit status: asv continuous's, or 1 where the base measured cells that the head
-    skipped or lacks (asv does not see those), each named on ``stream``."""
-    if verdict["dropped"] and asv_status == 0:
-        (stream or sys.stderr).write("dsib compare: %d cells measured at %s are skipped or absent at %s:\n%s\n" % (
-            len(verdict["dropped"]), base[:8], head[:8], "\n".join("  " + name for name in verdict["dropped"])))
-        return 1
-    return asv_status
+def gate_status(asv_statuses, verdict, base, head, factor=FACTOR, stream=None):
+    """The gate's exit status: asv's own failure where asv failed otherwise than by a slower case
+    (a build, a case that errs: its output says why), else 1 where dsib's verdict has a slower,
+    newly failing or dropped cell, each named on ``stream`` with its threshold (asv's table marks
+    times and peak memory at one factor; a file's growth beyond 1 % only this verdict sees)."""
+    stream = stream or sys.stderr
+    own = [status for status in asv_statuses if status not in (0, 1)]
+    if own:
+        return own[0]
+    for key, what in (("worse", "slower or bigger"), ("failed", "newly failing"),
+                      ("dropped", "measured at %s and skipped or absent at %s" % (base[:8], head[:8]))):
+        if verdict[key]:
+            stream.write("dsib compare: %d cells %s:\n%s\n" % (len(verdict[key]), what, "\n".join(
+                "  %s (threshold %.2f)" % (name, threshold(name, factor)) if key == "worse" else "  " + name
+                for name in verdict[key])))
+    return 1 if verdict["worse"] or verdict["failed"] or verdict["dropped"] else 0
 
 
 def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, sampling=SAMPLING,
@@ -304,15 +361,22 @@ def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, samplin
     # Each commit's files are built in its first round and kept (dsib.cells: keyed by the installed
     # code, so the two commits' builds are apart); the later rounds reuse them.
     env = dict(env if env is not None else os.environ, **PROCESS_ENV)
-    status = subprocess.call(continuous_command(config, machine, base_hash, head_hash, factor, benchmarks,
-                                                sampling), cwd=root, env=env)
+    statuses = []
+    # Two passes into one results directory (asv keeps the first's cells): the timed cells in
+    # rounds, then peak memory and file sizes once a commit.
+    for patterns, pass_sampling, pass_factor in (([p for p in benchmarks if sampled(p)], sampling, factor),
+                                                 ([p for p in benchmarks if not sampled(p)], UNSAMPLED,
+                                                  MEMORY_FACTOR)):
+        if patterns:
+            statuses.append(subprocess.call(continuous_command(config, machine, base_hash, head_hash, pass_factor,
+                                                               patterns, pass_sampling), cwd=root, env=env))
     try:
         verdict = changes(results_dir, machine, base_hash, head_hash, factor)
     except CompareError:
-        if status == 0:
+        if not any(statuses):
             raise
-        return status, None  # asv could not run them (a build failed, say): its own output says why
-    status = gate_status(status, verdict, base_hash, head_hash)
+        return max(statuses), None  # asv could not run them (a build failed, say): its own output says why
+    status = gate_status(statuses, verdict, base_hash, head_hash, factor)
     if summary:
         with open(summary, "a") as f:
             f.write(summary_markdown(compare_table(config, machine, base_hash, head_hash, factor), verdict,

@@ -10,8 +10,11 @@ parent, exactly as ``make compare`` would, several times.
   run, which of the cases that call them were flagged and which were missed: the sensitivity of
   the comparison to a real change of that size, as measured on this machine, misses included.
 
-The record (``noise/<machine>-<profile>[-slowdown].json``) keeps each run's flags and each cell's
-ratio and relative spread, (q75 - q25) / median, from which the README's tables are made.
+The record (``noise/<machine>-<profile>[-slowdown].json``) keeps the base commit, the gate's cells,
+the sampling, and per run the gate's flags and every cell's raw samples (or, for peak memory and
+file sizes, its value) at both commits. Every figure of the README's tables is recomputed from
+those samples with asv's own statistics and rule (``replay``), and a test checks that the
+recomputed flags are the ones the gate raised.
 """
 import datetime
 import json
@@ -95,20 +98,64 @@ def aa_clone(root, work):
     return clone_with_change(root, work)
 
 
+def raw_of(cells):
+    """What a record keeps of one commit's cells: each timed cell's samples and asv's ``number``
+    (from which asv's own statistics are recomputed), each other cell's value."""
+    samples, values, numbers, failed, skipped = {}, {}, {}, [], []
+    for name, (value, (stats, cell_samples), _) in sorted(cells.items()):
+        if not compare._measured(value):
+            (failed if value is None else skipped).append(name)
+        elif compare.sampled(name):
+            samples[name], numbers[name] = cell_samples, stats["number"]
+        else:
+            values[name] = value
+    return {"samples": samples, "number": numbers, "values": values, "failed": failed, "skipped": skipped}
+
+
+def cells_of(raw):
+    """``raw_of`` undone: cells as ``compare.load_cells`` returns them, asv's statistics computed
+    afresh from the samples, so that every figure of a record follows from its raw data."""
+    from asv_runner.statistics import compute_stats
+
+    cells = {}
+    for name, samples in raw["samples"].items():
+        value, stats = compute_stats(samples, raw["number"][name])
+        cells[name] = (value, (stats, samples), "record")
+    for name, value in raw["values"].items():
+        cells[name] = (value, (None, None), "record")
+    for name in raw["failed"]:
+        cells[name] = (None, (None, None), "record")
+    for name in raw["skipped"]:
+        cells[name] = (float("nan"), (None, None), "record")
+    return cells
+
+
+def replay(run, factor):
+    """A run's base and head cells and the gate's verdict, all recomputed from its raw data."""
+    before, after = cells_of(run["base"]), cells_of(run["head"])
+    return before, after, compare.verdict_of(before, after, factor)
+
+
 def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFILE, data_dir=None, work=None,
             progress=print, slowdown=None):
     """``runs`` comparisons of HEAD against a child that changes a comment (A/A) or, with
-    ``slowdown``, makes those adapters slower; the record as a dict."""
+    ``slowdown``, makes those adapters slower; the record as a dict, with every cell's raw
+    samples (or value) at both commits."""
     from data_prep import get_profile
 
     work = work or tempfile.mkdtemp(prefix="dsib-noise-")
     repo = clone_with_change(root, work, slowdown)
     env = dict(os.environ, DSIB_DATA_DIR=os.path.abspath(data_dir or os.path.join(root, "data")))
+    base = compare.resolve(root, "HEAD")
     record = {"machine": machine, "profile": profile, "rows": get_profile(profile).rows,
               "grid_rows": get_profile(profile).grid_rows, "factor": factor,
-              "benchmarks": list(compare.BENCHMARKS), "sampling": dict(compare.SAMPLING),
+              "thresholds": {"memory": compare.MEMORY_FACTOR, "size": compare.SIZE_FACTOR},
+              "cells": compare.committed_cells(root, base),
+              "sampling": dict(compare.SAMPLING), "unsampled": dict(compare.UNSAMPLED),
               "process_env": dict(compare.PROCESS_ENV), "cpu_affinity": compare._last_cpu(),
-              "slowdown": SLOWDOWN, "commit": compare.resolve(root, "HEAD"),
+              "slowdown": SLOWDOWN, "commit": base,
+              "head": "the base plus one commit appending to %s: %r" % (
+                  COMMENT_FILE, slowdown_source(slowdown) if slowdown else COMMENT),
               "injected": sorted([name, side, f] for (name, side), f in (slowdown or {}).items()),
               "date": datetime.date.today().isoformat(), "runs": []}
     for i in range(runs):
@@ -119,17 +166,11 @@ def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFIL
         seconds = time.time() - start
         if verdict is None:
             raise compare.CompareError("A/A run %d could not run (asv exit %d)" % (i + 1, status))
-        cells = [compare.load_cells(results_dir, machine, compare.resolve(repo, rev)) for rev in ("HEAD~1", "HEAD")]
-        before, after = (compare.spreads_of(c) for c in cells)
-        ratios = compare.ratios_of(*cells)
-        caught = detects(*cells)
-        record["runs"].append({
-            "seconds": round(seconds, 1), "asv_exit": status, "worse": verdict["worse"],
-            "better": verdict["better"], "failed": verdict["failed"], "compared": len(verdict["compared"]),
-            "cells": dict((name, {"ratio": round(ratios[name], 4), "spread": [round(before[name], 4),
-                                                                              round(after[name], 4)],
-                                  "slowdown_flagged": caught.get(name, 0)})
-                          for name in verdict["compared"] if name in before and name in after)})
+        before, after = (compare.load_cells(results_dir, machine, compare.resolve(repo, rev))
+                         for rev in ("HEAD~1", "HEAD"))
+        record["runs"].append(dict(
+            {"seconds": round(seconds, 1), "gate_exit": status, "base": raw_of(before), "head": raw_of(after)},
+            **dict((key, verdict[key]) for key in ("worse", "better", "failed", "dropped"))))
         progress("%s run %d of %d: %d cells, %d flagged slower, %d flagged faster, %.1f min" % (
             "Slowdown" if slowdown else "A/A", i + 1, runs, len(verdict["compared"]), len(verdict["worse"]),
             len(verdict["better"]), seconds / 60))
@@ -182,24 +223,56 @@ def case_of(cell):
     return _VARIANT.sub(")", cell)
 
 
+def replays(record):
+    """Each run of ``record`` replayed from its raw data: (before, after, verdict)."""
+    return [replay(run, record["factor"]) for run in record["runs"]]
+
+
 def per_case(record):
-    """(case, cells, median spread, worst spread, A/A ratio furthest from 1, flagged, share of
-    replayed slowdowns flagged) rows."""
+    """Timed cases: (case, cells, median spread, worst spread, A/A ratio furthest from 1, flagged,
+    share of replayed slowdowns flagged) rows, every figure from the record's raw samples."""
     rows = {}
-    for run in record["runs"]:
-        flagged = set(run["worse"]) | set(run["better"])
-        for cell, figures in run["cells"].items():
+    for before, after, verdict in replays(record):
+        flagged = set(verdict["worse"]) | set(verdict["better"])
+        ratios = compare.ratios_of(before, after)
+        spreads = [compare.spreads_of(cells) for cells in (before, after)]
+        caught = detects(before, after, record["slowdown"])
+        for cell in verdict["compared"]:
+            if not compare.sampled(cell):
+                continue
             row = rows.setdefault(case_of(cell), {"cells": set(), "spreads": [], "ratios": [], "flagged": 0,
                                                   "caught": 0, "tries": 0})
             row["cells"].add(cell)
-            row["caught"] += figures["slowdown_flagged"]
+            row["caught"] += caught.get(cell, 0)
             row["tries"] += 2
-            row["spreads"] += figures["spread"]
-            row["ratios"].append(figures["ratio"])
+            row["spreads"] += [spreads[0][cell], spreads[1][cell]]
+            row["ratios"].append(ratios[cell])
             row["flagged"] += cell in flagged
     return [(name, len(r["cells"]), statistics.median(r["spreads"]), max(r["spreads"]),
-             max(r["ratios"], key=lambda x: max(x, 1 / x)), r["flagged"], r["caught"] / r["tries"])
+             _furthest(r["ratios"]), r["flagged"], r["caught"] / r["tries"])
             for name, r in sorted(rows.items())]
+
+
+def _furthest(ratios):
+    return max(ratios, key=lambda x: max(x, 1 / x))
+
+
+def unsampled_rows(record):
+    """Peak memory and file sizes: (benchmark, cells, threshold, A/A ratio furthest from 1 and its
+    cell, flagged) rows, from the record's raw values."""
+    rows = {}
+    for before, after, verdict in replays(record):
+        flagged = set(verdict["worse"]) | set(verdict["better"])
+        ratios = compare.ratios_of(before, after)
+        for cell in verdict["compared"]:
+            if compare.sampled(cell):
+                continue
+            row = rows.setdefault(cell.split("(", 1)[0], {"cells": set(), "ratios": [], "flagged": 0})
+            row["cells"].add(cell)
+            row["ratios"].append((ratios[cell], cell))
+            row["flagged"] += cell in flagged
+    return [(name, len(r["cells"]), compare.threshold(name + "()", record["factor"]),
+             max(r["ratios"], key=lambda rc: max(rc[0], 1 / rc[0])), r["flagged"]) for name, r in sorted(rows.items())]
 
 
 def _injected(record):
@@ -211,45 +284,59 @@ def markdown(record):
     return slowdown_markdown(record) if _injected(record) else aa_markdown(record)
 
 
+def _minutes(record):
+    return "/".join("%.1f" % (r["seconds"] / 60) for r in record["runs"])
+
+
 def slowdown_markdown(record):
-    runs, slowdown = record["runs"], _injected(record)
-    cells = sorted(set(c for r in runs for c in r["cells"] if touches(c, slowdown)))
-    caught = [sum(c in r["worse"] for c in cells) for r in runs]
-    stray = [len([c for c in r["worse"] + r["better"] if not touches(c, slowdown)]) for r in runs]
+    runs, slowdown = replays(record), _injected(record)
+    cells = sorted(set(c for _, _, v in runs for c in v["compared"] if touches(c, slowdown)))
+    caught = [sum(c in v["worse"] for c in cells) for _, _, v in runs]
+    stray = [len([c for c in v["worse"] + v["better"] if not touches(c, slowdown)]) for _, _, v in runs]
     lines = ["Slowdown at factor %.2f, profile `%s`, machine `%s` (%s), commit `%s`: %s. In %d runs the %d cases that "
              "call them were flagged slower %s times; other cases flagged: %s; a run took %s min." % (
                  record["factor"], record["profile"], record["machine"], record["date"], record["commit"][:8],
                  ", ".join("%s %ss %d %% slower" % (name, side, round(100 * (f - 1)))
                            for (name, side), f in sorted(slowdown.items())),
                  len(runs), len(cells), " + ".join("%d/%d" % (c, len(cells)) for c in caught),
-                 " + ".join(map(str, stray)), "/".join("%.1f" % (r["seconds"] / 60) for r in runs)), "",
+                 " + ".join(map(str, stray)), _minutes(record)), "",
              "| slowed case | " + " | ".join("run %d: ratio" % (i + 1) for i in range(len(runs))) + " | flagged |",
              "| --- | " + " | ".join("---:" for _ in runs) + " | ---: |"]
+    ratios = [compare.ratios_of(before, after) for before, after, _ in runs]
     for cell in cells:
-        ratios = ["%.3f%s" % (r["cells"][cell]["ratio"], "" if cell in r["worse"] else " (missed)")
-                  if cell in r["cells"] else "n/a" for r in runs]
-        lines.append("| `%s` | %s | %d of %d |" % (cell, " | ".join(ratios), sum(cell in r["worse"] for r in runs),
+        shown = ["%.3f%s" % (r[cell], "" if cell in v["worse"] else " (missed)") if cell in r else "n/a"
+                 for r, (_, _, v) in zip(ratios, runs)]
+        lines.append("| `%s` | %s | %d of %d |" % (cell, " | ".join(shown), sum(cell in v["worse"] for _, _, v in runs),
                                                  len(runs)))
     return "\n".join(lines)
 
 
 def aa_markdown(record):
-    runs = record["runs"]
-    flagged = [len(r["worse"]) + len(r["better"]) for r in runs]
-    caught = [c["slowdown_flagged"] for r in runs for c in r["cells"].values()]
-    lines = ["A/A at factor %.2f, profile `%s`, machine `%s` (%s): %s cases flagged in %d runs of %s cells; "
-             "a run took %s min. The same samples with one side made %d %% slower: flagged in %d %% of "
-             "cells and directions." % (
-                 record["factor"], record["profile"], record["machine"], record["date"],
-                 " + ".join(map(str, flagged)), len(runs), "/".join(str(r["compared"]) for r in runs),
-                 "/".join("%.1f" % (r["seconds"] / 60) for r in runs), round(100 * (record["slowdown"] - 1)),
-                 round(100.0 * sum(caught) / (2 * len(caught)))), "",
-             "| case (variants: plain, str, cat) | cells | spread, median | spread, worst | A/A ratio, furthest "
+    runs = replays(record)
+    flagged = [len(v["worse"]) + len(v["better"]) for _, _, v in runs]
+    timed = per_case(record)
+    caught = sum(row[-1] * 2 * row[1] for row in timed) / sum(2 * row[1] for row in timed)
+    sampling = record["sampling"]
+    lines = ["A/A at factor %.2f (peak memory %.2f, file sizes %.2f), profile `%s`, machine `%s` (%s), base `%s`: "
+             "%s cells flagged in %d runs of %s cells compared; a run took %s min. Timed cells: %d samples a commit, "
+             "one call each (`number` %s), one process each. The same samples with one side made %d %% slower: "
+             "flagged in %d %% of cells and directions." % (
+                 record["factor"], record["thresholds"]["memory"], record["thresholds"]["size"], record["profile"],
+                 record["machine"], record["date"], record["commit"][:8], " + ".join(map(str, flagged)), len(runs),
+                 "/".join(str(len(v["compared"])) for _, _, v in runs), _minutes(record), sampling["rounds"],
+                 "/".join(sorted(set(str(n) for r in record["runs"] for side in ("base", "head")
+                                     for n in r[side]["number"].values()))),
+                 round(100 * (record["slowdown"] - 1)), round(100 * caught)), "",
+             "| timed case (variants: plain, str, cat) | cells | spread, median | spread, worst | A/A ratio, furthest "
              "from 1 | flagged | %d %% slower, flagged |" % round(100 * (record["slowdown"] - 1)),
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for name, cells, median, worst, ratio, flags, caught in per_case(record):
+    for name, cells, median, worst, ratio, flags, share in timed:
         lines.append("| `%s` | %d | %.1f%% | %.1f%% | %.3f | %d | %d%% |" % (
-            name, cells, 100 * median, 100 * worst, ratio, flags, round(100 * caught)))
+            name, cells, 100 * median, 100 * worst, ratio, flags, round(100 * share)))
+    lines += ["", "| measured once a commit | cells | threshold | A/A ratio, furthest from 1 (cell) | flagged |",
+              "| --- | ---: | ---: | --- | ---: |"]
+    for name, cells, limit, (ratio, cell), flags in unsampled_rows(record):
+        lines.append("| `%s` | %d | %.2f | %.4f (`%s`) | %d |" % (name, cells, limit, ratio, cell[len(name):], flags))
     return "\n".join(lines)
 
 

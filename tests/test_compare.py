@@ -35,13 +35,24 @@ BENCH = (
     "^" + re.escape(suite.name(suite.reads.ReadFromPageCache, "time_read")) + r"\('nyc_taxi', '(parquet|feather|csv)'",
     "^" + re.escape(suite.name(suite.writes.WriteToBytes, "time_write")) + r"\('nyc_taxi', '(csv|parquet|pickle-highest)'",
     "^" + re.escape(suite.name(suite.reads.ContinuousReadMonths, "time_read")) + r"\('nyc_taxi_month', ",
+    # measured once a commit, in the gate's second pass; the slowdown changes neither
+    "^" + re.escape(suite.name(suite.sizes.Sizes, "track_file_size")) + r"\('nyc_taxi', '(parquet|csv)'",
+    "^" + re.escape(suite.name(suite.reads.ReadFromPageCache, "peakmem_read")) + r"\('nyc_taxi', 'feather'",
 )
+# The slow commit also makes this control format unavailable, so that its measured cells skip: the
+# gate must fail naming them, as it would for a pull request that turned a slow format into a skip.
+SKIPPED = "pickle-highest"
+SKIP_SOURCE = "\nFORMATS[%r].unavailable = lambda versions: 'made unavailable by test_compare'\n" % SKIPPED
 # A control whose median moved this far was touched by the change: the slowdown leaked.
 UNMISTAKABLE = 1.6
 
 
 def _affected(cells):
     return sorted(c for c in cells if noise.touches(c, SLOWDOWN))
+
+
+def _timed(cells):
+    return sorted(c for c in cells if compare.sampled(c))
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +66,9 @@ def slowed(pr_data_dir, tmp_path_factory, request):
     repo = os.path.join(work, "repo")
     snapshot_working_tree(repo)
     with open(os.path.join(repo, noise.COMMENT_FILE), "a") as f:
-        f.write(noise.slowdown_source(SLOWDOWN))
-    subprocess.run(GIT + ["commit", "-q", "-am", "CSV writes and Parquet reads 4x slower"], cwd=repo, check=True)
+        f.write(noise.slowdown_source(SLOWDOWN) + SKIP_SOURCE)
+    subprocess.run(GIT + ["commit", "-q", "-am", "CSV writes and Parquet reads 4x slower, pickle unavailable"],
+                   cwd=repo, check=True)
     env = dict(os.environ, DSIB_DATA_DIR=pr_data_dir)
     subprocess.run([sys.executable, "-m", "dsib_tools", "machine", MACHINE], cwd=ROOT, check=True, env=env,
                    stdout=subprocess.DEVNULL)
@@ -82,9 +94,9 @@ def _report(slowed, verdict):
 
 def test_every_case_of_the_slowed_adapters_is_flagged_slower(slowed):
     verdict = compare.changes(slowed["results"], MACHINE, slowed["base"], slowed["head"])
-    affected = _affected(verdict["compared"])
+    affected = _affected(_timed(verdict["compared"]))
     assert len(affected) == 7, "CSV writes and Parquet reads of every variant, and the continuous read: %s" % affected
-    assert len(verdict["compared"]) == 20, "the others are the control: %s" % verdict["compared"]
+    assert len(_timed(verdict["compared"])) == 17, "the others are the control: %s" % verdict["compared"]
     assert verdict["failed"] == []
     missed = [c for c in affected if c not in verdict["worse"]]
     assert not missed, "not flagged: %s\n%s" % (missed, _report(slowed, verdict))
@@ -93,8 +105,8 @@ def test_every_case_of_the_slowed_adapters_is_flagged_slower(slowed):
 
 def test_the_slowdown_stays_in_its_adapters(slowed):
     """A busy machine may move a control by a few per cent, never by the injected factor."""
-    controls = sorted(set(slowed["ratios"]) - set(_affected(slowed["ratios"])))
-    assert len(controls) == 13, controls
+    controls = sorted(set(_timed(slowed["ratios"])) - set(_affected(slowed["ratios"])))
+    assert len(controls) == 10, controls
     moved = ["%s %.3f" % (c, slowed["ratios"][c]) for c in controls
              if not 1 / UNMISTAKABLE < slowed["ratios"][c] < UNMISTAKABLE]
     assert not moved, moved
@@ -134,16 +146,28 @@ def test_each_sample_is_one_call(slowed):
     assert numbers == {1}, numbers
 
 
-def test_the_formats_left_out_of_the_comparison_share_a_compared_formats_code():
-    from dsib.formats import FORMATS
+def test_a_head_that_skips_a_measured_cell_fails_the_gate_naming_it(slowed):
+    verdict = compare.changes(slowed["results"], MACHINE, slowed["base"], slowed["head"])
+    dropped = [c for c in verdict["dropped"] if "'%s'" % SKIPPED in c]
+    assert len(dropped) == 3 and dropped == verdict["dropped"], verdict["dropped"]
+    assert slowed["proc"].returncode == 1
+    assert "3 cells measured at %s and skipped or absent at %s" % (slowed["base"][:8], slowed["head"][:8]) \
+        in slowed["proc"].stdout
+    for cell in dropped:
+        assert "  %s\n" % cell in slowed["proc"].stdout and "- `%s`" % cell in slowed["summary"]
 
-    assert set(name for name, _ in SLOWDOWN) <= set(compare.COMPARED_FORMATS)
-    for name, twin in compare.SAME_ADAPTER_AS.items():
-        assert twin in compare.COMPARED_FORMATS, name
-        for side in ("write", "read"):
-            code, twin_code = (getattr(FORMATS[n], side).__code__ for n in (name, twin))
-            assert code is twin_code, "%s's %s is not %s's: it must be compared" % (name, side, twin)
-    assert set(compare.COMPARED_FORMATS) | set(compare.SAME_ADAPTER_AS) == set(FORMATS)
+
+def test_peak_memory_and_file_sizes_are_measured_once_a_commit_and_compared(slowed):
+    """The second pass: one value a commit (no samples), compared at their own thresholds. Every
+    cell's file is the same bytes at both commits: the slowdown changes no writer's output."""
+    verdict = compare.changes(slowed["results"], MACHINE, slowed["base"], slowed["head"])
+    once = sorted(c for c in verdict["compared"] if not compare.sampled(c))
+    assert len(once) == 9, once
+    sizes = [c for c in once if ".track_file_size(" in c]
+    assert len(sizes) == 6 and all(slowed["ratios"][c] == 1.0 for c in sizes), [(c, slowed["ratios"][c]) for c in sizes]
+    assert not set(sizes) & set(verdict["worse"] + verdict["better"])
+    cells = compare.load_cells(slowed["results"], MACHINE, slowed["base"])
+    assert all(cells[c][1] == (None, None) for c in once), "no samples: asv keeps one value"
 
 
 def test_the_sampling_lets_asvs_test_flag_a_change_that_one_unlucky_process_overlaps():

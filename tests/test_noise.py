@@ -47,22 +47,52 @@ def test_replayed_slowdowns_are_flagged_where_the_noise_allows_and_not_elsewhere
     assert noise.detects(before, after, slowdown=1.02) == {}
 
 
-def test_the_readme_shows_each_committed_noise_record():
-    """noise/ holds the records of the gate as it is; noise/earlier/, those of earlier gates, which
-    the README still cites. Every one is shown in the README as its record says."""
+def test_the_readme_shows_each_current_noise_record_whose_figures_follow_from_its_raw_samples():
+    """noise/ holds the records of the gate as it is, with raw samples; noise/earlier/, those of
+    earlier gates (derived figures only, no longer shown). Each current record is of this gate,
+    names a commit of this history, and its raw samples give, by asv's own rule, the very flags the
+    gate raised; test_readme checks that the README's block is its table."""
     current = sorted(glob.glob(os.path.join(ROOT, "noise", "*.json")))
-    earlier = sorted(glob.glob(os.path.join(ROOT, "noise", "earlier", "*.json")))
     assert current, "make noise's record of the gate as it is is committed"
     with open(os.path.join(ROOT, "README.md")) as f:
         readme = f.read()
-    for path in current + earlier:  # test_readme checks that each block is its record's table
-        marker = "<!-- generated: noise-table %s -->" % os.path.relpath(path, ROOT)
-        assert marker in readme, marker
-        assert len(noise.load(path)["runs"]) >= 3
     for path in current:
+        assert "<!-- generated: noise-table %s -->" % os.path.relpath(path, ROOT) in readme, path
         record = noise.load(path)
-        assert record["benchmarks"] == list(compare.BENCHMARKS), "%s is of another gate: move it to noise/earlier/" % path
-        assert record["sampling"] == dict(compare.SAMPLING), "the record is of another sampling than make compare's"
+        assert len(record["runs"]) >= 3
+        assert record["cells"] == compare.committed_cells(ROOT, "HEAD"), "%s is of another gate: move it to noise/earlier/" % path
+        assert record["sampling"] == dict(compare.SAMPLING) and record["unsampled"] == dict(compare.UNSAMPLED)
+        assert record["thresholds"] == {"memory": compare.MEMORY_FACTOR, "size": compare.SIZE_FACTOR}
+        assert subprocess.run(["git", "merge-base", "--is-ancestor", record["commit"], "HEAD"], cwd=ROOT).returncode == 0, \
+            "the record's base commit is in this history"
+        for run, (before, after, verdict) in zip(record["runs"], noise.replays(record)):
+            for side, cells in (("base", before), ("head", after)):
+                assert sorted(cells) == sorted(record["cells"]), "every cell of the gate, measured, failed or skipped"
+                assert set(run[side]["number"].values()) == {1}, "one call a sample"
+                assert all(len(s) == record["sampling"]["rounds"] for s in run[side]["samples"].values())
+            for key in ("worse", "better", "failed", "dropped"):
+                assert verdict[key] == run[key], "%s run's %s, replayed from its samples" % (path, key)
+
+
+def test_a_records_figures_are_asvs_statistics_of_its_samples():
+    from asv_runner.statistics import compute_stats
+
+    samples = [0.0100, 0.0104, 0.0098, 0.0101, 0.0150]
+    cells = {"reads.ReadFromPageCache.time_read('nyc_taxi', 'csv', 'plain')":
+             compute_stats(samples, 1)[:1] + ((compute_stats(samples, 1)[1], samples), "v"),
+             "sizes.Sizes.track_file_size('nyc_taxi', 'csv', 'plain')": (1234.0, (None, None), "v"),
+             "reads.ReadFromPageCache.time_read('nyc_taxi', 'npy', 'str')": (float("nan"), (None, None), "v"),
+             "reads.ReadFromPageCache.time_read('nyc_taxi', 'orc', 'plain')": (None, (None, None), "v")}
+    raw = noise.raw_of(cells)
+    again = noise.cells_of(raw)
+    assert sorted(again) == sorted(cells)
+    for name, (value, (stats, kept), _) in cells.items():
+        if value is None:
+            assert again[name][0] is None
+        elif value != value:
+            assert again[name][0] != again[name][0]
+        else:
+            assert again[name][0] == value and again[name][1] == (stats, kept)
 
 
 def test_a_slowdown_commit_wraps_exactly_the_named_adapters_and_keeps_their_results():
