@@ -23,7 +23,7 @@ export PATH := $(abspath $(BIN)):$(PYENV_BINS):$(PATH)
 ASV_CONF := .asv-$(PROFILE).conf.json
 MATRIX_CONF := .asv-matrix-$(PROFILE).conf.json
 
-.PHONY: bench bench-matrix data workspace run run-matrix site table record publish compare noise test \
+.PHONY: bench bench-matrix data workspace run run-matrix site table record publish compare noise audit test \
 	lint-workflows browser go clean-env clean-cache FORCE
 
 # dsib itself is not installed here: every tool runs as `python -m dsib_tools` / `python -m data_prep`
@@ -132,6 +132,14 @@ noise: $(BIN)/.ready
 	$(BIN)/python -m dsib_tools machine $(MACHINE)
 	$(BIN)/python -m dsib_tools noise --runs $(RUNS) --factor $(FACTOR) --profile $(NOISE_PROFILE) --machine $(MACHINE) \
 		$(if $(SLOWDOWN),--slowdown $(SLOWDOWN)) -o noise/$(MACHINE)-$(NOISE_PROFILE)$(if $(SLOWDOWN),-slowdown).json
+
+## audit: after `make bench` (default profile), the 2019 post's seven cases timed again outside asv,
+## in fresh processes of asv's environment, beside that run's samples: checks/audit-MACHINE.json
+AUDIT_RECORD ?= checks/audit-$(MACHINE).json
+AUDIT_SAMPLES ?= 5
+audit: $(ASV_CONF)
+	$(BIN)/python -m dsib_tools audit --config $(ASV_CONF) --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) \
+		--profile $(PROFILE) --samples $(AUDIT_SAMPLES) -o $(AUDIT_RECORD)
 
 ## lint-workflows: actionlint (with shellcheck, from requirements.txt) over .github/workflows
 lint-workflows: $(BIN)/actionlint

@@ -7,6 +7,7 @@
   compare-versions  asv compare between two environments (library releases) at one commit
   compare  asv continuous BASE..HEAD at the pr profile (make compare)
   noise    A/A comparisons: the noise floor of compare (make noise); noise-table prints it
+  audit    the 2019 post's cases timed outside asv, beside asv's figures (make audit); audit-table prints it
   config   write an asv config for another profile or results location
   machine  record this machine's hardware for asv under a stable name
   workspace  start build/results from the committed results (make bench writes there)
@@ -282,6 +283,27 @@ def cmd_noise_table(args):
     return 0
 
 
+def cmd_audit(args):
+    from . import audit
+
+    try:
+        record = audit.measure(os.getcwd(), args.config, args.audit_results, args.machine, args.data_dir, args.profile,
+                               args.samples)
+    except audit.AuditError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
+    audit.save(record, args.output)
+    print(audit.markdown(record))
+    return 0
+
+
+def cmd_audit_table(args):
+    from . import audit
+
+    print(audit.markdown(audit.load_record(args.record)))
+    return 0
+
+
 def cmd_workspace(args):
     from .workspace import seed
 
@@ -504,6 +526,22 @@ def main(argv=None):
     p.add_argument("--results-dir", dest="published_results", metavar="RESULTS_DIR")
     p.add_argument("--machine")
     p.set_defaults(func=cmd_noise_table)
+    p = sub.add_parser("audit", help="the 2019 post's cases timed outside asv, beside asv's figures (make audit)",
+                       description="Times the post's seven cases again in fresh processes of the environment that "
+                       "asv built for a run of HEAD, and records them beside that run's samples.")
+    p.add_argument("--config", required=True, help="the asv config of the run (make writes .asv-default.conf.json)")
+    # dest differs from --results-dir's, which would make main() load results first.
+    p.add_argument("--results-dir", dest="audit_results", required=True, metavar="RESULTS_DIR")
+    p.add_argument("--machine", required=True)
+    p.add_argument("--data-dir", default=os.path.abspath(os.environ.get("DSIB_DATA_DIR") or "data"),
+                   help="where the profile's data is, as the run had it (default: $DSIB_DATA_DIR or data/)")
+    p.add_argument("--profile", default="default", help="the run's profile (default: %(default)s)")
+    p.add_argument("--samples", type=int, default=5, help="fresh processes a case (default: %(default)s)")
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(func=cmd_audit)
+    p = sub.add_parser("audit-table", help="the README's audit table, from an audit record")
+    p.add_argument("record")
+    p.set_defaults(func=cmd_audit_table)
     p = sub.add_parser("fidelity", help="which pandas types survive which format, from real round trips")
     p.set_defaults(func=cmd_fidelity)
     p = sub.add_parser("machine", help="record this machine's hardware for asv under NAME")

@@ -19,9 +19,9 @@ import subprocess
 import sys
 
 from dsib import cases
-from dsib.formats import POST_2019_FORMATS
+from dsib.formats import FORMATS, POST_2019_FORMATS
 
-from . import suite
+from . import load, suite
 
 PROFILE = "pr"
 FACTOR = 1.10
@@ -41,26 +41,50 @@ def _pattern(cls, method, cells):
 
 _POST = ["nyc_taxi_month"]
 _TAXI = ["nyc_taxi"]
+_POST_FORMATS = list(POST_2019_FORMATS)
+# Formats whose writer and reader are another format's functions called with another argument (a
+# codec, a pickle protocol, a JSON orient, an HDF5 layout): the argument's path is compared on the
+# plain variant, and the string variants' paths on the format whose functions they are (a test
+# checks that they share them). The JSON orients alone took 9 s a round in all three variants.
+ANOTHER_FORMATS_CALL = {"parquet-none": "parquet", "parquet-zstd": "parquet", "hdf-table": "hdf-fixed",
+                        "pickle-2": "pickle-highest", "json-records": "json-split", "json-split-noindex": "json-split"}
+_OWN_CALL = [name for name in FORMATS if name not in ANOTHER_FORMATS_CALL]
+_ARGUMENT = sorted(ANOTHER_FORMATS_CALL)
 
-# What the gate compares: every format's own read and write of the taxi frame, in time and in
-# peak memory; the 2019 post's cases at the pr month; TSBS and Rocklin through the post's formats
-# and Rocklin's categorize-then-write; durable writes; the file each format writes; data_prep's
-# generator. asv matches each pattern against "name(param, ...)": a pattern picks cells.
+
+def _every_format(cls, method):
+    return (_pattern(cls, method, _on(_TAXI, _OWN_CALL)), _pattern(cls, method, _on(_TAXI, _ARGUMENT, ["plain"])))
+
+
+# What the gate compares, within 10 minutes at pr on 2 cores (README, "What it runs"):
+# - every format's read and write of the taxi frame;
+# - the 2019 post's cases: its reads from bytes and its continuous read at the pr month; its
+#   writes are the taxi frame's (at pr the month is the grid's 100,000 rows: the same call on the
+#   same frame, a test checks);
+# - TSBS's numbers (plain) and Rocklin's text (str, cat) through the post's formats, and Rocklin's
+#   categorize-then-write;
+# - durable writes (fsync included) of Parquet and Feather; data_prep's generator;
+# - measured once a commit: peak memory of every format's read and write of the str frame (the
+#   largest), and the size of every file the timed cells read.
+# asv matches each pattern against "name(param, ...)": a pattern picks cells.
 BENCHMARKS = (
     _pattern(suite.reads.ReadFromBytes, "time_read", _on(_POST)),
     _pattern(suite.reads.ContinuousReadMonths, "time_read", _on(_POST)),
-    _pattern(suite.writes.WriteMonthToBytes, "time_write", _on(_POST)),
-    _pattern(suite.reads.ReadFromPageCache, "time_read", _on(_TAXI)),
-    _pattern(suite.writes.WriteToBytes, "time_write", _on(_TAXI)),
-    _pattern(suite.reads.ReadFromPageCache, "time_read", _on(["tsbs_cpu", "rocklin"], list(POST_2019_FORMATS))),
-    _pattern(suite.writes.WriteToBytes, "time_write", _on(["tsbs_cpu", "rocklin"], list(POST_2019_FORMATS))),
-    _pattern(suite.writes.CategorizeThenWrite, "time_write", _on(["rocklin"], list(POST_2019_FORMATS))),
-    _pattern(suite.writes.WriteDurable, "time_write", _on(_TAXI, list(POST_2019_FORMATS), ["plain"])),
+) + _every_format(suite.reads.ReadFromPageCache, "time_read") + _every_format(suite.writes.WriteToBytes, "time_write") + (
+    _pattern(suite.reads.ReadFromPageCache, "time_read", _on(["tsbs_cpu"], _POST_FORMATS, ["plain"])),
+    _pattern(suite.writes.WriteToBytes, "time_write", _on(["tsbs_cpu"], _POST_FORMATS, ["plain"])),
+    _pattern(suite.reads.ReadFromPageCache, "time_read", _on(["rocklin"], _POST_FORMATS, ["str", "cat"])),
+    _pattern(suite.writes.WriteToBytes, "time_write", _on(["rocklin"], _POST_FORMATS, ["str", "cat"])),
+    _pattern(suite.writes.CategorizeThenWrite, "time_write", _on(["rocklin"], _POST_FORMATS)),
+    _pattern(suite.writes.WriteDurable, "time_write", _on(_TAXI, ["parquet", "feather"], ["plain"])),
     _pattern(*(suite.GENERATOR + (r"\(",))),
-    _pattern(suite.reads.ReadFromPageCache, "peakmem_read", _on(_TAXI)),
-    _pattern(suite.writes.WriteToBytes, "peakmem_write", _on(_TAXI)),
+    _pattern(suite.reads.ReadFromPageCache, "peakmem_read", _on(_TAXI, None, ["str"])),
+    _pattern(suite.reads.ReadFromPageCache, "peakmem_read", _on(_TAXI, ["npy"], ["plain"])),
+    _pattern(suite.writes.WriteToBytes, "peakmem_write", _on(_TAXI, None, ["str"])),
+    _pattern(suite.writes.WriteToBytes, "peakmem_write", _on(_TAXI, ["npy"], ["plain"])),
     _pattern(suite.sizes.Sizes, "track_file_size", _on(_POST + _TAXI)),
-    _pattern(suite.sizes.Sizes, "track_file_size", _on(["tsbs_cpu", "rocklin"], list(POST_2019_FORMATS))),
+    _pattern(suite.sizes.Sizes, "track_file_size", _on(["tsbs_cpu"], _POST_FORMATS, ["plain"])),
+    _pattern(suite.sizes.Sizes, "track_file_size", _on(["rocklin"], _POST_FORMATS, ["str", "cat"])),
 )
 
 # The cells the gate compares, one asv name a line: a committed, reviewed list. A comparison reads
@@ -315,9 +339,11 @@ def compare_table(config, machine, base, head, factor=FACTOR):
 
 def summary_markdown(table, verdict, base, head, factor, profile=PROFILE):
     lines = ["## dsib: `asv continuous` %s..%s at the `%s` profile" % (base[:8], head[:8], profile), "",
-             "%d cells compared at factor %.2f: %d slower, %d faster, %d newly failing, %d dropped." % (
-                 len(verdict["compared"]), factor, len(verdict["worse"]), len(verdict["better"]),
-                 len(verdict["failed"]), len(verdict["dropped"])), ""]
+             "%d cells compared at factor %.2f (peak memory %.2f, file sizes %.2f): %d slower or bigger, "
+             "%d faster or smaller, %d newly failing, %d dropped. Machine load: %s." % (
+                 len(verdict["compared"]), factor, MEMORY_FACTOR, SIZE_FACTOR, len(verdict["worse"]),
+                 len(verdict["better"]), len(verdict["failed"]), len(verdict["dropped"]),
+                 load.describe_load(verdict.get("load"))), ""]
     for label, key in (("Slower", "worse"), ("Failing", "failed"),
                        ("Dropped (measured at the base, skipped or absent at the head)", "dropped"),
                        ("Faster", "better")):
@@ -361,21 +387,25 @@ def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, samplin
     # Each commit's files are built in its first round and kept (dsib.cells: keyed by the installed
     # code, so the two commits' builds are apart); the later rounds reuse them.
     env = dict(env if env is not None else os.environ, **PROCESS_ENV)
-    statuses = []
+    statuses, logs = [], []
     # Two passes into one results directory (asv keeps the first's cells): the timed cells in
     # rounds, then peak memory and file sizes once a commit.
     for patterns, pass_sampling, pass_factor in (([p for p in benchmarks if sampled(p)], sampling, factor),
                                                  ([p for p in benchmarks if not sampled(p)], UNSAMPLED,
                                                   MEMORY_FACTOR)):
         if patterns:
-            statuses.append(subprocess.call(continuous_command(config, machine, base_hash, head_hash, pass_factor,
-                                                               patterns, pass_sampling), cwd=root, env=env))
+            # The machine's load is logged beside the results, as for every run (dsib_tools.load).
+            logs.append(load.log_path(results_dir, machine))
+            statuses.append(load.watch(continuous_command(config, machine, base_hash, head_hash, pass_factor,
+                                                          patterns, pass_sampling), logs[-1], cwd=root, env=env))
     try:
         verdict = changes(results_dir, machine, base_hash, head_hash, factor)
     except CompareError:
         if not any(statuses):
             raise
         return max(statuses), None  # asv could not run them (a build failed, say): its own output says why
+    verdict["load"] = load.over_logs(logs)
+    sys.stderr.write("dsib compare: machine load during the comparison: %s\n" % load.describe_load(verdict["load"]))
     status = gate_status(statuses, verdict, base_hash, head_hash, factor)
     if summary:
         with open(summary, "a") as f:

@@ -81,9 +81,10 @@ def log_path(results_dir, machine, started=None):
                         + SUFFIX)
 
 
-def watch(command, path, interval=INTERVAL):
-    """Run ``command``, logging the machine's load to ``path`` (written as ``path.partial`` and
-    renamed when the command ends, interrupted or not); returns its exit status."""
+def watch(command, path, interval=INTERVAL, **popen):
+    """Run ``command`` (``popen``: Popen's ``cwd``, ``env``), logging the machine's load to ``path``
+    (written as ``path.partial`` and renamed when the command ends, interrupted or not); returns
+    its exit status."""
     import psutil
 
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -96,7 +97,7 @@ def watch(command, path, interval=INTERVAL):
         # A SIGTERM sent to this process alone is passed on.
         previous = signal.signal(signal.SIGTERM, lambda signum, frame: child and child.terminate())
         try:
-            child = subprocess.Popen(command)
+            child = subprocess.Popen(command, **popen)
             proc = psutil.Process(child.pid)
             while status is None:
                 try:
@@ -169,10 +170,38 @@ class Log(object):
         start, end = max(start, self.start), min(end, self.end)
         if end <= start:
             return None
-        a, b = self._at(start), self._at(end)
-        seconds = end - start
-        other = (b["busy"] - a["busy"]) - (b["own"] - a["own"]) - (b["watcher"] - a["watcher"])
-        return Load(max(other, 0.0) / seconds, (b["steal"] - a["steal"]) / seconds / self.cpus, seconds)
+        return between(self._at(start), self._at(end), end - start, self.cpus)
+
+
+def between(a, b, seconds, cpus):
+    """The mean load between two readings ``seconds`` apart."""
+    other = (b["busy"] - a["busy"]) - (b["own"] - a["own"]) - (b["watcher"] - a["watcher"])
+    return Load(max(other, 0.0) / seconds, (b["steal"] - a["steal"]) / seconds / cpus, seconds)
+
+
+class Span(object):
+    """The load while this process ran its own work in child processes that it waited for (their
+    CPU time is its own once reaped): ``Span()`` at the start, ``.load()`` at the end."""
+
+    def __init__(self):
+        self.first = _reading(None)
+
+    def load(self):
+        import psutil
+
+        last = _reading(None)
+        return between(self.first, last, last["t"] - self.first["t"], psutil.cpu_count())
+
+
+def over_logs(paths):
+    """The mean load over the whole of several watched runs, weighted by their lengths."""
+    loads = [log.load(log.start, log.end) for log in (Log(path) for path in paths)]
+    loads = [load for load in loads if load is not None]
+    if not loads:
+        return None
+    seconds = sum(load.seconds for load in loads)
+    return Load(sum(load.other * load.seconds for load in loads) / seconds,
+                sum(load.steal * load.seconds for load in loads) / seconds, seconds)
 
 
 def busy(load):

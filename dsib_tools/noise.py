@@ -136,6 +136,17 @@ def replay(run, factor):
     return before, after, compare.verdict_of(before, after, factor)
 
 
+def _load_of(load):
+    return None if load is None else {"other_cores": round(load.other, 3), "steal": round(load.steal, 4),
+                                      "seconds": round(load.seconds, 1)}
+
+
+def _loads(record):
+    """Each run's machine load, as the README says it: other processes' cores / steal."""
+    return ", ".join("not recorded" if r.get("load") is None else "%.2f cores / %.1f %% steal" % (
+        r["load"]["other_cores"], 100 * r["load"]["steal"]) for r in record["runs"])
+
+
 def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFILE, data_dir=None, work=None,
             progress=print, slowdown=None):
     """``runs`` comparisons of HEAD against a child that changes a comment (A/A) or, with
@@ -169,7 +180,8 @@ def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFIL
         before, after = (compare.load_cells(results_dir, machine, compare.resolve(repo, rev))
                          for rev in ("HEAD~1", "HEAD"))
         record["runs"].append(dict(
-            {"seconds": round(seconds, 1), "gate_exit": status, "base": raw_of(before), "head": raw_of(after)},
+            {"seconds": round(seconds, 1), "gate_exit": status, "base": raw_of(before), "head": raw_of(after),
+             "load": _load_of(verdict["load"])},
             **dict((key, verdict[key]) for key in ("worse", "better", "failed", "dropped"))))
         progress("%s run %d of %d: %d cells, %d flagged slower, %d flagged faster, %.1f min" % (
             "Slowdown" if slowdown else "A/A", i + 1, runs, len(verdict["compared"]), len(verdict["worse"]),
@@ -294,12 +306,12 @@ def slowdown_markdown(record):
     caught = [sum(c in v["worse"] for c in cells) for _, _, v in runs]
     stray = [len([c for c in v["worse"] + v["better"] if not touches(c, slowdown)]) for _, _, v in runs]
     lines = ["Slowdown at factor %.2f, profile `%s`, machine `%s` (%s), commit `%s`: %s. In %d runs the %d cases that "
-             "call them were flagged slower %s times; other cases flagged: %s; a run took %s min." % (
+             "call them were flagged slower %s times; other cases flagged: %s; a run took %s min; other processes and steal during each run: %s." % (
                  record["factor"], record["profile"], record["machine"], record["date"], record["commit"][:8],
                  ", ".join("%s %ss %d %% slower" % (name, side, round(100 * (f - 1)))
                            for (name, side), f in sorted(slowdown.items())),
                  len(runs), len(cells), " + ".join("%d/%d" % (c, len(cells)) for c in caught),
-                 " + ".join(map(str, stray)), _minutes(record)), "",
+                 " + ".join(map(str, stray)), _minutes(record), _loads(record)), "",
              "| slowed case | " + " | ".join("run %d: ratio" % (i + 1) for i in range(len(runs))) + " | flagged |",
              "| --- | " + " | ".join("---:" for _ in runs) + " | ---: |"]
     ratios = [compare.ratios_of(before, after) for before, after, _ in runs]
@@ -318,12 +330,14 @@ def aa_markdown(record):
     caught = sum(row[-1] * 2 * row[1] for row in timed) / sum(2 * row[1] for row in timed)
     sampling = record["sampling"]
     lines = ["A/A at factor %.2f (peak memory %.2f, file sizes %.2f), profile `%s`, machine `%s` (%s), base `%s`: "
-             "%s cells flagged in %d runs of %s cells compared; a run took %s min. Timed cells: %d samples a commit, "
+             "%s cells flagged in %d runs of %s cells compared; a run took %s min; other processes and steal "
+             "during each run: %s. Timed cells: %d samples a commit, "
              "one call each (`number` %s), one process each. The same samples with one side made %d %% slower: "
              "flagged in %d %% of cells and directions." % (
                  record["factor"], record["thresholds"]["memory"], record["thresholds"]["size"], record["profile"],
                  record["machine"], record["date"], record["commit"][:8], " + ".join(map(str, flagged)), len(runs),
-                 "/".join(str(len(v["compared"])) for _, _, v in runs), _minutes(record), sampling["rounds"],
+                 "/".join(str(len(v["compared"])) for _, _, v in runs), _minutes(record), _loads(record),
+                 sampling["rounds"],
                  "/".join(sorted(set(str(n) for r in record["runs"] for side in ("base", "head")
                                      for n in r[side]["number"].values()))),
                  round(100 * (record["slowdown"] - 1)), round(100 * caught)), "",

@@ -241,3 +241,38 @@ def test_make_record_is_the_deliberate_way_into_the_committed_history(asv_tiny):
     assert any(path.startswith("html/") for _, path in changes), "html/ was republished from results/"
     again = _run(["make", "record", "MACHINE=" + MACHINE, "PROFILE=tiny"], asv_tiny["repo"], asv_tiny["env"])
     assert again.returncode == 0 and "nothing to record" in again.stdout, again.stdout[-2000:]
+
+
+def test_the_audit_times_the_posts_cases_outside_asv_beside_the_runs_own_samples(asv_tiny, tmp_path):
+    """`make audit` after `make bench`: each of the post's cells timed again in fresh processes of
+    asv's environment, recorded beside the samples asv took of it in that run."""
+    from dsib_tools import audit, compare
+
+    record_path = str(tmp_path / "audit.json")
+    run = _run(["make", "audit", "PROFILE=tiny", "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR, "AUDIT_SAMPLES=2",
+                "AUDIT_RECORD=" + record_path], asv_tiny["repo"], asv_tiny["env"])
+    assert run.returncode == 0, run.stdout[-3000:]
+    record = audit.load_record(record_path)
+    head = compare.resolve(asv_tiny["repo"], "HEAD")
+    assert record["commit"] == head and record["env_name"].endswith("DSIB_PROFILEtiny")
+    cells = compare.load_cells(asv_tiny["results"], MACHINE, head)
+    assert len(record["cases"]) == 14, "seven cases, Parquet and CSV"
+    for case in record["cases"]:
+        assert case["asv"]["samples"] == cells[case["cell"]][1][1], "asv's own samples of that run"
+        assert len(case["audit"]["samples"]) == 2 and all(0 < t < 60 for t in case["audit"]["samples"])
+    rows = [line for line in audit.markdown(record).splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) == 15 and all(row.endswith(("| yes |", "| no |")) for row in rows[1:]), rows
+    assert _git_status(asv_tiny["repo"]) == "", "the audit changes no committed file"
+
+
+def test_the_audit_refuses_code_other_than_the_runs(asv_tiny, tmp_path):
+    with open(os.path.join(asv_tiny["repo"], "dsib", "__init__.py"), "a") as f:
+        f.write("\n# changed after the run\n")
+    try:
+        run = _run([sys.executable, "-m", "dsib_tools", "audit", "--config", ".asv-tiny.conf.json", "--results-dir",
+                    asv_tiny["results"], "--machine", MACHINE, "--profile", "tiny", "-o", str(tmp_path / "a.json")],
+                   asv_tiny["repo"], asv_tiny["env"])
+    finally:
+        subprocess.run(["git", "checkout", "--", "dsib/__init__.py"], cwd=asv_tiny["repo"], check=True)
+    assert run.returncode == 2 and "differ from" in run.stdout, run.stdout[-2000:]
+    assert not os.path.exists(str(tmp_path / "a.json"))

@@ -94,9 +94,9 @@ def test_a_time_keeps_asvs_test_and_the_factor():
 
 
 def test_the_gate_covers_what_users_care_about():
-    """Every format's own read and write (time and peak memory), the file it writes, the 2019
-    post's seven cases, TSBS and Rocklin, durable writes, and data_prep's generator."""
-    from dsib import cases
+    """Every format's read and write, its peak memory and its file, the 2019 post's seven cases,
+    TSBS and Rocklin, durable writes, and data_prep's generator."""
+    from data_prep import get_profile
     from dsib.formats import FORMATS, POST_2019_FORMATS
     from dsib_tools import suite
 
@@ -107,85 +107,40 @@ def test_the_gate_covers_what_users_care_about():
 
     r, w = suite.reads, suite.writes
     for name, fmt in FORMATS.items():
-        for variant in fmt.variants:
+        for variant in fmt.variants if name not in compare.ANOTHER_FORMATS_CALL else ["plain"]:
             assert has(r.ReadFromPageCache, "time_read", "nyc_taxi", name, variant), (name, variant)
-            assert has(r.ReadFromPageCache, "peakmem_read", "nyc_taxi", name, variant), (name, variant)
             assert has(suite.sizes.Sizes, "track_file_size", "nyc_taxi", name, variant), (name, variant)
-            if fmt.writes:
-                assert has(w.WriteToBytes, "time_write", "nyc_taxi", name, variant), (name, variant)
-                assert has(w.WriteToBytes, "peakmem_write", "nyc_taxi", name, variant), (name, variant)
+            assert has(w.WriteToBytes, "time_write", "nyc_taxi", name, variant) == fmt.writes, (name, variant)
+        memory = "str" if "str" in fmt.variants else "plain"
+        assert has(r.ReadFromPageCache, "peakmem_read", "nyc_taxi", name, memory), name
+        assert has(w.WriteToBytes, "peakmem_write", "nyc_taxi", name, memory) == fmt.writes, name
+    pr = get_profile("pr")
+    assert pr.rows["nyc_taxi"] == pr.grid_rows["nyc_taxi"], "at pr the post's month is the taxi grid's frame"
+    assert w.WriteMonthToBytes.time_write is w.WriteToBytes.time_write, "so its write is the grid's: compared there"
     for case in suite.POST_2019:
         for name in POST_2019_FORMATS:
             params = [case.given["source"], name] + ([case.given["variant"]] if "variant" in case.given else [])
-            assert has(case.cls, case.method, *params), (case.label, name)
-    for source in ("tsbs_cpu", "rocklin"):
-        for variant in cases.SOURCES[source].dataset.variants:
-            assert has(r.ReadFromPageCache, "time_read", source, "parquet", variant), (source, variant)
-            assert has(w.WriteToBytes, "time_write", source, "csv", variant), (source, variant)
-    assert has(w.CategorizeThenWrite, "time_write", "rocklin", "parquet")
+            cls = case.cls
+            if cls is w.WriteMonthToBytes:
+                cls, params = w.WriteToBytes, ["nyc_taxi"] + params[1:]
+            assert has(cls, case.method, *params), (case.label, name)
+    for name in POST_2019_FORMATS:
+        assert has(r.ReadFromPageCache, "time_read", "tsbs_cpu", name, "plain")
+        assert has(w.WriteToBytes, "time_write", "tsbs_cpu", name, "plain")
+        for variant in ("str", "cat"):
+            assert has(r.ReadFromPageCache, "time_read", "rocklin", name, variant)
+            assert has(w.WriteToBytes, "time_write", "rocklin", name, variant)
+        assert has(w.CategorizeThenWrite, "time_write", "rocklin", name)
     assert has(w.WriteDurable, "time_write", "nyc_taxi", "parquet", "plain")
     assert any(cell.startswith(suite.name(*suite.GENERATOR)) for cell in cells)
     assert not any(cell.startswith(suite.name(r.ReadCold, "time_read")) for cell in cells), \
         "cold reads wait on a disk whose noise is not measured: not in the gate (README)"
 
 
-def test_the_committed_list_is_the_cells_the_gates_patterns_pick():
-    import os
+def test_a_format_compared_on_one_variant_calls_a_compared_formats_functions():
+    from dsib.formats import FORMATS
 
-    from .conftest import ROOT
-
-    with open(os.path.join(ROOT, compare.GATE_FILE)) as f:
-        assert f.read() == compare.gate_file_text(compare.gate_cells()), "python -m dsib_tools gate-cells"
-    assert len(compare.gate_cells()) > 300
-
-
-def _repo_with_lists(tmp_path, *lists):
-    """A git repository with one commit per list (None: no list file); their hashes."""
-    import os
-    import subprocess
-
-    repo = str(tmp_path / "repo")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
-    subprocess.run(["git", "init", "-q", repo], check=True)
-    hashes = []
-    for cells in lists:
-        path = os.path.join(repo, compare.GATE_FILE)
-        if cells is None:
-            if os.path.exists(path):
-                os.remove(path)
-            with open(os.path.join(repo, "other"), "a") as f:
-                f.write("x")
-        else:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w") as f:
-                f.write(compare.gate_file_text(cells))
-        subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
-        subprocess.run(git + ["commit", "-q", "-m", "list"], cwd=repo, check=True)
-        hashes.append(subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, stdout=subprocess.PIPE,
-                                     universal_newlines=True).stdout.strip())
-    return repo, hashes
-
-
-def test_the_gate_compares_the_bases_list_and_refuses_a_head_that_shortens_it(tmp_path):
-    import re
-
-    import pytest
-
-    a, b, c = ("reads.ReadFromPageCache.time_read('nyc_taxi', '%s', 'plain')" % f for f in ("csv", "orc", "parquet"))
-    repo, (base, shorter, longer, gone) = _repo_with_lists(tmp_path, [a, b, c], [a, c], [a, b, c, a + "x"], None)
-    patterns = compare.gate_patterns(repo, base, longer)
-    assert [p for p in patterns if re.search(p, a)] and len(patterns) == 3, "the base's list, not the head's"
-    assert all(len([cell for cell in (a, b, c) if re.search(p, cell)]) == 1 for p in patterns)
-    with pytest.raises(compare.CompareError, match=r"lacks 1 of the cells(.|\n)*orc"):
-        compare.gate_patterns(repo, base, shorter)
-    with pytest.raises(compare.CompareError, match="lacks 3 of the cells"):
-        compare.gate_patterns(repo, base, gone)
-    assert compare.gate_patterns(repo, gone, base) == compare.BENCHMARKS, "a base from before the list"
-
-
-def test_each_pattern_of_the_committed_list_picks_its_own_cell_only():
-    import re
-
-    cells = compare.gate_cells()
-    for pattern in (("^" + re.escape(cell)) for cell in cells):
-        assert len([cell for cell in cells if re.search(pattern, cell)]) == 1, pattern
+    for name, twin in compare.ANOTHER_FORMATS_CALL.items():
+        for side in ("write", "read"):
+            code, twin_code = (getattr(FORMATS[n], side).__code__ for n in (name, twin))
+            assert code is twin_code, "%s's %s is not %s's: compare all its variants" % (name, side, twin)

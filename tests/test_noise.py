@@ -130,3 +130,13 @@ def test_a_slowdown_is_named_format_side_and_factor():
     for bad in ("csv=1.25", "csv.append=1.25", "csv.write=0.9", "csv.write"):
         with pytest.raises(ValueError):
             noise.parse_slowdown([bad])
+
+
+def test_the_audit_says_whether_asvs_median_lies_within_its_own_spread():
+    from dsib_tools import audit
+
+    case = {"asv": {"samples": [0.100, 0.101, 0.102]}, "audit": {"samples": [0.095, 0.099, 0.103, 0.107, 0.111]}}
+    assert audit.agrees(case)
+    case["audit"]["samples"] = [0.120, 0.125, 0.130]
+    assert not audit.agrees(case)
+    assert audit.quartiles([1.0, 2.0, 3.0, 4.0, 5.0]) == (2.0, 3.0, 4.0)

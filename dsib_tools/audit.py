@@ -1,0 +1,182 @@
+"""``python -m dsib_tools audit``: the 2019 post's seven cases timed again outside asv.
+
+asv's figure of a case is the median of its samples, each taken in a process that asv's
+forkserver forked, with the garbage collector off while it times (``timeit``). The audit takes
+the same cells of the same run (the environment asv built, the checkout's code at the run's
+commit, the same data and files) and times each one in fresh processes of its own: a new
+interpreter that imports the suite, runs the case's ``setup`` as asv does, and times one call of
+the case with a plain ``time.perf_counter`` and the collector on, as a user's script would.
+
+The record (``checks/audit-<machine>.json``) keeps asv's samples (copied from the run's result
+file) and the audit's, so that the README's table (``audit-table``) is computed from committed
+data: each case's two medians and spreads, and whether asv's median lies within the audit's own
+interquartile range.
+"""
+import datetime
+import json
+import os
+import statistics
+import subprocess
+
+from . import load, suite
+
+# Runs in the benchmark environment's interpreter, from the checkout (cwd), importing nothing of
+# the tools: the suite's class, its setup, one timed call.
+CHILD = """
+import importlib, json, sys, time
+spec = json.loads(sys.argv[1])
+cls = getattr(importlib.import_module("benchmarks." + spec["module"]), spec["cls"])
+case = cls()
+case.setup(*spec["params"])
+call = getattr(case, spec["method"])
+start = time.perf_counter()
+call(*spec["params"])
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds}))
+"""
+SAMPLES = 5
+
+
+class AuditError(Exception):
+    pass
+
+
+def post_cells():
+    """(label, format, asv's cell name, class, method, params) of the post's seven cases."""
+    from dsib.formats import POST_2019_FORMATS
+
+    cells = []
+    for case in suite.POST_2019:
+        for fmt in POST_2019_FORMATS:
+            params = [case.given["source"], fmt] + ([case.given["variant"]] if "variant" in case.given else [])
+            name = "%s(%s)" % (suite.name(case.cls, case.method), ", ".join(repr(p) for p in params))
+            cells.append((case.label, fmt, name, case.cls, case.method, params))
+    return cells
+
+
+def _run_of(results_dir, machine, commit, profile):
+    """asv's result of ``commit`` at ``profile``, and its cells."""
+    from asv.results import iter_results_for_machine_and_hash
+
+    from .compare import _cells
+
+    found = [res for res in iter_results_for_machine_and_hash(results_dir, machine, commit)
+             if res.env_name.endswith("DSIB_PROFILE%s" % profile)]
+    if len(found) != 1:
+        raise AuditError("%d results of %s at the %s profile in %s (machine %s); the audit needs the one that "
+                         "`make bench` writes" % (len(found), commit[:8], profile, results_dir, machine))
+    return found[0], _cells(results_dir, machine, commit)
+
+
+def _python_of(config, env_name):
+    from asv import environment
+    from asv.config import Config
+
+    conf = Config.load(config)
+    for env in environment.get_environments(conf, None, verbose=False):
+        if env.name == env_name:
+            python = env.find_executable("python")
+            if python and os.path.exists(python):
+                return python
+    raise AuditError("asv's environment %s is not built here (config %s): run `make bench` first" % (env_name, config))
+
+
+def time_once(python, root, cell, data_dir, profile):
+    _, _, _, cls, method, params = cell
+    spec = {"module": cls.__module__.split(".", 1)[1], "cls": cls.__name__, "method": method, "params": params}
+    env = dict(os.environ, DSIB_PROFILE=profile, DSIB_DATA_DIR=data_dir, PYTHONPATH=root)
+    proc = subprocess.run([python, "-c", CHILD, json.dumps(spec)], cwd=root, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True)
+    if proc.returncode != 0:
+        raise AuditError("%s failed outside asv:\n%s" % (cell[2], proc.stderr[-2000:]))
+    return json.loads(proc.stdout.strip().splitlines()[-1])["seconds"]
+
+
+def measure(root, config, results_dir, machine, data_dir, profile="default", samples=SAMPLES, progress=print):
+    from .compare import resolve
+
+    commit = resolve(root, "HEAD")
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "dsib", "data_prep",
+                            "benchmarks"], cwd=root, stdout=subprocess.PIPE, universal_newlines=True).stdout
+    if dirty.strip():
+        raise AuditError("the checkout's dsib, data_prep or benchmarks differ from %s: the audit runs the code asv "
+                         "measured, so commit or stash first:\n%s" % (commit[:8], dirty))
+    res, cells = _run_of(results_dir, machine, commit, profile)
+    python = _python_of(config, res.env_name)
+    asv_load = load.Machine(results_dir, machine).run(res)
+    record = {"machine": machine, "commit": commit, "env_name": res.env_name, "profile": profile,
+              "asv_load": None if asv_load is None else {"other_cores": round(asv_load.other, 3),
+                                                         "steal": round(asv_load.steal, 4)},
+              "date": datetime.date.today().isoformat(), "samples_asked": samples, "cases": []}
+    span = load.Span()
+    for cell in post_cells():
+        label, fmt, name, _, _, _ = cell
+        value, (stats, asv_samples), _ = cells.get(name, (None, (None, None), None))
+        if not asv_samples:
+            raise AuditError("asv's run has no samples of %s (value %r)" % (name, value))
+        times = [time_once(python, root, cell, data_dir, profile) for _ in range(samples)]
+        record["cases"].append({"case": label, "format": fmt, "cell": name, "asv": {
+            "samples": asv_samples, "number": stats["number"]}, "audit": {"samples": times}})
+        progress("%-20s %-8s asv %s, outside %s" % (label, fmt, _describe(asv_samples), _describe(times)))
+    machine_load = span.load()
+    record.update(seconds=round(machine_load.seconds, 1), load={
+        "other_cores": round(machine_load.other, 3), "steal": round(machine_load.steal, 4)})
+    return record
+
+
+def quartiles(samples):
+    """asv's way: the median and the 25th/75th percentiles of the samples."""
+    from asv_runner.statistics import quantile
+
+    ordered = sorted(samples)
+    return quantile(ordered, 0.25), statistics.median(ordered), quantile(ordered, 0.75)
+
+
+def _describe(samples):
+    q25, median, q75 = quartiles(samples)
+    return "%s (IQR %s-%s, n=%d)" % (_ms(median), _ms(q25), _ms(q75), len(samples))
+
+
+def _ms(seconds):
+    return "%.0f ms" % (1000 * seconds) if seconds < 10 else "%.1f s" % seconds
+
+
+def agrees(case):
+    """asv's median within the audit's own interquartile range."""
+    q25, _, q75 = quartiles(case["audit"]["samples"])
+    return q25 <= quartiles(case["asv"]["samples"])[1] <= q75
+
+
+def markdown(record):
+    lines = ["The 2019 post's cases timed outside asv (`python -m dsib_tools audit`), machine `%s`, commit `%s`, "
+             "%s, profile `%s` (%s). Other processes and steal: during asv's run %s; during the audit (%.1f min) %.2f cores / %.1f %%. asv: the run's samples (one call each, `number` %s); outside: %d fresh "
+             "processes a case, plain `time.perf_counter`, garbage collector on." % (
+                 record["machine"], record["commit"][:8], record["env_name"], record["profile"], record["date"],
+                 "not recorded" if record["asv_load"] is None else "%.2f cores / %.1f %%" % (
+                     record["asv_load"]["other_cores"], 100 * record["asv_load"]["steal"]),
+                 record["seconds"] / 60, record["load"]["other_cores"], 100 * record["load"]["steal"],
+                 "/".join(sorted(set(str(c["asv"]["number"]) for c in record["cases"]))), record["samples_asked"]),
+             "",
+             "| case | format | asv: median (IQR), samples | outside: median (IQR), samples | outside / asv | "
+             "asv's median within the outside IQR |",
+             "| --- | --- | ---: | ---: | ---: | --- |"]
+    for case in record["cases"]:
+        asv_q, out_q = quartiles(case["asv"]["samples"]), quartiles(case["audit"]["samples"])
+        lines.append("| %s | %s | %s (%s–%s), %d | %s (%s–%s), %d | %.2f | %s |" % (
+            case["case"], case["format"], _ms(asv_q[1]), _ms(asv_q[0]), _ms(asv_q[2]), len(case["asv"]["samples"]),
+            _ms(out_q[1]), _ms(out_q[0]), _ms(out_q[2]), len(case["audit"]["samples"]), out_q[1] / asv_q[1],
+            "yes" if agrees(case) else "no"))
+    return "\n".join(lines)
+
+
+def save(record, path):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump(record, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
+def load_record(path):
+    with open(path) as f:
+        return json.load(f)
