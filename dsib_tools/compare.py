@@ -185,10 +185,12 @@ SAMPLING = (("repeat", 1), ("number", 0), ("sample_time", 0.02), ("rounds", ROUN
 # Peak memory and file sizes are one value a commit, not samples: asv keeps a peakmem_ or track_
 # cell's last round only, so they are measured apart, in one round, and compared by ratio alone.
 # A file's size is the same on every run of the same code and data, so any growth beyond 1 % is a
-# change. A process's peak RSS moves a little with the allocator's luck: MEMORY_FACTOR is set
-# above the largest A/A move that make noise recorded (README, "Noise floor, measured").
+# change. A process's peak RSS moves with the allocator's and the threads' luck: at 1.05, an A/A
+# run flagged pyarrow's threaded CSV reader of the str frame at 1.054 (193 -> 204 MiB); every other
+# cell moved by 2 % at most. MEMORY_FACTOR is about twice that largest A/A move (README, "Noise
+# floor, measured").
 UNSAMPLED = (("rounds", 1),)
-MEMORY_FACTOR = 1.05
+MEMORY_FACTOR = 1.10
 SIZE_FACTOR = 1.01
 
 

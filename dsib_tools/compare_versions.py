@@ -105,3 +105,22 @@ def compare(results_dir, a, b, machine=None, commit=None, factor=1.1, only_chang
                         resultset_1=_resultset(before, benchmarks, machine),
                         resultset_2=_resultset(after, benchmarks, machine), machine=machine,
                         only_changed=only_changed, commit_names={})
+    for label, res in (("before", before), ("after", after)):
+        print("%s: %s" % (label, sample_counts(res, benchmarks)))
+
+
+def sample_counts(res, benchmarks):
+    """How many samples stand behind the table's figures of ``res``: asv's ± is half their
+    interquartile range, and a figure of one sample has none."""
+    counts = []
+    for key in res.get_result_keys(benchmarks):
+        params = res.get_result_params(key)
+        for stats in res.get_result_stats(key, params) or []:
+            if stats:
+                counts.append(stats.get("repeat") or 1)
+    if not counts:
+        return "no sampled figures"
+    single = sum(1 for n in counts if n == 1)
+    return "%d figures of %s samples each (± is half their interquartile range)%s" % (
+        len(counts), "%d" % min(counts) if min(counts) == max(counts) else "%d–%d" % (min(counts), max(counts)),
+        "; %d of one sample, whose ± says nothing" % single if single else "")

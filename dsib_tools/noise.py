@@ -175,8 +175,9 @@ def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFIL
         status, verdict = compare.run(repo, "HEAD~1", "HEAD", machine, factor, results_dir=results_dir,
                                       env_dir=os.path.join(root, ".asv", "env"), env=env, profile=profile)
         seconds = time.time() - start
-        if verdict is None:
-            raise compare.CompareError("A/A run %d could not run (asv exit %d)" % (i + 1, status))
+        if verdict is None or status not in (0, 1):
+            # asv failed, or was stopped: a run with part of its cells is no measure of the noise.
+            raise compare.CompareError("run %d did not complete (exit %d): nothing recorded" % (i + 1, status))
         before, after = (compare.load_cells(results_dir, machine, compare.resolve(repo, rev))
                          for rev in ("HEAD~1", "HEAD"))
         record["runs"].append(dict(
@@ -215,10 +216,12 @@ def detects(before, after, slowdown=SLOWDOWN):
 
 def save(record, path):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    text = json.dumps(record, indent=1, sort_keys=True)
+    # A list of numbers (a cell's samples) on one line: a record stays readable, and diffs short.
+    text = re.sub(r"\[([^\[\]{}\"]*)\]", lambda m: "[" + " ".join(m.group(1).split()) + "]", text)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        json.dump(record, f, indent=1, sort_keys=True)
-        f.write("\n")
+        f.write(text + "\n")
     os.replace(tmp, path)
 
 

@@ -1,5 +1,6 @@
 """``python -m dsib_tools compare-versions``: asv's compare table between two environments, through the CLI."""
 import json
+import re
 import subprocess
 import sys
 
@@ -86,6 +87,10 @@ def test_a_twice_slower_benchmark_is_marked_slower_with_ratio_2(posed):
             assert (mark, ratio) in ((" ", "1.00"), ("", "1.00"), ("", "n/a")), name
     only = _rows(_compare(results_dir, reference, POSED, "--only-changed").stdout)
     assert set(only) == set(measured)
+    counts = [line.split(": ", 1)[1] for line in out.stdout.splitlines() if line.startswith(("before: ", "after: "))
+              and "figures of" in line]
+    assert len(counts) == 2 and counts[0] == counts[1], "the posed copy has the reference's samples: %s" % counts
+    assert re.match(r"\d+ figures of \d+(–\d+)? samples each \(± is half their interquartile range\)", counts[0])
 
 
 def test_the_reverse_direction_is_faster(posed):
