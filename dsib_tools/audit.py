@@ -7,8 +7,9 @@ commit, the same data and files) and times each one in fresh processes of its ow
 interpreter that imports the suite, runs the case's ``setup`` as asv does, and times one call of
 the case with a plain ``time.perf_counter`` and the collector on, as a user's script would.
 
-The record (``checks/audit-<machine>.json``) keeps asv's samples (copied from the run's result
-file) and the audit's, so that the README's table (``audit-table``) is computed from committed
+The record (``checks/audit-<machine>.json``) keeps asv's figures of each case as the run's result
+file has them (median, quartiles, sample count: asv keeps no samples unless asked) and the
+audit's samples, so that the README's table (``audit-table``) is computed from committed
 data: each case's two medians and spreads, and whether asv's median lies within the audit's own
 interquartile range.
 """
@@ -27,12 +28,14 @@ import importlib, json, sys, time
 spec = json.loads(sys.argv[1])
 cls = getattr(importlib.import_module("benchmarks." + spec["module"]), spec["cls"])
 case = cls()
-case.setup(*spec["params"])
 call = getattr(case, spec["method"])
-start = time.perf_counter()
-call(*spec["params"])
-seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds}))
+seconds = []
+for _ in range(2):
+    case.setup(*spec["params"])
+    start = time.perf_counter()
+    call(*spec["params"])
+    seconds.append(time.perf_counter() - start)
+print(json.dumps({"first": seconds[0], "second": seconds[1]}))
 """
 SAMPLES = 5
 
@@ -89,7 +92,7 @@ def time_once(python, root, cell, data_dir, profile):
                           stderr=subprocess.PIPE, universal_newlines=True)
     if proc.returncode != 0:
         raise AuditError("%s failed outside asv:\n%s" % (cell[2], proc.stderr[-2000:]))
-    return json.loads(proc.stdout.strip().splitlines()[-1])["seconds"]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def measure(root, config, results_dir, machine, data_dir, profile="default", samples=SAMPLES, progress=print):
@@ -111,13 +114,18 @@ def measure(root, config, results_dir, machine, data_dir, profile="default", sam
     span = load.Span()
     for cell in post_cells():
         label, fmt, name, _, _, _ = cell
-        value, (stats, asv_samples), _ = cells.get(name, (None, (None, None), None))
-        if not asv_samples:
-            raise AuditError("asv's run has no samples of %s (value %r)" % (name, value))
-        times = [time_once(python, root, cell, data_dir, profile) for _ in range(samples)]
-        record["cases"].append({"case": label, "format": fmt, "cell": name, "asv": {
-            "samples": asv_samples, "number": stats["number"]}, "audit": {"samples": times}})
-        progress("%-20s %-8s asv %s, outside %s" % (label, fmt, _describe(asv_samples), _describe(times)))
+        value, (stats, _), _ = cells.get(name, (None, (None, None), None))
+        if not stats:
+            raise AuditError("asv's run has no measured %s (value %r)" % (name, value))
+        calls = [time_once(python, root, cell, data_dir, profile) for _ in range(samples)]
+        times = dict((which, [c[which] for c in calls]) for which in ("first", "second"))
+        # asv's run keeps its samples' statistics, not the samples (asv run records them only
+        # when asked): the median, the quartiles and the count are what asv publishes.
+        asv = {"median": value, "q_25": stats["q_25"], "q_75": stats["q_75"], "n": stats["repeat"],
+               "number": stats["number"]}
+        record["cases"].append({"case": label, "format": fmt, "cell": name, "asv": asv, "audit": times})
+        progress("%-20s %-8s asv %s, outside: first call %s, second %s" % (
+            label, fmt, _describe_asv(asv), _describe(times["first"]), _describe(times["second"])))
     machine_load = span.load()
     record.update(seconds=round(machine_load.seconds, 1), load={
         "other_cores": round(machine_load.other, 3), "steal": round(machine_load.steal, 4)})
@@ -132,40 +140,55 @@ def quartiles(samples):
     return quantile(ordered, 0.25), statistics.median(ordered), quantile(ordered, 0.75)
 
 
+def _asv_quartiles(asv):
+    return asv["q_25"], asv["median"], asv["q_75"]
+
+
 def _describe(samples):
     q25, median, q75 = quartiles(samples)
     return "%s (IQR %s-%s, n=%d)" % (_ms(median), _ms(q25), _ms(q75), len(samples))
+
+
+def _describe_asv(asv):
+    q25, median, q75 = _asv_quartiles(asv)
+    return "%s (IQR %s-%s, n=%d)" % (_ms(median), _ms(q25), _ms(q75), asv["n"])
 
 
 def _ms(seconds):
     return "%.0f ms" % (1000 * seconds) if seconds < 10 else "%.1f s" % seconds
 
 
-def agrees(case):
-    """asv's median within the audit's own interquartile range."""
-    q25, _, q75 = quartiles(case["audit"]["samples"])
-    return q25 <= quartiles(case["asv"]["samples"])[1] <= q75
+def agrees(case, which):
+    """asv's median within the interquartile range of the audit's ``which`` ("first"/"second") calls."""
+    q25, _, q75 = quartiles(case["audit"][which])
+    return q25 <= case["asv"]["median"] <= q75
 
 
 def markdown(record):
     lines = ["The 2019 post's cases timed outside asv (`python -m dsib_tools audit`), machine `%s`, commit `%s`, "
-             "%s, profile `%s` (%s). Other processes and steal: during asv's run %s; during the audit (%.1f min) %.2f cores / %.1f %%. asv: the run's samples (one call each, `number` %s); outside: %d fresh "
-             "processes a case, plain `time.perf_counter`, garbage collector on." % (
-                 record["machine"], record["commit"][:8], record["env_name"], record["profile"], record["date"],
+             "profile `%s`, %s (%s). Other processes and steal: during asv's run %s; during the audit (%.1f min) "
+             "%.2f cores / %.1f %%. asv: the run's figures (`number` %s: one call a sample); outside: %d fresh "
+             "processes a case, each timing the case's first call and, after `setup` again, its second, with a "
+             "plain `time.perf_counter` and the garbage collector on. \"within\": asv's median lies within the "
+             "outside calls' interquartile range." % (
+                 record["machine"], record["commit"][:8], record["profile"], record["env_name"], record["date"],
                  "not recorded" if record["asv_load"] is None else "%.2f cores / %.1f %%" % (
                      record["asv_load"]["other_cores"], 100 * record["asv_load"]["steal"]),
                  record["seconds"] / 60, record["load"]["other_cores"], 100 * record["load"]["steal"],
                  "/".join(sorted(set(str(c["asv"]["number"]) for c in record["cases"]))), record["samples_asked"]),
              "",
-             "| case | format | asv: median (IQR), samples | outside: median (IQR), samples | outside / asv | "
-             "asv's median within the outside IQR |",
-             "| --- | --- | ---: | ---: | ---: | --- |"]
+             "| case | format | asv: median (IQR), samples | outside, first call: median (IQR) | / asv | within | "
+             "outside, second call: median (IQR) | / asv | within |",
+             "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | --- |"]
     for case in record["cases"]:
-        asv_q, out_q = quartiles(case["asv"]["samples"]), quartiles(case["audit"]["samples"])
-        lines.append("| %s | %s | %s (%s–%s), %d | %s (%s–%s), %d | %.2f | %s |" % (
-            case["case"], case["format"], _ms(asv_q[1]), _ms(asv_q[0]), _ms(asv_q[2]), len(case["asv"]["samples"]),
-            _ms(out_q[1]), _ms(out_q[0]), _ms(out_q[2]), len(case["audit"]["samples"]), out_q[1] / asv_q[1],
-            "yes" if agrees(case) else "no"))
+        asv = _asv_quartiles(case["asv"])
+        cells = []
+        for which in ("first", "second"):
+            q = quartiles(case["audit"][which])
+            cells.append("%s (%s–%s) | %.2f | %s" % (_ms(q[1]), _ms(q[0]), _ms(q[2]), q[1] / asv[1],
+                                                    "yes" if agrees(case, which) else "no"))
+        lines.append("| %s | %s | %s (%s–%s), %d | %s |" % (
+            case["case"], case["format"], _ms(asv[1]), _ms(asv[0]), _ms(asv[2]), case["asv"]["n"], " | ".join(cells)))
     return "\n".join(lines)
 
 

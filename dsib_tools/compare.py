@@ -186,7 +186,7 @@ SAMPLING = (("repeat", 1), ("number", 0), ("sample_time", 0.02), ("rounds", ROUN
 # cell's last round only, so they are measured apart, in one round, and compared by ratio alone.
 # A file's size is the same on every run of the same code and data, so any growth beyond 1 % is a
 # change. A process's peak RSS moves with the allocator's and the threads' luck: at 1.05, an A/A
-# run flagged pyarrow's threaded CSV reader of the str frame at 1.054 (193 -> 204 MiB); every other
+# run flagged pyarrow's threaded CSV reader of the str frame at 1.054 (184 -> 195 MiB); every other
 # cell moved by 2 % at most. MEMORY_FACTOR is about twice that largest A/A move (README, "Noise
 # floor, measured").
 UNSAMPLED = (("rounds", 1),)

@@ -98,11 +98,14 @@ def aa_clone(root, work):
     return clone_with_change(root, work)
 
 
-def raw_of(cells):
-    """What a record keeps of one commit's cells: each timed cell's samples and asv's ``number``
-    (from which asv's own statistics are recomputed), each other cell's value."""
+def raw_of(cells, gate):
+    """What a record keeps of one commit's cells of the ``gate`` (asv's results hold every cell of
+    a benchmark, None where it did not run): each timed cell's samples and asv's ``number`` (from
+    which asv's own statistics are recomputed), each other cell's value."""
     samples, values, numbers, failed, skipped = {}, {}, {}, [], []
     for name, (value, (stats, cell_samples), _) in sorted(cells.items()):
+        if name not in gate:
+            continue
         if not compare._measured(value):
             (failed if value is None else skipped).append(name)
         elif compare.sampled(name):
@@ -169,6 +172,7 @@ def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFIL
                   COMMENT_FILE, slowdown_source(slowdown) if slowdown else COMMENT),
               "injected": sorted([name, side, f] for (name, side), f in (slowdown or {}).items()),
               "date": datetime.date.today().isoformat(), "runs": []}
+    gate = set(record["cells"])
     for i in range(runs):
         results_dir = os.path.join(work, "results-%d" % (i + 1))
         start = time.time()
@@ -181,7 +185,7 @@ def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFIL
         before, after = (compare.load_cells(results_dir, machine, compare.resolve(repo, rev))
                          for rev in ("HEAD~1", "HEAD"))
         record["runs"].append(dict(
-            {"seconds": round(seconds, 1), "gate_exit": status, "base": raw_of(before), "head": raw_of(after),
+            {"seconds": round(seconds, 1), "gate_exit": status, "base": raw_of(before, gate), "head": raw_of(after, gate),
              "load": _load_of(verdict["load"])},
             **dict((key, verdict[key]) for key in ("worse", "better", "failed", "dropped"))))
         progress("%s run %d of %d: %d cells, %d flagged slower, %d flagged faster, %.1f min" % (

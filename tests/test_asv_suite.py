@@ -245,7 +245,7 @@ def test_make_record_is_the_deliberate_way_into_the_committed_history(asv_tiny):
 
 def test_the_audit_times_the_posts_cases_outside_asv_beside_the_runs_own_samples(asv_tiny, tmp_path):
     """`make audit` after `make bench`: each of the post's cells timed again in fresh processes of
-    asv's environment, recorded beside the samples asv took of it in that run."""
+    asv's environment, recorded beside asv's figures of it in that run."""
     from dsib_tools import audit, compare
 
     record_path = str(tmp_path / "audit.json")
@@ -258,8 +258,11 @@ def test_the_audit_times_the_posts_cases_outside_asv_beside_the_runs_own_samples
     cells = compare.load_cells(asv_tiny["results"], MACHINE, head)
     assert len(record["cases"]) == 14, "seven cases, Parquet and CSV"
     for case in record["cases"]:
-        assert case["asv"]["samples"] == cells[case["cell"]][1][1], "asv's own samples of that run"
-        assert len(case["audit"]["samples"]) == 2 and all(0 < t < 60 for t in case["audit"]["samples"])
+        value, (stats, _), _ = cells[case["cell"]]
+        assert (case["asv"]["median"], case["asv"]["q_25"], case["asv"]["q_75"], case["asv"]["n"]) == (
+            value, stats["q_25"], stats["q_75"], stats["repeat"]), "asv's own figures of that run"
+        for which in ("first", "second"):
+            assert len(case["audit"][which]) == 2 and all(0 < t < 60 for t in case["audit"][which])
     rows = [line for line in audit.markdown(record).splitlines() if line.startswith("| ") and "---" not in line]
     assert len(rows) == 15 and all(row.endswith(("| yes |", "| no |")) for row in rows[1:]), rows
     assert _git_status(asv_tiny["repo"]) == "", "the audit changes no committed file"
