@@ -20,6 +20,7 @@ import statistics
 import subprocess
 
 from . import load, suite
+from .report import format_seconds
 
 # Runs in the benchmark environment's interpreter, from the checkout (cwd), importing nothing of
 # the tools: the suite's class, its setup, one timed call.
@@ -144,18 +145,18 @@ def _asv_quartiles(asv):
     return asv["q_25"], asv["median"], asv["q_75"]
 
 
+def _spread(quartile_triple):
+    """``median (q25–q75)``, as the report prints a time."""
+    q25, median, q75 = (format_seconds(value) for value in quartile_triple)
+    return "%s (%s–%s)" % (median, q25, q75)
+
+
 def _describe(samples):
-    q25, median, q75 = quartiles(samples)
-    return "%s (IQR %s-%s, n=%d)" % (_ms(median), _ms(q25), _ms(q75), len(samples))
+    return "%s, n=%d" % (_spread(quartiles(samples)), len(samples))
 
 
 def _describe_asv(asv):
-    q25, median, q75 = _asv_quartiles(asv)
-    return "%s (IQR %s-%s, n=%d)" % (_ms(median), _ms(q25), _ms(q75), asv["n"])
-
-
-def _ms(seconds):
-    return "%.0f ms" % (1000 * seconds) if seconds < 10 else "%.1f s" % seconds
+    return "%s, n=%d" % (_spread(_asv_quartiles(asv)), asv["n"])
 
 
 def agrees(case, which):
@@ -185,10 +186,9 @@ def markdown(record):
         cells = []
         for which in ("first", "second"):
             q = quartiles(case["audit"][which])
-            cells.append("%s (%s–%s) | %.2f | %s" % (_ms(q[1]), _ms(q[0]), _ms(q[2]), q[1] / asv[1],
-                                                    "yes" if agrees(case, which) else "no"))
-        lines.append("| %s | %s | %s (%s–%s), %d | %s |" % (
-            case["case"], case["format"], _ms(asv[1]), _ms(asv[0]), _ms(asv[2]), case["asv"]["n"], " | ".join(cells)))
+            cells.append("%s | %.2f | %s" % (_spread(q), q[1] / asv[1], "yes" if agrees(case, which) else "no"))
+        lines.append("| %s | %s | %s, %d | %s |" % (case["case"], case["format"], _spread(asv), case["asv"]["n"],
+                                                   " | ".join(cells)))
     return "\n".join(lines)
 
 
