@@ -270,7 +270,7 @@ def cmd_noise(args):
     print("wrote %s" % args.output)
     if slowdown:
         return 0  # a measurement of what is caught: misses are its result, not a failure
-    return 0 if all(not (r["worse"] or r["better"] or r["failed"]) for r in record["runs"]) else 1
+    return 0 if all(not (r["worse"] or r["better"] or r["failed"] or r["dropped"]) for r in record["runs"]) else 1
 
 
 def cmd_noise_table(args):

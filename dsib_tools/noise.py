@@ -290,7 +290,7 @@ def unsampled_rows(record):
             row["cells"].add(cell)
             row["ratios"].append((ratios[cell], cell))
             row["flagged"] += cell in flagged
-    return [(name, len(r["cells"]), compare.threshold(name + "()", record["factor"]),
+    return [(name, len(r["cells"]), compare.threshold(name, record["factor"]),
              max(r["ratios"], key=lambda rc: max(rc[0], 1 / rc[0])), r["flagged"]) for name, r in sorted(rows.items())]
 
 
