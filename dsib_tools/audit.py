@@ -19,7 +19,7 @@ import os
 import statistics
 import subprocess
 
-from . import load, suite
+from . import load, noise, suite
 from .report import format_seconds
 
 # Runs in the benchmark environment's interpreter, from the checkout (cwd), importing nothing of
@@ -109,8 +109,7 @@ def measure(root, config, results_dir, machine, data_dir, profile="default", sam
     python = _python_of(config, res.env_name)
     asv_load = load.Machine(results_dir, machine).run(res)
     record = {"machine": machine, "commit": commit, "env_name": res.env_name, "profile": profile,
-              "asv_load": None if asv_load is None else {"other_cores": round(asv_load.other, 3),
-                                                         "steal": round(asv_load.steal, 4)},
+              "asv_load": load.as_record(asv_load),
               "date": datetime.date.today().isoformat(), "samples_asked": samples, "cases": []}
     span = load.Span()
     for cell in post_cells():
@@ -128,8 +127,7 @@ def measure(root, config, results_dir, machine, data_dir, profile="default", sam
         progress("%-20s %-8s asv %s, outside: first call %s, second %s" % (
             label, fmt, _describe_asv(asv), _describe(times["first"]), _describe(times["second"])))
     machine_load = span.load()
-    record.update(seconds=round(machine_load.seconds, 1), load={
-        "other_cores": round(machine_load.other, 3), "steal": round(machine_load.steal, 4)})
+    record.update(seconds=round(machine_load.seconds, 1), load=load.as_record(machine_load))
     return record
 
 
@@ -168,14 +166,12 @@ def agrees(case, which):
 def markdown(record):
     lines = ["The 2019 post's cases timed outside asv (`python -m dsib_tools audit`), machine `%s`, commit `%s`, "
              "profile `%s`, %s (%s). Other processes and steal: during asv's run %s; during the audit (%.1f min) "
-             "%.2f cores / %.1f %%. asv: the run's figures (`number` %s: one call a sample); outside: %d fresh "
+             "%s. asv: the run's figures (`number` %s: one call a sample); outside: %d fresh "
              "processes a case, each timing the case's first call and, after `setup` again, its second, with a "
              "plain `time.perf_counter` and the garbage collector on. \"within\": asv's median lies within the "
              "outside calls' interquartile range." % (
                  record["machine"], record["commit"][:8], record["profile"], record["env_name"], record["date"],
-                 "not recorded" if record["asv_load"] is None else "%.2f cores / %.1f %%" % (
-                     record["asv_load"]["other_cores"], 100 * record["asv_load"]["steal"]),
-                 record["seconds"] / 60, record["load"]["other_cores"], 100 * record["load"]["steal"],
+                 load.describe_record(record["asv_load"]), record["seconds"] / 60, load.describe_record(record["load"]),
                  "/".join(sorted(set(str(c["asv"]["number"]) for c in record["cases"]))), record["samples_asked"]),
              "",
              "| case | format | asv: median (IQR), samples | outside, first call: median (IQR) | / asv | within | "
@@ -193,13 +189,8 @@ def markdown(record):
 
 
 def save(record, path):
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path + ".tmp", "w") as f:
-        json.dump(record, f, indent=1, sort_keys=True)
-        f.write("\n")
-    os.replace(path + ".tmp", path)
+    noise.save(record, path)
 
 
 def load_record(path):
-    with open(path) as f:
-        return json.load(f)
+    return noise.load(path)

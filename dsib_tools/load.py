@@ -204,6 +204,18 @@ def over_logs(paths):
                 sum(load.steal * load.seconds for load in loads) / seconds, seconds)
 
 
+def as_record(load):
+    """A Load as the noise and audit records keep it; None where none was recorded."""
+    return None if load is None else {"other_cores": round(load.other, 3), "steal": round(load.steal, 4),
+                                      "seconds": round(load.seconds, 1)}
+
+
+def describe_record(figures):
+    """``as_record``'s figures, as the README's tables say them."""
+    return "not recorded" if figures is None else "%.2f cores / %.1f %% steal" % (
+        figures["other_cores"], 100 * figures["steal"])
+
+
 def busy(load):
     return load is not None and (load.other >= BUSY_CORES or load.steal >= BUSY_STEAL)
 

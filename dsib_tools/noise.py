@@ -27,6 +27,7 @@ import tempfile
 import time
 
 from . import compare
+from . import load as machine_load  # noise.load reads a record
 
 COMMENT_FILE = os.path.join("dsib", "formats", "__init__.py")
 COMMENT = "\n# A/A comparison: this comment is the only difference from the parent commit.\n"
@@ -139,15 +140,9 @@ def replay(run, factor):
     return before, after, compare.verdict_of(before, after, factor)
 
 
-def _load_of(load):
-    return None if load is None else {"other_cores": round(load.other, 3), "steal": round(load.steal, 4),
-                                      "seconds": round(load.seconds, 1)}
-
-
 def _loads(record):
     """Each run's machine load, as the README says it: other processes' cores / steal."""
-    return ", ".join("not recorded" if r.get("load") is None else "%.2f cores / %.1f %% steal" % (
-        r["load"]["other_cores"], 100 * r["load"]["steal"]) for r in record["runs"])
+    return ", ".join(machine_load.describe_record(r.get("load")) for r in record["runs"])
 
 
 def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFILE, data_dir=None, work=None,
@@ -186,7 +181,7 @@ def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFIL
                          for rev in ("HEAD~1", "HEAD"))
         record["runs"].append(dict(
             {"seconds": round(seconds, 1), "gate_exit": status, "base": raw_of(before, gate), "head": raw_of(after, gate),
-             "load": _load_of(verdict["load"])},
+             "load": machine_load.as_record(verdict["load"])},
             **dict((key, verdict[key]) for key in ("worse", "better", "failed", "dropped"))))
         progress("%s run %d of %d: %d cells, %d flagged slower, %d flagged faster, %.1f min" % (
             "Slowdown" if slowdown else "A/A", i + 1, runs, len(verdict["compared"]), len(verdict["worse"]),
