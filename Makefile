@@ -133,13 +133,17 @@ noise: $(BIN)/.ready
 	$(BIN)/python -m dsib_tools noise --runs $(RUNS) --factor $(FACTOR) --profile $(NOISE_PROFILE) --machine $(MACHINE) \
 		$(if $(SLOWDOWN),--slowdown $(SLOWDOWN)) -o noise/$(MACHINE)-$(NOISE_PROFILE)$(if $(SLOWDOWN),-slowdown).json
 
-## audit: after `make bench` (default profile), the 2019 post's seven cases timed again outside asv,
-## in fresh processes of asv's environment, beside that run's samples: checks/audit-MACHINE.json
+## audit: the 2019 post's seven cases timed by asv and outside it (fresh processes of asv's environment,
+## the collector on and off), interleaved, AUDIT_ROUNDS rounds a case: checks/audit-MACHINE.json.
+## AUDIT_ONLY=<regex>: only the cases whose asv name it finds (e.g. parquet).
 AUDIT_RECORD ?= checks/audit-$(MACHINE).json
-AUDIT_SAMPLES ?= 5
-audit: $(ASV_CONF)
-	$(BIN)/python -m dsib_tools audit --config $(ASV_CONF) --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) \
-		--profile $(PROFILE) --samples $(AUDIT_SAMPLES) -o $(AUDIT_RECORD)
+AUDIT_ROUNDS ?= 3
+AUDIT_ONLY ?=
+AUDIT_RESULTS := $(BUILD)/audit-results
+audit: data $(ASV_CONF)
+	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
+	$(BIN)/python -m dsib_tools audit --config $(ASV_CONF) --results-dir $(AUDIT_RESULTS) --machine $(MACHINE) \
+		--profile $(PROFILE) --rounds $(AUDIT_ROUNDS) $(if $(AUDIT_ONLY),--only "$(AUDIT_ONLY)") -o $(AUDIT_RECORD)
 
 ## lint-workflows: actionlint (with shellcheck, from requirements.txt) over .github/workflows
 lint-workflows: $(BIN)/actionlint

@@ -7,7 +7,7 @@
   compare-versions  asv compare between two environments (library releases) at one commit
   compare  asv continuous BASE..HEAD at the pr profile (make compare)
   noise    A/A comparisons: the noise floor of compare (make noise); noise-table prints it
-  audit    the 2019 post's cases timed outside asv, beside asv's figures (make audit); audit-table prints it
+  audit    the 2019 post's cases timed outside asv, interleaved with asv (make audit); audit-table prints it
   config   write an asv config for another profile or results location
   machine  record this machine's hardware for asv under a stable name
   workspace  start build/results from the committed results (make bench writes there)
@@ -39,12 +39,11 @@ def cmd_table(args):
 def cmd_machine(args):
     # `asv machine --yes --machine NAME` stores no hardware fields in asv 0.6.6 unless every one is
     # given, so record asv's own detected defaults under the chosen name.
-    from asv.machine import Machine, MachineCollection
+    from asv.machine import MachineCollection
 
-    from .workspace import other_hardware
+    from .workspace import machine_info, other_hardware
 
-    info = Machine.get_defaults()
-    info["machine"] = args.name
+    info = machine_info(args.name)
     # asv rewrites results/NAME/machine.json with whatever hardware ran last, so one name used on
     # two CPUs would silently mix their timings in one series: refuse before anything runs.
     recorded = os.path.join(args.known_results, args.name, "machine.json")
@@ -60,9 +59,12 @@ def cmd_machine(args):
             sys.stderr.write(
                 "error: %s holds results from %s cpus of %s (%s); this machine has %s cpus of %s (%s).\n"
                 "Timings from different hardware must not share a series: choose another machine name "
-                "(make ... MACHINE=<name>).\n" % (
+                "(make ... MACHINE=<name>).\n%s" % (
                     recorded, known.get("num_cpu"), known.get("cpu"), known.get("arch"),
-                    info.get("num_cpu"), info.get("cpu"), info.get("arch")))
+                    info.get("num_cpu"), info.get("cpu"), info.get("arch"),
+                    "" if "(family" in str(known.get("cpu")) or "(family" not in info["cpu"] else
+                    "Those results were recorded before dsib noted a CPU's family and model, and one model name "
+                    "has covered CPUs of different speeds, so they cannot be told to be this one's.\n"))
             return 2
     MachineCollection.save(args.name, info)
     print("asv machine %(machine)s: %(cpu)s, %(num_cpu)s cpus, %(ram)s kB RAM, %(os)s %(arch)s" % info)
@@ -288,7 +290,7 @@ def cmd_audit(args):
 
     try:
         record = audit.measure(os.getcwd(), args.config, args.audit_results, args.machine, args.data_dir, args.profile,
-                               args.samples)
+                               args.rounds, args.only)
     except audit.AuditError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
@@ -526,17 +528,19 @@ def main(argv=None):
     p.add_argument("--results-dir", dest="published_results", metavar="RESULTS_DIR")
     p.add_argument("--machine")
     p.set_defaults(func=cmd_noise_table)
-    p = sub.add_parser("audit", help="the 2019 post's cases timed outside asv, beside asv's figures (make audit)",
-                       description="Times the post's seven cases again in fresh processes of the environment that "
-                       "asv built for a run of HEAD, and records them beside that run's samples.")
-    p.add_argument("--config", required=True, help="the asv config of the run (make writes .asv-default.conf.json)")
+    p = sub.add_parser("audit", help="the 2019 post's cases timed outside asv, interleaved with asv (make audit)",
+                       description="Times each of the post's seven cases in turn with `asv run` and in fresh processes "
+                       "of asv's environment (the collector on, then off), and records every sample.")
+    p.add_argument("--config", required=True, help="the asv config of the profile (make writes .asv-default.conf.json)")
     # dest differs from --results-dir's, which would make main() load results first.
-    p.add_argument("--results-dir", dest="audit_results", required=True, metavar="RESULTS_DIR")
+    p.add_argument("--results-dir", dest="audit_results", required=True, metavar="RESULTS_DIR",
+                   help="where the audit's own asv runs write (not the run's results)")
     p.add_argument("--machine", required=True)
     p.add_argument("--data-dir", default=os.path.abspath(os.environ.get("DSIB_DATA_DIR") or "data"),
-                   help="where the profile's data is, as the run had it (default: $DSIB_DATA_DIR or data/)")
-    p.add_argument("--profile", default="default", help="the run's profile (default: %(default)s)")
-    p.add_argument("--samples", type=int, default=5, help="fresh processes a case (default: %(default)s)")
+                   help="where the profile's data is (default: $DSIB_DATA_DIR or data/)")
+    p.add_argument("--profile", default="default", help="the profile (default: %(default)s)")
+    p.add_argument("--rounds", type=int, default=3, help="rounds of the three columns a case (default: %(default)s)")
+    p.add_argument("--only", help="a regular expression: only the cases whose asv name it finds (e.g. parquet)")
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_audit)
     p = sub.add_parser("audit-table", help="the README's audit table, from an audit record")

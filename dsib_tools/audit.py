@@ -1,44 +1,67 @@
-"""``python -m dsib_tools audit``: the 2019 post's seven cases timed again outside asv.
+"""``python -m dsib_tools audit``: the 2019 post's seven cases timed outside asv, interleaved with asv.
 
-asv's figure of a case is the median of its samples, each taken in a process that asv's
-forkserver forked, with the garbage collector off while it times (``timeit``). The audit takes
-the same cells of the same run (the environment asv built, the checkout's code at the run's
-commit, the same data and files) and times each one in fresh processes of its own: a new
-interpreter that imports the suite, runs the case's ``setup`` as asv does, and times one call of
-the case with a plain ``time.perf_counter`` and the collector on, as a user's script would.
+asv's figure of a case is the median of its samples: each process that its forkserver forks runs
+the case's ``setup`` and then times one call at a time with ``timeit`` (the garbage collector off
+while it times), up to the class's ``repeat`` samples, in ``rounds`` processes. The audit runs, for
+each case and in turn, ``ROUNDS`` times over:
 
-The record (``checks/audit-<machine>.json``) keeps asv's figures of each case as the run's result
-file has them (median, quartiles, sample count: asv keeps no samples unless asked) and the
-audit's samples, so that the README's table (``audit-table``) is computed from committed
-data: each case's two medians and spreads, and whether asv's median lies within the audit's own
-interquartile range.
+- ``asv run`` of that one cell (the environment asv built, the checkout's commit, the same data and
+  files), its samples recorded;
+- the same number of fresh interpreters of that environment, each importing the suite, running
+  ``setup`` as asv does and timing calls with a plain ``time.perf_counter`` as a user's script
+  would, the garbage collector on, sampled as asv samples (the class's ``repeat``, ``number`` 1);
+- as many again with the collector off while each call is timed, as ``timeit`` does.
+
+Interleaving puts the machine's drift into every column alike, and the two outside columns
+separate what the harness changes: the process (forked from a server that imported the suite
+against a fresh interpreter) and the collector. The first call of each fresh interpreter is kept
+apart too: it is what a script that reads one file once sees.
+
+The record (``checks/audit-<machine>.json``) keeps every sample of every column, so that the
+README's table (``audit-table``) is computed from committed data.
 """
 import datetime
+import glob
 import json
 import os
+import re
 import statistics
 import subprocess
+import sys
 
 from . import load, noise, suite
 from .report import format_seconds
 
 # Runs in the benchmark environment's interpreter, from the checkout (cwd), importing nothing of
-# the tools: the suite's class, its setup, one timed call.
+# the tools: the suite's class, its setup before every call (asv_runner >= 0.3 does), and asv's
+# rule for how many calls a process takes: at least min_repeat and two, at most max_repeat, and
+# no more once max_time has passed.
 CHILD = """
-import importlib, json, sys, time
+import gc, importlib, json, sys, time
 spec = json.loads(sys.argv[1])
 cls = getattr(importlib.import_module("benchmarks." + spec["module"]), spec["cls"])
 case = cls()
 call = getattr(case, spec["method"])
+params = spec["params"]
+min_repeat, max_repeat, max_time = spec["repeat"]
 seconds = []
-for _ in range(2):
-    case.setup(*spec["params"])
+began = time.perf_counter()
+while len(seconds) < max_repeat:
+    case.setup(*params)
+    if spec["gc_off"]:
+        gc.disable()
     start = time.perf_counter()
-    call(*spec["params"])
+    call(*params)
     seconds.append(time.perf_counter() - start)
-print(json.dumps({"first": seconds[0], "second": seconds[1]}))
+    gc.enable()
+    if len(seconds) >= max(min_repeat, 2) and time.perf_counter() > began + max_time:
+        break
+print(json.dumps(seconds))
 """
-SAMPLES = 5
+ROUNDS = 3
+# The columns, in the order of a case's first round; each later round starts one further on, so
+# that no column always follows another.
+COLUMNS = ("asv", "gc_on", "gc_off")
 
 
 class AuditError(Exception):
@@ -58,18 +81,36 @@ def post_cells():
     return cells
 
 
-def _run_of(results_dir, machine, commit, profile):
-    """asv's result of ``commit`` at ``profile``, and its cells."""
-    from asv.results import iter_results_for_machine_and_hash
+def sampling_of(cls):
+    """asv_runner's sampling of ``cls``'s time cases: (processes, (min samples, max samples,
+    seconds after which a process takes no more))."""
+    rounds = int(getattr(cls, "rounds", 2))
+    repeat = getattr(cls, "repeat", 0)
+    if isinstance(repeat, (tuple, list)):
+        low, high, seconds = repeat
+    elif repeat == 0:
+        low, high, seconds = 1, 10, 20.0
+        if rounds > 1:
+            high, seconds = high // 2, seconds / 2
+    else:
+        low = high = repeat
+        seconds = getattr(cls, "timeout", None) or 60.0
+    return rounds, (int(low), int(high), float(seconds))
 
-    from .compare import _cells
 
-    found = [res for res in iter_results_for_machine_and_hash(results_dir, machine, commit)
-             if res.env_name.endswith("DSIB_PROFILE%s" % profile)]
-    if len(found) != 1:
-        raise AuditError("%d results of %s at the %s profile in %s (machine %s); the audit needs the one that "
-                         "`make bench` writes" % (len(found), commit[:8], profile, results_dir, machine))
-    return found[0], _cells(results_dir, machine, commit)
+def order(round_number):
+    shift = round_number % len(COLUMNS)
+    return list(COLUMNS[shift:] + COLUMNS[:shift])
+
+
+def write_config(config, results_dir, path):
+    """The run's asv config with the audit's own results directory (the same environments)."""
+    with open(config) as f:
+        conf = json.load(f)
+    conf["results_dir"] = os.path.abspath(results_dir)
+    with open(path, "w") as f:
+        json.dump(conf, f, indent=4)
+    return path
 
 
 def _python_of(config, env_name):
@@ -82,12 +123,35 @@ def _python_of(config, env_name):
             python = env.find_executable("python")
             if python and os.path.exists(python):
                 return python
-    raise AuditError("asv's environment %s is not built here (config %s): run `make bench` first" % (env_name, config))
+    raise AuditError("asv's environment %s is not built here (config %s)" % (env_name, config))
 
 
-def time_once(python, root, cell, data_dir, profile):
+def asv_samples(root, config, results_dir, machine, commit, cell):
+    """One ``asv run`` of ``cell`` alone: its samples (every process's), asv's ``number`` and
+    the environment's name."""
+    from asv.results import iter_results_for_machine_and_hash
+
+    from .compare import _cells
+
+    for path in glob.glob(os.path.join(results_dir, machine, commit[:8] + "-*.json")):
+        os.remove(path)
+    command = [sys.executable, "-m", "asv", "run", "--config", config, "--machine", machine, "--record-samples",
+               "--show-stderr", "-b", "^%s$" % re.escape(cell[2]), commit + "^!"]
+    proc = subprocess.run(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True)
+    value, (stats, samples), _ = _cells(results_dir, machine, commit).get(cell[2], (None, (None, None), None))
+    if proc.returncode != 0 or not samples:
+        raise AuditError("asv run of %s measured nothing (status %d, value %r):\n%s" % (
+            cell[2], proc.returncode, value, proc.stdout[-3000:]))
+    env_name = [res.env_name for res in iter_results_for_machine_and_hash(results_dir, machine, commit)][0]
+    return samples, stats["number"], env_name
+
+
+def outside_samples(python, root, cell, data_dir, profile, repeat, gc_off):
+    """One fresh interpreter's calls of ``cell``, sampled as asv samples."""
     _, _, _, cls, method, params = cell
-    spec = {"module": cls.__module__.split(".", 1)[1], "cls": cls.__name__, "method": method, "params": params}
+    spec = {"module": cls.__module__.split(".", 1)[1], "cls": cls.__name__, "method": method, "params": params,
+            "repeat": repeat, "gc_off": gc_off}
     env = dict(os.environ, DSIB_PROFILE=profile, DSIB_DATA_DIR=data_dir, PYTHONPATH=root)
     proc = subprocess.run([python, "-c", CHILD, json.dumps(spec)], cwd=root, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True)
@@ -96,95 +160,109 @@ def time_once(python, root, cell, data_dir, profile):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def measure(root, config, results_dir, machine, data_dir, profile="default", samples=SAMPLES, progress=print):
+def _clean_commit(root):
     from .compare import resolve
 
     commit = resolve(root, "HEAD")
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "dsib", "data_prep",
                             "benchmarks"], cwd=root, stdout=subprocess.PIPE, universal_newlines=True).stdout
     if dirty.strip():
-        raise AuditError("the checkout's dsib, data_prep or benchmarks differ from %s: the audit runs the code asv "
-                         "measured, so commit or stash first:\n%s" % (commit[:8], dirty))
-    res, cells = _run_of(results_dir, machine, commit, profile)
-    python = _python_of(config, res.env_name)
-    asv_load = load.Machine(results_dir, machine).run(res)
-    record = {"machine": machine, "commit": commit, "env_name": res.env_name, "profile": profile,
-              "asv_load": load.as_record(asv_load),
-              "date": datetime.date.today().isoformat(), "samples_asked": samples, "cases": []}
+        raise AuditError("the checkout's dsib, data_prep or benchmarks differ from %s: asv measures the commit and "
+                         "the audit the checkout, so commit or stash first:\n%s" % (commit[:8], dirty))
+    return commit
+
+
+def measure(root, config, results_dir, machine, data_dir, profile="default", rounds=ROUNDS, only=None, progress=print):
+    """The audit's record; ``only``: a regular expression, the cells whose name it finds (all where None)."""
+    commit = _clean_commit(root)
+    own_config = write_config(config, results_dir, os.path.join(root, ".asv-audit-%s.conf.json" % profile))
+    record = {"machine": machine, "commit": commit, "profile": profile, "date": datetime.date.today().isoformat(),
+              "rounds": rounds, "cases": []}
     span = load.Span()
-    for cell in post_cells():
-        label, fmt, name, _, _, _ = cell
-        value, (stats, _), _ = cells.get(name, (None, (None, None), None))
-        if not stats:
-            raise AuditError("asv's run has no measured %s (value %r)" % (name, value))
-        calls = [time_once(python, root, cell, data_dir, profile) for _ in range(samples)]
-        times = dict((which, [c[which] for c in calls]) for which in ("first", "second"))
-        # asv's run keeps its samples' statistics, not the samples (asv run records them only
-        # when asked): the median, the quartiles and the count are what asv publishes.
-        asv = {"median": value, "q_25": stats["q_25"], "q_75": stats["q_75"], "n": stats["repeat"],
-               "number": stats["number"]}
-        record["cases"].append({"case": label, "format": fmt, "cell": name, "asv": asv, "audit": times})
-        progress("%-20s %-8s asv %s, outside: first call %s, second %s" % (
-            label, fmt, _describe_asv(asv), _describe(times["first"]), _describe(times["second"])))
+    python = None
+    cells = [cell for cell in post_cells() if not only or re.search(only, cell[2])]
+    if not cells:
+        raise AuditError("no case of the post matches %r" % only)
+    for cell in cells:
+        label, fmt, name, cls, _, _ = cell
+        processes, repeat = sampling_of(cls)
+        case = {"case": label, "format": fmt, "cell": name, "processes": processes, "repeat": list(repeat),
+                "order": [], "asv": [], "gc_on": [], "gc_off": []}
+        for round_number in range(rounds):
+            case["order"].append(order(round_number))
+            for column in case["order"][-1]:
+                if column == "asv":
+                    samples, case["number"], record["env_name"] = asv_samples(root, own_config, results_dir,
+                                                                              machine, commit, cell)
+                    python = python or _python_of(own_config, record["env_name"])
+                    case["asv"].append(samples)
+                else:
+                    case[column].append([outside_samples(python, root, cell, data_dir, profile, repeat,
+                                                         column == "gc_off") for _ in range(processes)])
+        record["cases"].append(case)
+        progress(row_text(case))
     machine_load = span.load()
     record.update(seconds=round(machine_load.seconds, 1), load=load.as_record(machine_load))
     return record
 
 
 def quartiles(samples):
-    """asv's way: the median and the 25th/75th percentiles of the samples."""
+    """asv's way: the 25th percentile, the median and the 75th percentile of the samples."""
     from asv_runner.statistics import quantile
 
     ordered = sorted(samples)
     return quantile(ordered, 0.25), statistics.median(ordered), quantile(ordered, 0.75)
 
 
-def _asv_quartiles(asv):
-    return asv["q_25"], asv["median"], asv["q_75"]
+def pooled(case, column):
+    """Every sample of a column, over its rounds (and, outside asv, its processes)."""
+    if column == "asv":
+        return [s for run in case["asv"] for s in run]
+    return [s for step in case[column] for process in step for s in process]
 
 
-def _spread(quartile_triple):
-    """``median (q25–q75)``, as the report prints a time."""
-    q25, median, q75 = (format_seconds(value) for value in quartile_triple)
-    return "%s (%s–%s)" % (median, q25, q75)
+def first_calls(case):
+    """Each fresh interpreter's first call, the collector on: a script that reads one file once."""
+    return [process[0] for step in case["gc_on"] for process in step]
 
 
-def _describe(samples):
-    return "%s, n=%d" % (_spread(quartiles(samples)), len(samples))
+def agrees(case, column):
+    """asv's median within the interquartile range of the ``column`` ("gc_on"/"gc_off") samples."""
+    q25, _, q75 = quartiles(pooled(case, column))
+    return q25 <= quartiles(pooled(case, "asv"))[1] <= q75
 
 
-def _describe_asv(asv):
-    return "%s, n=%d" % (_spread(_asv_quartiles(asv)), asv["n"])
+def _spread(samples):
+    """``median (q25–q75), n``, as the report prints a time."""
+    q25, median, q75 = (format_seconds(value) for value in quartiles(samples))
+    return "%s (%s–%s), %d" % (median, q25, q75, len(samples))
 
 
-def agrees(case, which):
-    """asv's median within the interquartile range of the audit's ``which`` ("first"/"second") calls."""
-    q25, _, q75 = quartiles(case["audit"][which])
-    return q25 <= case["asv"]["median"] <= q75
+def row_text(case):
+    asv_median = quartiles(pooled(case, "asv"))[1]
+    cells = ["%s | %s" % (_spread(pooled(case, "asv")), _spread(first_calls(case)))]
+    cells.append("%.2f" % (quartiles(first_calls(case))[1] / asv_median))
+    for column in ("gc_on", "gc_off"):
+        cells.append("%s | %.2f | %s" % (_spread(pooled(case, column)), quartiles(pooled(case, column))[1] / asv_median,
+                                         "yes" if agrees(case, column) else "no"))
+    return "| %s | %s | %s |" % (case["case"], case["format"], " | ".join(cells))
 
 
 def markdown(record):
-    lines = ["The 2019 post's cases timed outside asv (`python -m dsib_tools audit`), machine `%s`, commit `%s`, "
-             "profile `%s`, %s (%s). Other processes and steal: during asv's run %s; during the audit (%.1f min) "
-             "%s. asv: the run's figures (`number` %s: one call a sample); outside: %d fresh "
-             "processes a case, each timing the case's first call and, after `setup` again, its second, with a "
-             "plain `time.perf_counter` and the garbage collector on. \"within\": asv's median lies within the "
-             "outside calls' interquartile range." % (
+    lines = ["The 2019 post's cases timed by asv and outside it, interleaved (`python -m dsib_tools audit`), machine "
+             "`%s`, commit `%s`, profile `%s`, %s (%s). Each case: %d rounds of one `asv run` of the cell, then "
+             "fresh interpreters with the collector on, then off (each round starting one column further on), as "
+             "many processes as asv's and sampled as asv samples (`number` %s). Other processes and steal over the "
+             "audit (%.0f min): %s. Each column: median (IQR), samples; \"within\": asv's median lies within that "
+             "column's interquartile range." % (
                  record["machine"], record["commit"][:8], record["profile"], record["env_name"], record["date"],
-                 load.describe_record(record["asv_load"]), record["seconds"] / 60, load.describe_record(record["load"]),
-                 "/".join(sorted(set(str(c["asv"]["number"]) for c in record["cases"]))), record["samples_asked"]),
+                 record["rounds"], "/".join(sorted(set(str(c["number"]) for c in record["cases"]))),
+                 record["seconds"] / 60, load.describe_record(record["load"])),
              "",
-             "| case | format | asv: median (IQR), samples | outside, first call: median (IQR) | / asv | within | "
-             "outside, second call: median (IQR) | / asv | within |",
-             "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | --- |"]
-    for case in record["cases"]:
-        asv = _asv_quartiles(case["asv"])
-        cells = []
-        for which in ("first", "second"):
-            q = quartiles(case["audit"][which])
-            cells.append("%s | %.2f | %s" % (_spread(q), q[1] / asv[1], "yes" if agrees(case, which) else "no"))
-        lines.append("| %s | %s | %s, %d | %s |" % (case["case"], case["format"], _spread(asv), case["asv"]["n"],
-                                                   " | ".join(cells)))
+             "| case | format | asv | outside, a process's first call | / asv | outside, collector on | / asv | "
+             "within | outside, collector off (as timeit) | / asv | within |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |"]
+    lines += [row_text(case) for case in record["cases"]]
     return "\n".join(lines)
 
 

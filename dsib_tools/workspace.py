@@ -33,6 +33,39 @@ def other_hardware(a, b):
     return any(str(a.get(k)) != str(b.get(k)) for k in HARDWARE_KEYS)
 
 
+# A model name alone does not tell two CPUs apart: this project's sandbox has reported "AMD EPYC"
+# for two CPUs whose timings of the same case differed 1.6x (the Parquet read: 61 ms, then 38 ms).
+_CPU_IDENTITY = ("cpu family", "model", "stepping")
+
+
+def cpu_identity(model_name, cpuinfo="/proc/cpuinfo"):
+    """asv's cpu field: the model name and, where the kernel says them, the CPU's family, model
+    and stepping, e.g. ``AMD EPYC (family 26, model 2, stepping 1)``."""
+    found = {}
+    try:
+        with open(cpuinfo) as f:
+            for line in f:
+                if not line.strip():
+                    break  # the first processor's block is enough: the machine's CPUs are alike
+                key, _, value = line.partition(":")
+                found[key.strip()] = value.strip()
+    except (IOError, OSError):
+        return model_name
+    if not all(found.get(key) for key in _CPU_IDENTITY):
+        return model_name
+    return "%s (family %s, model %s, stepping %s)" % ((model_name,) + tuple(found[key] for key in _CPU_IDENTITY))
+
+
+def machine_info(name):
+    """What ``dsib_tools machine NAME`` records for asv: asv's own detected fields, the CPU's
+    identity in place of its model name."""
+    from asv.machine import Machine
+
+    info = Machine.get_defaults()
+    info.update(machine=name, cpu=cpu_identity(info["cpu"]))
+    return info
+
+
 def _copy_atomic(source, target):
     directory = os.path.dirname(target)
     if not os.path.isdir(directory):

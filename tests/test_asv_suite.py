@@ -243,28 +243,34 @@ def test_make_record_is_the_deliberate_way_into_the_committed_history(asv_tiny):
     assert again.returncode == 0 and "nothing to record" in again.stdout, again.stdout[-2000:]
 
 
-def test_the_audit_times_the_posts_cases_outside_asv_beside_the_runs_own_samples(asv_tiny, tmp_path):
-    """`make audit` after `make bench`: each of the post's cells timed again in fresh processes of
-    asv's environment, recorded beside asv's figures of it in that run."""
+def test_the_audit_times_the_posts_cases_by_asv_and_outside_it_in_turn(asv_tiny, tmp_path):
+    """`make audit`: each of the post's cells run by asv alone and in fresh processes of asv's
+    environment (collector on, then off), in turn, each column sampled as asv samples."""
     from dsib_tools import audit, compare
 
     record_path = str(tmp_path / "audit.json")
-    run = _run(["make", "audit", "PROFILE=tiny", "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR, "AUDIT_SAMPLES=2",
-                "AUDIT_RECORD=" + record_path], asv_tiny["repo"], asv_tiny["env"])
+    run = _run(["make", "audit", "PROFILE=tiny", "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR, "AUDIT_ROUNDS=1",
+                "AUDIT_ONLY=parquet", "AUDIT_RECORD=" + record_path], asv_tiny["repo"], asv_tiny["env"])
     assert run.returncode == 0, run.stdout[-3000:]
     record = audit.load_record(record_path)
     head = compare.resolve(asv_tiny["repo"], "HEAD")
     assert record["commit"] == head and record["env_name"].endswith("DSIB_PROFILEtiny")
-    cells = compare.load_cells(asv_tiny["results"], MACHINE, head)
-    assert len(record["cases"]) == 14, "seven cases, Parquet and CSV"
+    assert [case["format"] for case in record["cases"]] == ["parquet"] * 7, "the post's seven cases, as asked"
     for case in record["cases"]:
-        value, (stats, _), _ = cells[case["cell"]]
-        assert (case["asv"]["median"], case["asv"]["q_25"], case["asv"]["q_75"], case["asv"]["n"]) == (
-            value, stats["q_25"], stats["q_75"], stats["repeat"]), "asv's own figures of that run"
-        for which in ("first", "second"):
-            assert len(case["audit"][which]) == 2 and all(0 < t < 60 for t in case["audit"][which])
+        low, high, _ = case["repeat"]
+        processes = case["processes"]
+        assert case["order"] == [["asv", "gc_on", "gc_off"]] and case["number"] == 1
+        (asv_run,) = case["asv"]
+        assert processes * max(low, 2) <= len(asv_run) <= processes * high, (case["cell"], asv_run)
+        for column in ("gc_on", "gc_off"):
+            (step,) = case[column]
+            assert len(step) == processes and all(max(low, 2) <= len(p) <= high for p in step), (column, step)
+            assert all(0 < t < 60 for p in step for t in p)
+    # The audit's own asv runs keep to their directory: the run's results are not touched.
+    audit_results = compare.load_cells(os.path.join(asv_tiny["repo"], "build", "audit-results"), MACHINE, head)
+    assert set(case["cell"] for case in record["cases"]) <= set(audit_results)
     rows = [line for line in audit.markdown(record).splitlines() if line.startswith("| ") and "---" not in line]
-    assert len(rows) == 15 and all(row.endswith(("| yes |", "| no |")) for row in rows[1:]), rows
+    assert len(rows) == 8 and all(row.endswith(("| yes |", "| no |")) for row in rows[1:]), rows
     assert subprocess.run(["git", "status", "--porcelain", "--", "checks"], cwd=asv_tiny["repo"], check=True,
                           stdout=subprocess.PIPE, universal_newlines=True).stdout == "", \
         "AUDIT_RECORD, not the committed record"

@@ -133,10 +133,36 @@ def test_a_slowdown_is_named_format_side_and_factor():
             noise.parse_slowdown([bad])
 
 
-def test_the_audit_says_whether_asvs_median_lies_within_its_own_spread():
+def test_the_audit_says_whether_asvs_median_lies_within_each_columns_spread():
     from dsib_tools import audit
 
-    case = {"asv": {"median": 0.101, "q_25": 0.1005, "q_75": 0.1015, "n": 3},
-            "audit": {"first": [0.120, 0.125, 0.130], "second": [0.095, 0.099, 0.103, 0.107, 0.111]}}
-    assert audit.agrees(case, "second") and not audit.agrees(case, "first")
+    case = {"asv": [[0.101, 0.100], [0.102]],
+            "gc_on": [[[0.120, 0.125], [0.130]]],
+            "gc_off": [[[0.095, 0.099, 0.103]], [[0.107, 0.111]]]}
+    assert audit.pooled(case, "asv") == [0.101, 0.100, 0.102]
+    assert audit.first_calls(case) == [0.120, 0.130]
+    assert audit.agrees(case, "gc_off") and not audit.agrees(case, "gc_on")
     assert audit.quartiles([1.0, 2.0, 3.0, 4.0, 5.0]) == (2.0, 3.0, 4.0)
+
+
+def test_the_audit_samples_as_asv_runner_does():
+    from dsib_tools import audit
+
+    class Default(object):
+        pass
+
+    class OneRound(object):
+        rounds, repeat = 1, 0
+
+    class Fixed(object):
+        rounds, repeat, timeout = 3, 1, 99
+
+    class Ranged(object):
+        rounds, repeat = 2, (1, 5, 10.0)
+
+    assert audit.sampling_of(Default) == (2, (1, 5, 10.0))
+    assert audit.sampling_of(OneRound) == (1, (1, 10, 20.0))
+    assert audit.sampling_of(Fixed) == (3, (1, 1, 99.0))
+    assert audit.sampling_of(Ranged) == (2, (1, 5, 10.0))
+    assert [audit.order(r) for r in range(4)] == [["asv", "gc_on", "gc_off"], ["gc_on", "gc_off", "asv"],
+                                                  ["gc_off", "asv", "gc_on"], ["asv", "gc_on", "gc_off"]]
