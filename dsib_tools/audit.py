@@ -35,33 +35,70 @@ from .report import format_seconds
 # Runs in the benchmark environment's interpreter, from the checkout (cwd), importing nothing of
 # the tools: the suite's class, its setup before every call (asv_runner >= 0.3 does), and asv's
 # rule for how many calls a process takes: at least min_repeat and two, at most max_repeat, and
-# no more once max_time has passed.
+# no more once max_time has passed. Forked, it does what asv's forkserver does: this interpreter
+# has imported the suite, and each process of samples is a child forked from it.
 CHILD = """
-import gc, importlib, json, sys, time
+import gc, importlib, json, os, sys, time
 spec = json.loads(sys.argv[1])
 cls = getattr(importlib.import_module("benchmarks." + spec["module"]), spec["cls"])
-case = cls()
-call = getattr(case, spec["method"])
 params = spec["params"]
 min_repeat, max_repeat, max_time = spec["repeat"]
-seconds = []
-began = time.perf_counter()
-while len(seconds) < max_repeat:
-    case.setup(*params)
-    if spec["gc_off"]:
-        gc.disable()
-    start = time.perf_counter()
-    call(*params)
-    seconds.append(time.perf_counter() - start)
-    gc.enable()
-    if len(seconds) >= max(min_repeat, 2) and time.perf_counter() > began + max_time:
-        break
-print(json.dumps(seconds))
+
+
+def samples():
+    case = cls()
+    call = getattr(case, spec["method"])
+    seconds = []
+    began = time.perf_counter()
+    while len(seconds) < max_repeat:
+        case.setup(*params)
+        if spec["gc_off"]:
+            gc.disable()
+        start = time.perf_counter()
+        call(*params)
+        seconds.append(time.perf_counter() - start)
+        gc.enable()
+        if len(seconds) >= max(min_repeat, 2) and time.perf_counter() > began + max_time:
+            break
+    return seconds
+
+
+if not spec["forked"]:
+    print(json.dumps([samples()]))
+    sys.exit(0)
+processes = []
+for _ in range(spec["processes"]):
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        status = 1
+        try:
+            os.write(write, json.dumps(samples()).encode("utf-8"))
+            status = 0
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+        finally:
+            os._exit(status)
+    os.close(write)
+    chunks = []
+    while True:
+        chunk = os.read(read, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read)
+    if os.waitpid(pid, 0)[1] != 0:
+        sys.exit("a forked process of samples failed")
+    processes.append(json.loads(b"".join(chunks).decode("utf-8")))
+print(json.dumps(processes))
 """
 ROUNDS = 3
 # The columns, in the order of a case's first round; each later round starts one further on, so
 # that no column always follows another.
-COLUMNS = ("asv", "gc_on", "gc_off")
+COLUMNS = ("asv", "forked", "gc_off", "gc_on")
+OUTSIDE = COLUMNS[1:]
 
 
 class AuditError(Exception):
@@ -147,11 +184,19 @@ def asv_samples(root, config, results_dir, machine, commit, cell):
     return samples, stats["number"], env_name
 
 
-def outside_samples(python, root, cell, data_dir, profile, repeat, gc_off):
-    """One fresh interpreter's calls of ``cell``, sampled as asv samples."""
+def outside_samples(python, root, cell, data_dir, profile, repeat, processes, column):
+    """``column``'s processes of samples of ``cell``, each sampled as asv samples: ``forked``,
+    children of one interpreter that imported the suite, the collector off; ``gc_off`` and
+    ``gc_on``, fresh interpreters, the collector off or on while a call is timed."""
     _, _, _, cls, method, params = cell
     spec = {"module": cls.__module__.split(".", 1)[1], "cls": cls.__name__, "method": method, "params": params,
-            "repeat": repeat, "gc_off": gc_off}
+            "repeat": repeat, "gc_off": column != "gc_on", "forked": column == "forked", "processes": processes}
+    if column != "forked":
+        return [one for _ in range(processes) for one in _child(python, root, cell, data_dir, profile, spec)]
+    return _child(python, root, cell, data_dir, profile, spec)
+
+
+def _child(python, root, cell, data_dir, profile, spec):
     env = dict(os.environ, DSIB_PROFILE=profile, DSIB_DATA_DIR=data_dir, PYTHONPATH=root)
     proc = subprocess.run([python, "-c", CHILD, json.dumps(spec)], cwd=root, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True)
@@ -186,8 +231,8 @@ def measure(root, config, results_dir, machine, data_dir, profile="default", rou
     for cell in cells:
         label, fmt, name, cls, _, _ = cell
         processes, repeat = sampling_of(cls)
-        case = {"case": label, "format": fmt, "cell": name, "processes": processes, "repeat": list(repeat),
-                "order": [], "asv": [], "gc_on": [], "gc_off": []}
+        case = dict({"case": label, "format": fmt, "cell": name, "processes": processes, "repeat": list(repeat),
+                     "order": []}, **dict((column, []) for column in COLUMNS))
         for round_number in range(rounds):
             case["order"].append(order(round_number))
             for column in case["order"][-1]:
@@ -197,8 +242,8 @@ def measure(root, config, results_dir, machine, data_dir, profile="default", rou
                     python = python or _python_of(own_config, record["env_name"])
                     case["asv"].append(samples)
                 else:
-                    case[column].append([outside_samples(python, root, cell, data_dir, profile, repeat,
-                                                         column == "gc_off") for _ in range(processes)])
+                    case[column].append(outside_samples(python, root, cell, data_dir, profile, repeat, processes,
+                                                        column))
         record["cases"].append(case)
         progress(row_text(case))
     machine_load = span.load()
@@ -227,7 +272,7 @@ def first_calls(case):
 
 
 def agrees(case, column):
-    """asv's median within the interquartile range of the ``column`` ("gc_on"/"gc_off") samples."""
+    """asv's median within the interquartile range of an outside ``column``'s samples."""
     q25, _, q75 = quartiles(pooled(case, column))
     return q25 <= quartiles(pooled(case, "asv"))[1] <= q75
 
@@ -240,28 +285,30 @@ def _spread(samples):
 
 def row_text(case):
     asv_median = quartiles(pooled(case, "asv"))[1]
-    cells = ["%s | %s" % (_spread(pooled(case, "asv")), _spread(first_calls(case)))]
-    cells.append("%.2f" % (quartiles(first_calls(case))[1] / asv_median))
-    for column in ("gc_on", "gc_off"):
+    cells = [_spread(pooled(case, "asv"))]
+    for column in OUTSIDE:
         cells.append("%s | %.2f | %s" % (_spread(pooled(case, column)), quartiles(pooled(case, column))[1] / asv_median,
                                          "yes" if agrees(case, column) else "no"))
+    cells.append("%s | %.2f" % (_spread(first_calls(case)), quartiles(first_calls(case))[1] / asv_median))
     return "| %s | %s | %s |" % (case["case"], case["format"], " | ".join(cells))
 
 
 def markdown(record):
-    lines = ["The 2019 post's cases timed by asv and outside it, interleaved (`python -m dsib_tools audit`), machine "
-             "`%s`, commit `%s`, profile `%s`, %s (%s). Each case: %d rounds of one `asv run` of the cell, then "
-             "fresh interpreters with the collector on, then off (each round starting one column further on), as "
-             "many processes as asv's and sampled as asv samples (`number` %s). Other processes and steal over the "
-             "audit (%.0f min): %s. Each column: median (IQR), samples; \"within\": asv's median lies within that "
-             "column's interquartile range." % (
+    lines = ["The 2019 post's cases timed by asv and outside it, in turn (`python -m dsib_tools audit`), machine "
+             "`%s`, commit `%s`, profile `%s`, %s (%s). Each case: %d rounds of four columns, each round starting one "
+             "column further on: one `asv run` of the cell; the same calls in processes forked from an interpreter "
+             "that imported the suite, as asv's forkserver does, the collector off while a call is timed, as `timeit` "
+             "does; in fresh interpreters, the collector off; in fresh interpreters, the collector on, as a user's "
+             "script. Each outside column has as many processes as asv's and samples as asv samples (`number` %s). "
+             "Other processes and steal over the audit (%.0f min): %s. Each column: median (IQR), samples; "
+             "\"within\": asv's median lies within that column's interquartile range." % (
                  record["machine"], record["commit"][:8], record["profile"], record["env_name"], record["date"],
                  record["rounds"], "/".join(sorted(set(str(c["number"]) for c in record["cases"]))),
                  record["seconds"] / 60, load.describe_record(record["load"])),
              "",
-             "| case | format | asv | outside, a process's first call | / asv | outside, collector on | / asv | "
-             "within | outside, collector off (as timeit) | / asv | within |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |"]
+             "| case | format | asv | forked, collector off | / asv | within | fresh, collector off | / asv | within | "
+             "fresh, collector on | / asv | within | fresh, first call | / asv |",
+             "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: |"]
     lines += [row_text(case) for case in record["cases"]]
     return "\n".join(lines)
 

@@ -138,10 +138,13 @@ def test_the_audit_says_whether_asvs_median_lies_within_each_columns_spread():
 
     case = {"asv": [[0.101, 0.100], [0.102]],
             "gc_on": [[[0.120, 0.125], [0.130]]],
-            "gc_off": [[[0.095, 0.099, 0.103]], [[0.107, 0.111]]]}
+            "gc_off": [[[0.095, 0.099, 0.103]], [[0.107, 0.111]]],
+            "forked": [[[0.101, 0.1011]]]}
     assert audit.pooled(case, "asv") == [0.101, 0.100, 0.102]
     assert audit.first_calls(case) == [0.120, 0.130]
-    assert audit.agrees(case, "gc_off") and not audit.agrees(case, "gc_on")
+    assert audit.agrees(case, "gc_off") and not audit.agrees(case, "gc_on") and not audit.agrees(case, "forked")
+    assert audit.row_text(dict(case, case="1a READ", format="parquet")).endswith(
+        "| 125ms (122ms–128ms), 2 | 1.24 |"), "the first calls' column: each fresh interpreter's first call"
     assert audit.quartiles([1.0, 2.0, 3.0, 4.0, 5.0]) == (2.0, 3.0, 4.0)
 
 
@@ -164,5 +167,6 @@ def test_the_audit_samples_as_asv_runner_does():
     assert audit.sampling_of(OneRound) == (1, (1, 10, 20.0))
     assert audit.sampling_of(Fixed) == (3, (1, 1, 99.0))
     assert audit.sampling_of(Ranged) == (2, (1, 5, 10.0))
-    assert [audit.order(r) for r in range(4)] == [["asv", "gc_on", "gc_off"], ["gc_on", "gc_off", "asv"],
-                                                  ["gc_off", "asv", "gc_on"], ["asv", "gc_on", "gc_off"]]
+    assert [audit.order(r) for r in range(5)] == [
+        ["asv", "forked", "gc_off", "gc_on"], ["forked", "gc_off", "gc_on", "asv"], ["gc_off", "gc_on", "asv", "forked"],
+        ["gc_on", "asv", "forked", "gc_off"], ["asv", "forked", "gc_off", "gc_on"]]
