@@ -60,8 +60,10 @@ FORCE:
 RUN_ATTRIBUTES_full := --attribute rounds=1
 
 # FORMAT=<name> and/or SOURCE=<name>: only those cells run, and only their files are built.
+# ENGINE=<name>, or ENGINE=all: only that engine's cells, or every engine's (dsib/engines).
 FORMAT ?=
 SOURCE ?=
+ENGINE ?=
 SELECT_FILE := $(BUILD)/select-$(PROFILE).txt
 
 # Every run logs the machine's load beside its results (other processes' CPU, steal), so that a
@@ -70,9 +72,10 @@ WATCH_LOAD = $(BIN)/python -m dsib_tools watch-load --results-dir $(LOCAL_RESULT
 
 run: workspace $(ASV_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
-	$(if $(FORMAT)$(SOURCE),$(BIN)/python -m dsib_tools select --format "$(FORMAT)" --source "$(SOURCE)" -o $(SELECT_FILE))
+	$(if $(FORMAT)$(SOURCE)$(ENGINE),$(BIN)/python -m dsib_tools select --format "$(FORMAT)" --source "$(SOURCE)" \
+		--engine "$(ENGINE)" -o $(SELECT_FILE))
 	$(WATCH_LOAD) $(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr --durations 12 \
-		$(if $(FORMAT)$(SOURCE),-b "$$(cat $(SELECT_FILE))") $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
+		$(if $(FORMAT)$(SOURCE)$(ENGINE),-b "$$(cat $(SELECT_FILE))") $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
 ## bench-matrix: the curated release matrix of asv.conf.json (2018 -> today) into build/results.
 ## It resumes: environments whose results this commit already has (here or committed) are skipped.

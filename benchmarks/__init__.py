@@ -6,7 +6,8 @@
 - ``writes``: ``WriteToBytes`` and ``WriteMonthToBytes`` (into memory, at two scales that need
   two samplings), ``WriteDurable`` (a file, fsynced), ``CategorizeThenWrite`` (Rocklin);
 - ``sizes``: ``Sizes`` (bytes on disk, bytes of the frame);
-- ``prepare``: ``Prepare`` (data_prep's generator).
+- ``prepare``: ``Prepare`` (data_prep's generator);
+- ``engines``: ``IngestIntoEngine`` and ``QueryFromEngine`` (databases and engines, ``dsib.engines``).
 
 A cell is (source, format, variant): ``dsib.cases`` says which make sense and why the others
 skip, ``dsib.cells`` builds each cell's file the first time a case needs it, checked against

@@ -16,6 +16,7 @@ from collections import OrderedDict, namedtuple
 
 from data_prep import VARIANTS, get_dataset, get_profile
 
+from .engines import ENGINES
 from .formats import FORMATS, POST_2019_FORMATS
 
 
@@ -83,6 +84,24 @@ OPERATIONS = OrderedDict((o.name, o) for o in [
     Operation("categorize_then_write", GRID, writes=True, needs_text=True),
 ])
 
+# What the engines (dsib.engines) are measured on: the taxi frame and TSBS "cpu", the QuestDB
+# study's data.
+ENGINE_SOURCES = ("nyc_taxi", "tsbs_cpu")
+ENGINE_OPERATIONS = OrderedDict((o.name, o) for o in [
+    Operation("ingest", ENGINE_SOURCES, writes=True),
+    Operation("query", ENGINE_SOURCES),
+])
+
+
+def engine_params(operation):
+    """asv's ``params`` for an engine operation: its sources, every engine, the variants."""
+    return [list(ENGINE_OPERATIONS[operation].sources), ENGINES.names(), list(VARIANTS)]
+
+
+def engine_skip_reason(operation, source, engine, variant, profile, versions):
+    """``skip_reason`` for an engine's cell."""
+    return _cell_reason(ENGINE_OPERATIONS[operation], SOURCES[source], ENGINES[engine], variant, profile, versions)
+
 
 def get_operation(name):
     return OPERATIONS[name]
@@ -108,26 +127,35 @@ def params(operation, with_variant=True):
 ANY_VERSIONS = None
 
 
+def _cell_reason(op, src, registered, variant, profile, versions):
+    """What formats and engines share: the source, its scale, its variants, the libraries."""
+    if src.name not in op.sources:
+        return "%s is not measured on %s" % (op.name, src.name)
+    if src.formats is not None and registered.name not in src.formats:
+        return "%s is measured in the 2019 post's formats (%s) only" % (src.name, ", ".join(src.formats))
+    left_out = src.left_out(profile)
+    if left_out:
+        return left_out
+    if variant not in src.dataset.variants:
+        return "%s has no %s variant" % (src.name, variant)
+    reason = registered.unavailable(versions) if versions is not ANY_VERSIONS else None
+    if reason:
+        return reason
+    if variant not in registered.variants:
+        return "%s cannot hold the %r variant (it holds %s)" % (registered.label, variant,
+                                                                ", ".join(registered.variants))
+    return None
+
+
 def skip_reason(operation, source, fmt, variant, profile, versions):
     """Why the cell cannot make sense, or is left out, with these package ``versions``; None
     when it runs. Cases that only the running machine can decide (whether a file can be
     evicted) are not here: they skip at run time with their reason. With ``ANY_VERSIONS``, only
     the suite's own reasons: whether the cell runs where every package is installed."""
     op, src, fmt = get_operation(operation), SOURCES[source], FORMATS[fmt]
-    if source not in op.sources:
-        return "%s is not measured on %s" % (operation, source)
-    if src.formats is not None and fmt.name not in src.formats:
-        return "%s is measured in the 2019 post's formats (%s) only" % (source, ", ".join(src.formats))
-    left_out = src.left_out(profile)
-    if left_out:
-        return left_out
-    if variant not in src.dataset.variants:
-        return "%s has no %s variant" % (source, variant)
-    reason = fmt.unavailable(versions) if versions is not ANY_VERSIONS else None
+    reason = _cell_reason(op, src, fmt, variant, profile, versions)
     if reason:
         return reason
-    if variant not in fmt.variants:
-        return "%s cannot hold the %r variant (it holds %s)" % (fmt.label, variant, ", ".join(fmt.variants))
     if op.writes and not fmt.writes:
         return "%s writes with another format's writer: its writes are timed there" % fmt.label
     if op.from_bytes and not fmt.reads_bytes:
@@ -135,3 +163,12 @@ def skip_reason(operation, source, fmt, variant, profile, versions):
     if op.needs_text and not src.dataset.categorizable():
         return "%s's str and cat variants hold different text" % source
     return None
+
+
+def cell_skip_reason(operation, given, profile, versions, variant="plain"):
+    """``skip_reason`` or ``engine_skip_reason`` of a cell given as {parameter name: value}, with
+    ``variant`` where the cell has none."""
+    variant = given.get("variant", variant)
+    if "engine" in given:
+        return engine_skip_reason(operation, given["source"], given["engine"], variant, profile, versions)
+    return skip_reason(operation, given["source"], given["format"], variant, profile, versions)

@@ -33,7 +33,8 @@ import uuid
 from data_prep import frame_nbytes, load_frame, open_dataset
 
 from .cases import SOURCES, read_from_bytes
-from .roundtrip import raise_for_outcome, write_and_check
+from .engines import TABLE
+from .roundtrip import ingest_and_check, raise_for_outcome, write_and_check
 
 KEEP = 2  # builds kept per cell: the two commits of a comparison
 OUTCOME = "outcome.json"
@@ -187,3 +188,38 @@ class Cells(object):
         outcome = self.file(source, fmt, variant, partition)
         raise_for_outcome(outcome)
         return outcome
+
+    def table(self, source, engine, variant):
+        """The outcome of an engine's cell: a database (``path``, its directory) holding the cell's
+        frame in ``dsib.engines.TABLE``, ingested by the engine and queried back against the frame
+        once (``losses``; ``skip`` or ``error`` where it could not be made or came back another)."""
+        src, store = SOURCES[source], self.store(source)
+        partition = store.partitions[0]
+        key = _key("table", store.digest, partition, src.rows(self.profile), variant, engine.name)
+        hints = src.dataset.read_hints(variant)
+
+        def build(tmp):
+            outcome = ingest_and_check(engine, self.frame(source, variant), hints, os.path.join(tmp, "db"), TABLE)
+            outcome["path"] = "db" if not (outcome["skip"] or outcome["error"]) else None
+            return outcome
+
+        built = _built(self._where(source, "engine-" + engine.name, variant), key, build)
+        with open(os.path.join(built, OUTCOME)) as f:
+            outcome = json.load(f)
+        if outcome["path"]:
+            outcome["path"] = os.path.join(built, outcome["path"])
+        return outcome
+
+    def checked_table(self, source, engine, variant):
+        """``table``'s outcome, raised as asv's skip or failure where it has one."""
+        outcome = self.table(source, engine, variant)
+        raise_for_outcome(outcome)
+        return outcome
+
+    def scratch(self, prefix):
+        """A new directory of its own for a case's database, in the cache's file system."""
+        import tempfile
+
+        where = os.path.join(self.cache_dir, self.profile, "_scratch")
+        os.makedirs(where, exist_ok=True)
+        return tempfile.mkdtemp(prefix=prefix, dir=where)

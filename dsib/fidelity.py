@@ -18,6 +18,8 @@ ALLOWED_LOSSES = {
     "float_digits": "floats may be rounded to 15 decimal places by a text writer (error up to 1e-15 x max(1, |x|))",
     "category_order": "an unordered categorical may list its categories in another order",
     "column_order": "the columns may come back in another order (pandas < 0.25 sorts JSON records' keys)",
+    "boolean": "booleans may come back as the integers 0 and 1 (a database with no boolean type: SQLite), "
+               "every value the same",
 }
 # How far a float may be off under each allowed loss: (relative, absolute below 1).
 _FLOAT_TOLERANCE = (("float_ulp", 1e-15, 1e-16), ("float_digits", 1e-15, 1e-15))
@@ -69,7 +71,10 @@ def _compare_column(name, expected, actual, allowed):
         a_values = np.asarray(actual.astype(object))
     else:
         e_values, a_values = _values(expected), _values(actual)
-        if e_dtype != a_dtype:
+        if e_dtype != a_dtype and e_values.dtype.kind == "b" and a_values.dtype.kind in "iu" and "boolean" in allowed:
+            losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
+            e_values = e_values.astype(a_values.dtype)
+        elif e_dtype != a_dtype:
             if not (e_values.dtype.kind == "M" and a_values.dtype.kind == "M"):
                 return ["%s: dtype %s became %s" % (name, e_dtype, a_dtype)], losses
             e_tz, a_tz = str(getattr(expected.dtype, "tz", None)), str(getattr(actual.dtype, "tz", None))

@@ -83,44 +83,25 @@ def installed_versions(packages):
     return found
 
 
-class Format(object):
-    """A storage format as the suite sees it.
+class Registered(object):
+    """What a format and an engine share: a name and label, the libraries it needs, the losses
+    it declares, the variants it holds, and the answers the suite asks of them."""
 
-    ``write(frame) -> bytes``: the timed serialisation, into memory.
-    ``read(source, datetimes=(), categoricals=(), texts=())``: the timed deserialisation of
-    ``source``, bytes or a file path. The reader is told, as a user would tell it, which
-    columns hold datetimes, which to return as categoricals, and which hold text that looks
-    numeric. Where a format cannot store categoricals, it converts after reading, and that
-    conversion is part of its time.
-    """
-
-    def __init__(self, name, label, suffix, write, read, family, needs=(), losses=(), variants=VARIANTS,
-                 description="", writes=True, reads_bytes=True, to_frame=None):
+    def __init__(self, name, label, family, needs=(), losses=(), variants=VARIANTS, description=""):
         self.name = name
         self.label = label
-        self.suffix = suffix
-        self.write = write
-        self.read = read
         self.family = family
         self.needs = tuple(needs)
         self.declared_losses = tuple(losses)
         self.variants = tuple(variants)
         self.description = description
-        self.writes = writes
-        self.reads_bytes = reads_bytes
-        self.to_frame = to_frame
-
-    @property
-    def builds_frame(self):
-        """Whether ``read`` returns a frame: only then is a throughput (frame size / time) shown."""
-        return self.to_frame is None
 
     @property
     def packages(self):
         return tuple(n.package for n in self.needs)
 
     def unavailable(self, versions):
-        """Why this format cannot run with ``versions``, or None."""
+        """Why this cannot run with ``versions``, or None."""
         for need in self.needs:
             reason = need.unmet(versions)
             if reason:
@@ -153,6 +134,36 @@ class Format(object):
         if variant not in self.variants:
             raise NotImplementedError("%s cannot hold the %r variant (it holds %s)"
                                       % (self.label, variant, ", ".join(self.variants)))
+
+    def __repr__(self):
+        return "%s(%r)" % (type(self).__name__, self.name)
+
+
+class Format(Registered):
+    """A storage format as the suite sees it.
+
+    ``write(frame) -> bytes``: the timed serialisation, into memory.
+    ``read(source, datetimes=(), categoricals=(), texts=())``: the timed deserialisation of
+    ``source``, bytes or a file path. The reader is told, as a user would tell it, which
+    columns hold datetimes, which to return as categoricals, and which hold text that looks
+    numeric. Where a format cannot store categoricals, it converts after reading, and that
+    conversion is part of its time.
+    """
+
+    def __init__(self, name, label, suffix, write, read, family, needs=(), losses=(), variants=VARIANTS,
+                 description="", writes=True, reads_bytes=True, to_frame=None):
+        super(Format, self).__init__(name, label, family, needs, losses, variants, description)
+        self.suffix = suffix
+        self.write = write
+        self.read = read
+        self.writes = writes
+        self.reads_bytes = reads_bytes
+        self.to_frame = to_frame
+
+    @property
+    def builds_frame(self):
+        """Whether ``read`` returns a frame: only then is a throughput (frame size / time) shown."""
+        return self.to_frame is None
 
     def frame_of(self, result, hints=None):
         """The frame a timed read returned (made from it, where the read returns something else),
@@ -187,19 +198,17 @@ class Format(object):
             tiny["s"] = pd.Categorical(["a", "b"])
         self.read_back(self.write(tiny), {"datetimes": ("t",), "categoricals": ("s",) if "s" in tiny else ()})
 
-    def __repr__(self):
-        return "Format(%r)" % self.name
-
 
 class Registry(object):
-    """Formats by name, in registration order."""
+    """Formats (or engines: ``kind``) by name, in registration order."""
 
-    def __init__(self, formats):
+    def __init__(self, formats, kind="format", unknown=UnknownFormatError):
         self._formats = []
         self._by_name = {}
+        self.kind, self._unknown = kind, unknown
         for fmt in formats:
             if fmt.name in self._by_name:
-                raise ValueError("format %r is registered twice" % fmt.name)
+                raise ValueError("%s %r is registered twice" % (kind, fmt.name))
             self._formats.append(fmt)
             self._by_name[fmt.name] = fmt
 
@@ -207,8 +216,8 @@ class Registry(object):
         try:
             return self._by_name[name]
         except KeyError:
-            raise UnknownFormatError("unknown format %r; registered formats are: %s"
-                                     % (name, ", ".join(self.names())))
+            raise self._unknown("unknown %s %r; registered %ss are: %s"
+                                % (self.kind, name, self.kind, ", ".join(self.names())))
 
     def __contains__(self, name):
         return name in self._by_name
@@ -229,7 +238,7 @@ class Registry(object):
         return [(f.name, f) for f in self._formats]
 
     def packages(self):
-        """Every package some format needs, in first-seen order."""
+        """Every package some format (or engine) needs, in first-seen order."""
         seen = []
         for fmt in self._formats:
             for package in fmt.packages:

@@ -66,3 +66,29 @@ def raise_for_outcome(outcome):
         raise NotImplementedError(outcome["skip"])
     if outcome["error"]:
         raise FrameMismatch(outcome["error"])
+
+
+def ingest_and_check(engine, frame, hints, directory, table):
+    """A new database of ``engine`` in ``directory``: ``frame`` ingested into ``table`` and queried
+    back with ``hints``, outside any timing. Returns an outcome as ``write_and_check`` does:
+    ``skip``, ``error`` (the frame that came back is another), ``losses``."""
+    outcome = {"skip": None, "error": None, "losses": []}
+    try:
+        engine.check_available()
+    except NotImplementedError as exc:
+        outcome["skip"] = str(exc)
+        return outcome
+    os.makedirs(directory)
+    session = engine.connect(directory)
+    try:
+        engine.ingest(session, frame, table)
+        result = engine.query(session, table, **hints)
+        outcome["losses"] = sorted(set(assert_same_frame(frame, result, engine.losses(),
+                                                         context="%s table %s" % (engine.name, table))))
+    except FrameMismatch as exc:
+        outcome["error"] = str(exc)
+    except Exception as exc:  # one cell fails, not the whole run
+        outcome["error"] = "%s could not ingest and query back: %s: %s" % (engine.name, type(exc).__name__, exc)
+    finally:
+        engine.close(session)
+    return outcome

@@ -306,6 +306,23 @@ def cmd_audit_table(args):
     return 0
 
 
+def engines_markdown():
+    """The registered engines as the README lists them: what each times, needs and declares lost."""
+    from dsib.engines import ENGINES
+
+    lines = ["| engine | what is timed (ingest; query) | needs | declared losses |", "| --- | --- | --- | --- |"]
+    for engine in ENGINES.values():
+        needs = ", ".join(n.package + (" >= " + n.minimum if n.minimum else "") for n in engine.needs)
+        losses = ", ".join(loss.name for loss in engine.declared_losses) or "none"
+        lines.append("| `%s` (%s) | %s | %s | %s |" % (engine.name, engine.label, engine.description, needs, losses))
+    return "\n".join(lines)
+
+
+def cmd_engines_table(args):
+    print(engines_markdown())
+    return 0
+
+
 def cmd_workspace(args):
     from .workspace import seed
 
@@ -342,18 +359,30 @@ def cmd_record(args):
     return 0
 
 
-def select_regex(fmt=None, source=None):
-    """asv's ``-b`` for the cells of one format and/or one source (a regex on "name(params)")."""
+ALL_ENGINES = "all"
+
+
+def select_regex(fmt=None, source=None, engine=None):
+    """asv's ``-b`` for the cells of one format (or engine, or every engine: ``all``) and/or one
+    source (a regex on "name(params)")."""
     import re
 
     from dsib import cases
+    from dsib.engines import ENGINES
     from dsib.formats import FORMATS
 
+    if fmt and engine:
+        raise KeyError("a cell has a format or an engine, not both: choose one")
     if fmt:
         FORMATS[fmt]  # an unknown name is an error that lists the known ones
+    if engine and engine != ALL_ENGINES:
+        ENGINES[engine]
     if source and source not in cases.SOURCES:
         raise KeyError("unknown source %r; sources are: %s" % (source, ", ".join(cases.SOURCES)))
     f, s = ("'%s'" % re.escape(x) if x else None for x in (fmt, source))
+    if engine:
+        names = ENGINES.names() if engine == ALL_ENGINES else [engine]
+        return r"\(%s, '(%s)'[,)]" % (s or "'[^']*'", "|".join(re.escape(n) for n in names))
     if f and s:
         return r"\(%s, %s[,)]" % (s, f)
     if s:
@@ -363,7 +392,7 @@ def select_regex(fmt=None, source=None):
 
 def cmd_select(args):
     try:
-        regex = select_regex(args.format or None, args.source or None)
+        regex = select_regex(args.format or None, args.source or None, args.engine or None)
     except KeyError as exc:
         print("error: %s" % exc.args[0], file=sys.stderr)
         return 2
@@ -543,6 +572,8 @@ def main(argv=None):
     p.add_argument("--only", help="a regular expression: only the cases whose asv name it finds (e.g. parquet)")
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_audit)
+    p = sub.add_parser("engines-table", help="the README's list of the registered engines")
+    p.set_defaults(func=cmd_engines_table)
     p = sub.add_parser("audit-table", help="the README's audit table, from an audit record")
     p.add_argument("record")
     p.set_defaults(func=cmd_audit_table)
@@ -573,8 +604,9 @@ def main(argv=None):
     p.add_argument("--commit", default="HEAD")
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_matrix_check)
-    p = sub.add_parser("select", help="asv's -b regex for one format's and/or one source's cells")
+    p = sub.add_parser("select", help="asv's -b regex for one format's (or engine's) and/or one source's cells")
     p.add_argument("--format", default="")
+    p.add_argument("--engine", default="", help="an engine's name, or %s: every engine's cells" % ALL_ENGINES)
     p.add_argument("--source", default="")
     p.add_argument("-o", "--output")
     p.set_defaults(func=cmd_select)

@@ -234,6 +234,10 @@ def measure(root, config, results_dir, machine, data_dir, profile="default", rou
         case = dict({"case": label, "format": fmt, "cell": name, "processes": processes, "repeat": list(repeat),
                      "order": []}, **dict((column, []) for column in COLUMNS))
         for round_number in range(rounds):
+            # asv imports the suite from the checkout's benchmarks/, not from the commit: a checkout
+            # changed while the audit runs would be timed under the commit's name.
+            if _clean_commit(root) != commit:
+                raise AuditError("the checkout moved from %s while the audit ran" % commit[:8])
             case["order"].append(order(round_number))
             for column in case["order"][-1]:
                 if column == "asv":

@@ -101,9 +101,8 @@ def _runs_at(cls, params, profile):
     """Whether a cell of ``cls`` runs at ``profile`` where every package is installed."""
     if not hasattr(cls, "operation"):
         return True
-    given = dict(zip(cls.param_names, params))
-    return cases.skip_reason(cls.operation, given["source"], given["format"], given.get("variant", "plain"), profile,
-                             cases.ANY_VERSIONS) is None
+    return cases.cell_skip_reason(cls.operation, dict(zip(cls.param_names, params)), profile,
+                                  cases.ANY_VERSIONS) is None
 
 
 def gate_cells(benchmarks=BENCHMARKS, profile=PROFILE):

@@ -34,7 +34,8 @@ def other_hardware(a, b):
 
 
 # A model name alone does not tell two CPUs apart: this project's sandbox has reported "AMD EPYC"
-# for two CPUs whose timings of the same case differed 1.6x (the Parquet read: 61 ms, then 38 ms).
+# for two CPUs whose timings of the same case differed 1.5x (asv's Parquet read of the post's month:
+# 61 ms in checks/earlier/audit-epyc-2c-24g.json, 40 ms in checks/audit-epyc-zen5-2c-24g.json).
 _CPU_IDENTITY = ("cpu family", "model", "stepping")
 
 

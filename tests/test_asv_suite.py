@@ -39,8 +39,8 @@ def expected_skip(benchmark, given, versions):
     operation = getattr(cls, "operation", None)
     if operation is None:  # the process baseline and the generator
         return FORMATS[given["format"]].unavailable(versions) if "format" in given else None
-    variant = given.get("variant", "cat" if operation == "categorize_then_write" else "plain")
-    return cases.skip_reason(operation, given["source"], given["format"], variant, "tiny", versions)
+    return cases.cell_skip_reason(operation, given, "tiny", versions,
+                                  "cat" if operation == "categorize_then_write" else "plain")
 
 
 def _run(args, cwd, env):

@@ -78,6 +78,7 @@ def slowed(pr_data_dir, tmp_path_factory, request):
     for pattern in BENCH:
         command += ["--bench", pattern]
     proc = run_with_progress(command, repo, env, request, "make compare, slowed adapters")
+    assert os.path.exists(summary), "the comparison wrote no summary:\n" + proc.stdout[-4000:]
     with open(summary) as f:
         summary_text = f.read()
     base, head = compare.resolve(repo, "HEAD~1"), compare.resolve(repo, "HEAD")

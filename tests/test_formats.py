@@ -190,7 +190,12 @@ def test_the_check_accepts_an_equal_frame_and_only_declared_losses():
     with pytest.raises(ValueError, match="unknown allowed losses"):
         compare_frames(sample, sample, ["anything"])
     assert set(ALLOWED_LOSSES) == {"datetime_unit", "timezone", "float_ulp", "float_digits", "category_order",
-                                   "column_order"}
+                                   "column_order", "boolean"}
+    flags = pd.DataFrame({"b": [True, False, True]})
+    as_integers = pd.DataFrame({"b": [1, 0, 1]})
+    assert compare_frames(flags, as_integers)[0] == ["b: dtype bool became int64"]
+    assert compare_frames(flags, as_integers, ["boolean"]) == ([], ["b: bool read as int64"])
+    assert compare_frames(flags, pd.DataFrame({"b": [1, 1, 1]}), ["boolean"])[0], "a value that differs still does"
 
 
 def test_a_lost_time_zone_is_caught_unless_declared():

@@ -25,7 +25,8 @@ def _pins(path):
 
 
 # conda-forge names that differ from PyPI's.
-CONDA_TO_PIP = {"pytables": "tables", "msgpack-python": "msgpack"}
+CONDA_TO_PIP = {"pytables": "tables", "msgpack-python": "msgpack", "python-duckdb": "duckdb",
+                "adbc-driver-manager": "adbc_driver_manager", "adbc-driver-sqlite": "adbc_driver_sqlite"}
 
 
 def test_environment_yml_matches_the_pip_requirements():
@@ -85,3 +86,14 @@ def test_installed_code_is_python37_syntax():
     assert any(f.endswith(os.path.join("formats", "parquet.py")) for f in files)
     script = "import sys, ast\nfor p in sys.argv[1:]:\n    ast.parse(open(p).read(), p)\n"
     subprocess.run([_python37(), "-c", script] + files, check=True)
+
+
+def test_every_package_directory_of_the_installed_code_is_packaged():
+    """asv installs dsib and data_prep from a wheel of each commit: a package left out of
+    pyproject.toml is missing from every benchmark environment (dsib.engines once was)."""
+    with open(os.path.join(ROOT, "pyproject.toml")) as f:
+        listed = re.search(r"^packages = (\[.*\])$", f.read(), re.M)
+    on_disk = sorted(os.path.relpath(os.path.dirname(init), ROOT).replace(os.sep, ".")
+                     for top in ("dsib", "data_prep")
+                     for init in glob.glob(os.path.join(ROOT, top, "**", "__init__.py"), recursive=True))
+    assert sorted(json.loads(listed.group(1))) == on_disk

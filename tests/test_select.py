@@ -37,6 +37,18 @@ def test_the_regex_picks_the_cells_of_that_format_and_source(fmt, source):
     assert picked == wanted > 0
 
 
+@pytest.mark.parametrize("engine,source", [("duckdb", None), ("all", None), ("sqlite-adbc", "tsbs_cpu")])
+def test_the_regex_picks_the_cells_of_an_engine_or_of_every_engine(engine, source):
+    regex = re.compile(select_regex(source=source, engine=engine))
+    picked = wanted = 0
+    for _, given, label in _cells():
+        want = "engine" in given and engine in ("all", given["engine"]) and source in (None, given["source"])
+        got = bool(regex.search(label))
+        assert got == want, (label, regex.pattern)
+        picked, wanted = picked + got, wanted + want
+    assert picked == wanted > 0
+
+
 def test_an_unknown_name_is_a_clear_error():
     proc = subprocess.run([sys.executable, "-m", "dsib_tools", "select", "--format", "parket"], cwd=ROOT,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)

@@ -1,0 +1,33 @@
+"""What an engine is to the suite, as data (the registry's shared fields, and its calls)."""
+from data_prep.datasets import VARIANTS
+
+from ..registry import Registered
+
+
+class Engine(Registered):
+    """A database or engine as the suite sees it (``dsib.engines``): ``connect``, the timed
+    ``ingest`` and ``query``, ``drop`` and ``close``."""
+
+    def __init__(self, name, label, family, connect, ingest, query, drop, close, needs=(), losses=(),
+                 variants=VARIANTS, description=""):
+        super(Engine, self).__init__(name, label, family, needs, losses, variants, description)
+        self.connect = connect
+        self.ingest = ingest
+        self.query = query
+        self.drop = drop
+        self.close = close
+
+    def warm_up(self, directory):
+        """Import the libraries and do one tiny round trip in a session of its own, so that no
+        import or lazy initialisation lands in a timing."""
+        import pandas as pd
+
+        self.check_available()
+        tiny = pd.DataFrame({"i": [1, 2], "t": pd.to_datetime(["2016-01-01", "2016-01-02"])})
+        session = self.connect(directory)
+        try:
+            self.ingest(session, tiny, "warm_up")
+            self.query(session, "warm_up", datetimes=("t",))
+            self.drop(session, "warm_up")
+        finally:
+            self.close(session)

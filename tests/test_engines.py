@@ -1,0 +1,69 @@
+"""Every registered engine x variant ingests and queries back the same frame at `tiny`, against a
+real database in a directory of the test's own, and the check that says so can fail."""
+import os
+
+import pytest
+
+from data_prep import VARIANTS, load_frame, read_hints
+from dsib import cases
+from dsib.engines import ENGINES, TABLE, UnknownEngineError, get_engine
+from dsib.engines._engine import Engine
+from dsib.roundtrip import ingest_and_check
+
+ROUND_TRIPS = [(e.name, v) for e in ENGINES.values() for v in VARIANTS if v in e.variants]
+
+
+@pytest.mark.parametrize("dataset", cases.ENGINE_SOURCES)
+@pytest.mark.parametrize("name,variant", ROUND_TRIPS)
+def test_round_trip(tiny_data_dir, tmp_path, dataset, name, variant):
+    engine = get_engine(name)
+    hints = read_hints(variant, dataset)
+    frame = load_frame("tiny", variant, data_dir=tiny_data_dir, dataset=dataset)
+    outcome = ingest_and_check(engine, frame, hints, str(tmp_path / "db"), TABLE)
+    assert outcome["skip"] is None and outcome["error"] is None, outcome
+    # Losses are only those the engine declares, each named by a column of the frame.
+    assert all(any(loss.startswith(c) for c in frame.columns) for loss in outcome["losses"])
+    if not engine.losses():
+        assert outcome["losses"] == []
+    assert os.listdir(str(tmp_path / "db")), "the database is kept in the directory it was given"
+
+
+def _dropping_a_row(engine):
+    """The engine with a query that loses the last row: a fast wrong answer."""
+    def query(session, table, **hints):
+        return engine.query(session, table, **hints).iloc[:-1]
+    return Engine(engine.name, engine.label, engine.family, engine.connect, engine.ingest, query, engine.drop,
+                  engine.close, engine.needs, engine.declared_losses, engine.variants)
+
+
+@pytest.mark.parametrize("name", ["sqlite-sqlalchemy", "duckdb"])
+def test_a_query_that_returns_another_frame_is_an_error_not_a_figure(tiny_data_dir, tmp_path, name):
+    frame = load_frame("tiny", "cat", data_dir=tiny_data_dir, dataset="nyc_taxi")
+    outcome = ingest_and_check(_dropping_a_row(get_engine(name)), frame, read_hints("cat", "nyc_taxi"),
+                               str(tmp_path / "db"), TABLE)
+    assert outcome["error"] and "rows" in outcome["error"], outcome
+
+
+def test_an_engine_missing_from_an_environment_skips_with_the_reason():
+    versions = {"pandas": "0.23.4", "pyarrow": "0.11.1"}
+    assert cases.engine_skip_reason("ingest", "nyc_taxi", "duckdb", "plain", "tiny", versions) == \
+        "DuckDB: duckdb is not installed in this environment"
+    assert "sqlalchemy is not installed" in cases.engine_skip_reason("query", "tsbs_cpu", "sqlite-sqlalchemy",
+                                                                      "str", "tiny", versions)
+    assert cases.engine_skip_reason("ingest", "nyc_taxi", "sqlite-sqlite3", "plain", "tiny", versions) is None
+    assert cases.engine_skip_reason("query", "rocklin", "duckdb", "plain", "tiny", cases.ANY_VERSIONS) == \
+        "query is not measured on rocklin"
+
+
+def test_an_unknown_engine_is_named_with_the_registered_ones():
+    with pytest.raises(UnknownEngineError) as info:
+        get_engine("oracle")
+    assert "unknown engine 'oracle'" in str(info.value) and "duckdb" in str(info.value)
+
+
+def test_an_engine_module_holds_one_family_and_every_engine_is_registered_once():
+    from dsib import engines
+
+    for family in engines.FAMILIES:
+        assert len(set(e.family for e in family.ENGINES)) == 1, family.__name__
+    assert len(ENGINES.names()) == len(set(ENGINES.names())) == sum(len(m.ENGINES) for m in engines.FAMILIES)
