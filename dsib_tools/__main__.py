@@ -100,6 +100,16 @@ def _versions():
     return "pandas %s, pyarrow %s, numpy %s" % (pandas.__version__, pyarrow.__version__, numpy.__version__)
 
 
+def _engines_markdown(res, names, sources=None, variants=None, load=None):
+    from data_prep import VARIANTS
+    from dsib.cases import ENGINE_SOURCES
+
+    from .report import engines_report
+
+    sources = [s for s in (sources or ENGINE_SOURCES) if s in ENGINE_SOURCES]
+    return engines_report(res, names, sources, variants or list(VARIANTS), load) if sources else ""
+
+
 def cmd_report(args):
     from .report import describe
 
@@ -107,6 +117,10 @@ def cmd_report(args):
     print(describe(machine, res, args.load))
     print()
     print(_grid_markdown(res, names, args.source and [args.source], args.variant and [args.variant], args.load))
+    engines = _engines_markdown(res, names, args.source and [args.source], args.variant and [args.variant], args.load)
+    if engines:
+        print()
+        print(engines)
     return 0
 
 
@@ -144,6 +158,8 @@ def cmd_site(args):
                           "benchmark process's peak RSS (interpreter and libraries included). A skipped cell "
                           "names its reason below its table. " + grid_scale],
          _grid_markdown(res, names, load=args.load).split("\n\n")),
+        ("Databases and engines", ["Each engine's ingest and query of the taxi frame and TSBS \"cpu\" (dsib/engines)."],
+         _engines_markdown(res, names, load=args.load).split("\n\n")),
         ("Fidelity", ["What each pandas type becomes after a round trip, with %s. preserved: same dtype and "
                       "values; ≈: a documented loss (same values); →: the dtype it came back as." % _versions()],
          [markdown(list(FORMATS.values()))]),

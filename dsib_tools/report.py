@@ -70,7 +70,11 @@ def param_names(results_dir):
 def _case(res, names, benchmark, fmt, extra):
     """(value, stats) of one case: value None if the case failed or was not run, NaN if it was
     skipped; stats asv's (q_25, q_75, repeat: the samples), or None."""
-    wanted = dict(extra, format=fmt)
+    return _cell(res, names, benchmark, dict(extra, format=fmt))
+
+
+def _cell(res, names, benchmark, wanted):
+    """``_case`` of the cell whose parameters include ``wanted`` ({name: value})."""
     if benchmark not in res.get_all_result_keys():
         return None, None
     params = res.get_result_params(benchmark)
@@ -299,4 +303,80 @@ def grid_report(res, names, sources, variants, formats, load=None):
     for source in sources:
         for variant in variants:
             blocks.append(grid_table(res, names, source, variant, formats, load))
+    return "\n\n".join(blocks)
+
+
+# The studies' comparisons of two paths into and out of one engine: (label, path, baseline).
+ENGINE_COMPARISONS = (
+    ("SQLite: ADBC against SQLAlchemy", "sqlite-adbc", "sqlite-sqlalchemy"),
+    ("SQLite: the sqlite3 driver's executemany against SQLAlchemy", "sqlite-sqlite3", "sqlite-sqlalchemy"),
+    ("DuckDB: through Arrow against .df()", "duckdb-arrow", "duckdb"),
+    ("DuckDB: ADBC against .df()", "duckdb-adbc", "duckdb"),
+    ("DuckDB: its own Parquet file against its table", "duckdb-parquet", "duckdb"),
+)
+ENGINES_LEGEND = ("Databases and engines: the frame into a new table (ingest) and the whole table back into a "
+                  "frame (query), asv's medians with half the interquartile range as a share of the median (±) and "
+                  "the samples (n); peak memory is the case's process's peak RSS in MiB, one measurement. "
+                  "Paths compared: the baseline's median time over the path's, above 1 where the path is faster.")
+
+
+def _engine_cell(res, names, cls, benchmark, given, reasons, kind="time", load=None):
+    value, stats = _cell(res, names, benchmark, given)
+    if benchmark not in res.get_all_result_keys():
+        return "not run"
+    if value is None:
+        return "failed"
+    if _missing(value):
+        from dsib.cases import engine_skip_reason
+
+        versions = dict((k, v) for k, v in (res.params or {}).items() if v)
+        reason = engine_skip_reason(cls.operation, given["source"], given["engine"], given["variant"],
+                                    profile_of(res), versions) or \
+            "skipped at run time on its machine (asv's output of that run says why)"
+        if reason not in reasons:
+            reasons.append(reason)
+        return "skip %d" % (reasons.index(reason) + 1)
+    if kind == "mib":
+        return "%.0f" % (value / MIB)
+    return format_seconds(value) + _relative_spread(value, stats) + _under_load(res, benchmark, load)
+
+
+def engines_report(res, names, sources, variants, load=None):
+    """Markdown: per source and variant, each engine's ingest and query with their peak memory,
+    then the studies' comparisons of two paths."""
+    from benchmarks.engines import IngestIntoEngine, QueryFromEngine
+    from dsib.engines import ENGINES
+
+    from .suite import name
+
+    columns = [(label, cls, name(cls, method), kind) for label, cls, method, kind in (
+        ("ingest", IngestIntoEngine, "time_ingest", "time"), ("query", QueryFromEngine, "time_query", "time"),
+        ("ingest peak MiB", IngestIntoEngine, "peakmem_ingest", "mib"),
+        ("query peak MiB", QueryFromEngine, "peakmem_query", "mib"))]
+    blocks = [ENGINES_LEGEND]
+    for source in sources:
+        for variant in variants:
+            reasons = []
+            lines = ["| %s / %s | %s |" % (source, variant, " | ".join(c[0] for c in columns)),
+                     "|---|" + "|".join("---:" for _ in columns) + "|"]
+            for engine in ENGINES.values():
+                given = {"source": source, "engine": engine.name, "variant": variant}
+                lines.append("| %s | %s |" % (engine.label, " | ".join(
+                    _engine_cell(res, names, cls, benchmark, given, reasons, kind, load)
+                    for _, cls, benchmark, kind in columns)))
+            if reasons:
+                lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
+            blocks.append("\n".join(lines))
+    lines = ["| paths compared | source / variant | ingest: baseline / path | query: baseline / path |",
+             "|---|---|---:|---:|"]
+    for label, path, baseline in ENGINE_COMPARISONS:
+        for source in sources:
+            for variant in variants:
+                ratios = []
+                for _, _, benchmark, _ in columns[:2]:
+                    fast = _cell(res, names, benchmark, {"source": source, "engine": path, "variant": variant})[0]
+                    slow = _cell(res, names, benchmark, {"source": source, "engine": baseline, "variant": variant})[0]
+                    ratios.append(_speedup(fast, slow))
+                lines.append("| %s | %s / %s | %s |" % (label, source, variant, " | ".join(ratios)))
+    blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

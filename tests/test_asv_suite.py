@@ -173,7 +173,7 @@ def test_every_format_report_has_a_value_in_every_case_that_makes_sense(asv_tiny
     report = _run([sys.executable, "-m", "dsib_tools", "report", "--results-dir", asv_tiny["results"], "--machine",
                    MACHINE], ROOT, asv_tiny["env"])
     assert report.returncode == 0, report.stdout
-    tables = [t for t in report.stdout.split("\n\n") if t.startswith("| ")]
+    tables = [t for t in report.stdout.split("\n\n") if t.startswith("| ") and "| parquet |" in t.splitlines()[0]]
     assert len(tables) == 9, "three sources x three variants"
     assert "failed" not in report.stdout
     header = tables[0].splitlines()[0]
@@ -190,6 +190,28 @@ def test_every_format_report_has_a_value_in_every_case_that_makes_sense(asv_tiny
     assert throughput.split(" | ")[mmap] == "no frame", "a read that builds no frame shows no throughput"
 
 
+def test_the_engines_report_has_every_engines_ingest_and_query_and_the_studies_comparisons(asv_tiny):
+    from dsib.engines import ENGINES
+
+    report = _run([sys.executable, "-m", "dsib_tools", "report", "--results-dir", asv_tiny["results"], "--machine",
+                   MACHINE], ROOT, asv_tiny["env"])
+    assert report.returncode == 0, report.stdout
+    tables = [t for t in report.stdout.split("\n\n") if t.startswith("| ") and "| ingest |" in t.splitlines()[0]]
+    assert len(tables) == 6, "the taxi frame and TSBS, three variants each"
+    for table in tables:
+        rows = table.splitlines()[2:]
+        assert [row.split(" | ")[0].lstrip("| ") for row in rows] == [e.label for e in ENGINES.values()]
+        for row in rows:
+            times, memory = row.strip("| ").split(" | ")[1:3], row.strip("| ").split(" | ")[3:]
+            assert all(re.match(r"^\S+ \((±\d+%, n=\d+|1 sample)\)$", cell) for cell in times), row
+            assert all(re.match(r"^\d+$", cell) for cell in memory), row
+    comparisons = [t for t in report.stdout.split("\n\n") if t.startswith("| paths compared |")]
+    (comparisons,) = comparisons
+    assert len(comparisons.splitlines()) == 2 + 5 * 6
+    assert all(re.match(r"^[\d.]+x$", cell) for line in comparisons.splitlines()[2:]
+               for cell in line.strip("| ").split(" | ")[2:]), comparisons
+
+
 def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
     html = asv_tiny["html"]
     # make bench built the page once; the link is added once, however often the page is rebuilt
@@ -200,9 +222,9 @@ def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
         assert f.read().count('href="dsib/index.html"') == 1
     with open(os.path.join(html, "dsib", "index.html")) as f:
         page = f.read()
-    for heading in ("The 2019 baseline", "Every format", "Fidelity"):
+    for heading in ("The 2019 baseline", "Every format", "Databases and engines", "Fidelity"):
         assert "<h2" in page and heading in page
-    assert page.count("<table>") == 1 + 9 + 1
+    assert page.count("<table>") == 1 + 9 + 6 + 1 + 1
     assert "<li>skip 1: pandas to_msgpack: pandas 3.1.1 has no to_msgpack (removed in 1.0)</li>" in page
     assert "<script" not in page and "http" not in page.replace("http-equiv", "")
 
@@ -234,7 +256,10 @@ def test_make_record_is_the_deliberate_way_into_the_committed_history(asv_tiny):
     changes = [(line[:2], line[3:]) for line in _git_status(asv_tiny["repo"]).splitlines()]
     (log,) = os.listdir(logs)
     assert ("??", "results/%s/%s/%s" % (MACHINE, load.DIRECTORY, log)) in changes, "the load log goes with them"
-    added = "results/%s/%s-%s.json" % (MACHINE, res.commit_hash[:8], res.env_name)
+    from asv.results import get_filename
+
+    # asv names the file after the environment, or its hash where the name is 128 characters or more
+    added = "results/" + get_filename(MACHINE, res.commit_hash, res.env_name)
     assert ("??", added) in changes and ("??", "results/%s/machine.json" % MACHINE) in changes, changes
     assert (" M", "results/benchmarks.json") in changes, changes
     assert not [path for status, path in changes if path.startswith("results/") and "D" in status], changes
@@ -249,6 +274,7 @@ def test_the_audit_times_the_posts_cases_by_asv_and_outside_it_in_turn(asv_tiny,
     from dsib_tools import audit, compare
 
     record_path = str(tmp_path / "audit.json")
+    cells_before = compare.load_cells(asv_tiny["results"], MACHINE, compare.resolve(asv_tiny["repo"], "HEAD"))
     run = _run(["make", "audit", "PROFILE=tiny", "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR, "AUDIT_ROUNDS=1",
                 "AUDIT_ONLY=parquet", "AUDIT_RECORD=" + record_path], asv_tiny["repo"], asv_tiny["env"])
     assert run.returncode == 0, run.stdout[-3000:]
@@ -266,9 +292,11 @@ def test_the_audit_times_the_posts_cases_by_asv_and_outside_it_in_turn(asv_tiny,
             (step,) = case[column]
             assert len(step) == processes and all(max(low, 2) <= len(p) <= high for p in step), (column, step)
             assert all(0 < t < 60 for p in step for t in p)
-    # The audit's own asv runs keep to their directory: the run's results are not touched.
+    # The audit's own asv runs keep to their directory (each run replaces the one before): the
+    # run's results are not touched.
     audit_results = compare.load_cells(os.path.join(asv_tiny["repo"], "build", "audit-results"), MACHINE, head)
-    assert set(case["cell"] for case in record["cases"]) <= set(audit_results)
+    assert record["cases"][-1]["cell"] in audit_results
+    assert compare.load_cells(asv_tiny["results"], MACHINE, head) == cells_before
     rows = [line for line in audit.markdown(record).splitlines() if line.startswith("| ") and "---" not in line]
     assert len(rows) == 8 and all(row.count("| yes |") + row.count("| no |") == 3 for row in rows[1:]), rows
     assert subprocess.run(["git", "status", "--porcelain", "--", "checks"], cwd=asv_tiny["repo"], check=True,

@@ -1,10 +1,11 @@
 """DuckDB: a frame registered and copied into a table, read back with ``.df()``; the same through
-Arrow (an Arrow table in, ``fetch_arrow_table()`` out); and DuckDB writing and reading Parquet
-files itself."""
+Arrow (an Arrow table in, an Arrow table out); through ADBC (the driver duckdb ships,
+``adbc_driver_duckdb``); and DuckDB writing and reading Parquet files itself."""
 import os
 
 from ..formats import _io
 from ..registry import Loss, Needs
+from . import _adbc
 from ._engine import Engine
 
 PANDAS = Needs("pandas")
@@ -92,12 +93,36 @@ def _parquet_query(session, table, datetimes=(), categoricals=(), texts=()):
     return _categorize(frame, categoricals)
 
 
+def _adbc_connect(directory):
+    import adbc_driver_duckdb.dbapi
+
+    connection = adbc_driver_duckdb.dbapi.connect(os.path.join(directory, "dsib.duckdb"))
+    cursor = connection.cursor()
+    cursor.execute("SET TimeZone = 'UTC'")  # as the native session (Session) does
+    cursor.close()
+    return connection
+
+
+def _adbc_ingest(connection, frame, table):
+    _adbc.ingest(connection, frame, table)
+
+
+def _adbc_query(connection, table, datetimes=(), categoricals=(), texts=()):
+    return _categorize(_adbc.query(connection, table, datetimes, categoricals), categoricals)
+
+
 ENGINES = [
     Engine("duckdb", "DuckDB", "duckdb", Session, _ingest, _query, _drop, _close, needs=(PANDAS, DUCKDB), losses=LOSSES,
            description="register the frame, CREATE TABLE AS SELECT; SELECT * ... .df()"),
     Engine("duckdb-arrow", "DuckDB (Arrow)", "duckdb", Session, _arrow_ingest, _arrow_query, _drop, _close,
            needs=(PANDAS, PYARROW, DUCKDB), losses=LOSSES + (Loss("category_order"),),
            description="register pa.Table.from_pandas(frame), CREATE TABLE AS SELECT; to_arrow_table().to_pandas()"),
+    Engine("duckdb-adbc", "DuckDB (ADBC)", "duckdb", _adbc_connect, _adbc_ingest, _adbc_query, _adbc.drop,
+           _adbc.close, needs=(PANDAS, PYARROW, Needs("duckdb", "0.9", modules=("adbc_driver_duckdb.dbapi",)),
+                                  Needs("adbc_driver_manager")),
+           losses=LOSSES,
+           description="adbc_driver_duckdb (shipped with duckdb): cursor.adbc_ingest of an Arrow table, "
+                       "fetch_arrow_table().to_pandas()"),
     Engine("duckdb-parquet", "DuckDB (its Parquet files)", "duckdb", Session, _parquet_ingest, _parquet_query, _drop,
            _close, needs=(PANDAS, DUCKDB), losses=LOSSES,
            description="COPY (SELECT * FROM the frame) TO a Parquet file; SELECT * FROM read_parquet(...).df()"),

@@ -9,6 +9,7 @@ import os
 
 from ..formats import _io
 from ..registry import Loss, Needs
+from . import _adbc
 from ._engine import Engine
 
 PANDAS = Needs("pandas")
@@ -65,7 +66,7 @@ def _close(connection):
     connection.close()
 
 
-# ADBC: the frame goes in as an Arrow table and comes out as one (adbc_ingest, fetch_arrow_table).
+# ADBC: the frame goes in as an Arrow table and comes out as one (dsib.engines._adbc).
 def _adbc_connect(directory):
     import adbc_driver_sqlite.dbapi
 
@@ -73,28 +74,12 @@ def _adbc_connect(directory):
 
 
 def _adbc_ingest(connection, frame, table):
-    cursor = connection.cursor()
-    try:
-        # SQLite's ADBC driver takes no dictionary columns: categoricals go in as their text.
-        cursor.adbc_ingest(table, _io.plain_strings(_io.arrow_table(frame)), mode="create")
-    finally:
-        cursor.close()
-    connection.commit()
+    # SQLite's ADBC driver takes no dictionary columns: categoricals go in as their text.
+    _adbc.ingest(connection, frame, table, dictionaries=False)
 
 
 def _adbc_query(connection, table, datetimes=(), categoricals=(), texts=()):
-    import pandas as pd
-
-    cursor = connection.cursor()
-    try:
-        cursor.execute('SELECT * FROM "%s"' % table)
-        frame = cursor.fetch_arrow_table().to_pandas()
-    finally:
-        cursor.close()
-    for name in datetimes:
-        if frame[name].dtype.kind != "M":  # stored as ISO 8601 text
-            frame[name] = pd.to_datetime(frame[name])
-    return _io.categorize(frame, categoricals)
+    return _adbc.query(connection, table, datetimes, categoricals)
 
 
 ENGINES = [
@@ -104,7 +89,7 @@ ENGINES = [
     Engine("sqlite-sqlite3", "SQLite (sqlite3, executemany)", "sqlite", _sqlite3_connect, _to_sql, _read_sql,
            _dbapi_drop, _close, needs=(PANDAS,), losses=LOSSES,
            description="DataFrame.to_sql / read_sql_query on a sqlite3 connection: the driver's executemany"),
-    Engine("sqlite-adbc", "SQLite (ADBC)", "sqlite", _adbc_connect, _adbc_ingest, _adbc_query, _dbapi_drop, _close,
+    Engine("sqlite-adbc", "SQLite (ADBC)", "sqlite", _adbc_connect, _adbc_ingest, _adbc_query, _adbc.drop, _adbc.close,
            needs=(PANDAS, PYARROW, ADBC), losses=LOSSES,
            description="adbc_driver_sqlite: cursor.adbc_ingest of an Arrow table, fetch_arrow_table().to_pandas()"),
 ]
