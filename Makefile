@@ -74,7 +74,8 @@ run: workspace $(ASV_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
 	$(if $(FORMAT)$(SOURCE)$(ENGINE),$(BIN)/python -m dsib_tools select --format "$(FORMAT)" --source "$(SOURCE)" \
 		--engine "$(ENGINE)" -o $(SELECT_FILE))
-	$(WATCH_LOAD) $(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --show-stderr --durations 12 \
+	$(WATCH_LOAD) $(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --record-samples --show-stderr \
+		--durations 12 \
 		$(if $(FORMAT)$(SOURCE)$(ENGINE),-b "$$(cat $(SELECT_FILE))") $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
 ## bench-matrix: the curated release matrix of asv.conf.json (2018 -> today) into build/results.
@@ -83,7 +84,8 @@ bench-matrix: data run-matrix site
 
 run-matrix: workspace $(MATRIX_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
-	$(WATCH_LOAD) $(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) --skip-existing --show-stderr \
+	$(WATCH_LOAD) $(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) --skip-existing \
+		--record-samples --show-stderr \
 		$(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
 ## site: asv's dashboard and dsib's pages of build/results, in build/html

@@ -147,6 +147,18 @@ def test_comparison_table_from_the_run(asv_tiny):
     assert "profile `tiny` (10,000 rows per month)" in table.stdout
 
 
+def test_the_run_keeps_every_sample_so_its_statistics_can_be_recomputed(asv_tiny):
+    from asv_runner.statistics import compute_stats
+
+    from dsib_tools import compare, suite
+
+    (res,) = _results(asv_tiny)
+    name = suite.name(suite.reads.ReadFromPageCache, "time_read") + "('nyc_taxi', 'parquet', 'plain')"
+    value, (stats, samples), _ = compare.load_cells(asv_tiny["results"], MACHINE, res.commit_hash)[name]
+    assert samples and len(samples) == stats["repeat"], (samples, stats)
+    assert compute_stats(samples, stats["number"])[0] == value
+
+
 def test_the_run_logged_the_machines_load_over_every_benchmark(asv_tiny):
     """make bench ran asv under dsib_tools.load's watch: each benchmark's window is covered, and
     the table and report say what else the machine was doing (a figure under load is marked)."""
