@@ -29,16 +29,3 @@ def query(connection, table, datetimes=(), categoricals=()):
         if frame[name].dtype.kind != "M":
             frame[name] = pd.to_datetime(frame[name])
     return _io.categorize(frame, categoricals)
-
-
-def drop(connection, table):
-    cursor = connection.cursor()
-    try:
-        cursor.execute('DROP TABLE IF EXISTS "%s"' % table)
-    finally:
-        cursor.close()
-    connection.commit()
-
-
-def close(connection):
-    connection.close()

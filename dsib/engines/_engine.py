@@ -31,3 +31,17 @@ class Engine(Registered):
             self.drop(session, "warm_up")
         finally:
             self.close(session)
+
+
+def dbapi_drop(connection, table):
+    """``drop`` for a DB-API connection (sqlite3's, ADBC's)."""
+    cursor = connection.cursor()
+    try:
+        cursor.execute('DROP TABLE IF EXISTS "%s"' % table)
+    finally:
+        cursor.close()
+    connection.commit()
+
+
+def dbapi_close(connection):
+    connection.close()

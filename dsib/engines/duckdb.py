@@ -6,7 +6,7 @@ import os
 from ..formats import _io
 from ..registry import Loss, Needs
 from . import _adbc
-from ._engine import Engine
+from ._engine import Engine, dbapi_close, dbapi_drop
 
 PANDAS = Needs("pandas")
 DUCKDB = Needs("duckdb", "0.9", why="duckdb {have} predates the relational API the suite calls (con.sql: 0.9 has it)")
@@ -117,8 +117,8 @@ ENGINES = [
     Engine("duckdb-arrow", "DuckDB (Arrow)", "duckdb", Session, _arrow_ingest, _arrow_query, _drop, _close,
            needs=(PANDAS, PYARROW, DUCKDB), losses=LOSSES + (Loss("category_order"),),
            description="register pa.Table.from_pandas(frame), CREATE TABLE AS SELECT; to_arrow_table().to_pandas()"),
-    Engine("duckdb-adbc", "DuckDB (ADBC)", "duckdb", _adbc_connect, _adbc_ingest, _adbc_query, _adbc.drop,
-           _adbc.close, needs=(PANDAS, PYARROW, Needs("duckdb", "0.9", modules=("adbc_driver_duckdb.dbapi",)),
+    Engine("duckdb-adbc", "DuckDB (ADBC)", "duckdb", _adbc_connect, _adbc_ingest, _adbc_query, dbapi_drop,
+           dbapi_close, needs=(PANDAS, PYARROW, Needs("duckdb", "0.9", modules=("adbc_driver_duckdb.dbapi",)),
                                   Needs("adbc_driver_manager")),
            losses=LOSSES,
            description="adbc_driver_duckdb (shipped with duckdb): cursor.adbc_ingest of an Arrow table, "

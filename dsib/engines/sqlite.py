@@ -10,7 +10,7 @@ import os
 from ..formats import _io
 from ..registry import Loss, Needs
 from . import _adbc
-from ._engine import Engine
+from ._engine import Engine, dbapi_close, dbapi_drop
 
 PANDAS = Needs("pandas")
 SQLALCHEMY = Needs("sqlalchemy", "1.4", why="pandas' SQL layer needs SQLAlchemy 1.4 or later, this is {have}")
@@ -56,16 +56,6 @@ def _sqlite3_connect(directory):
     return sqlite3.connect(_path(directory))
 
 
-def _dbapi_drop(connection, table):
-    cursor = connection.cursor()
-    cursor.execute('DROP TABLE IF EXISTS "%s"' % table)
-    connection.commit()
-
-
-def _close(connection):
-    connection.close()
-
-
 # ADBC: the frame goes in as an Arrow table and comes out as one (dsib.engines._adbc).
 def _adbc_connect(directory):
     import adbc_driver_sqlite.dbapi
@@ -87,9 +77,9 @@ ENGINES = [
            _sqlalchemy_drop, lambda engine: engine.dispose(), needs=(PANDAS, SQLALCHEMY), losses=LOSSES,
            description="DataFrame.to_sql / read_sql_query through a SQLAlchemy engine"),
     Engine("sqlite-sqlite3", "SQLite (sqlite3, executemany)", "sqlite", _sqlite3_connect, _to_sql, _read_sql,
-           _dbapi_drop, _close, needs=(PANDAS,), losses=LOSSES,
+           dbapi_drop, dbapi_close, needs=(PANDAS,), losses=LOSSES,
            description="DataFrame.to_sql / read_sql_query on a sqlite3 connection: the driver's executemany"),
-    Engine("sqlite-adbc", "SQLite (ADBC)", "sqlite", _adbc_connect, _adbc_ingest, _adbc_query, _adbc.drop, _adbc.close,
+    Engine("sqlite-adbc", "SQLite (ADBC)", "sqlite", _adbc_connect, _adbc_ingest, _adbc_query, dbapi_drop, dbapi_close,
            needs=(PANDAS, PYARROW, ADBC), losses=LOSSES,
            description="adbc_driver_sqlite: cursor.adbc_ingest of an Arrow table, fetch_arrow_table().to_pandas()"),
 ]
