@@ -115,6 +115,15 @@ def _built(cell_dir, key, build):
     return final
 
 
+def _outcome(built):
+    """A build's outcome, its ``path`` (relative, as the build wrote it) joined to where it is."""
+    with open(os.path.join(built, OUTCOME)) as f:
+        outcome = json.load(f)
+    if outcome["path"]:
+        outcome["path"] = os.path.join(built, outcome["path"])
+    return outcome
+
+
 class Cells(object):
     """The cell files and frames of one profile and data directory."""
 
@@ -173,11 +182,8 @@ class Cells(object):
             outcome["frame_bytes"] = frame_nbytes(frame)
             return outcome
 
-        built = _built(self._where(source, fmt.name, variant, partition), key, build)
-        with open(os.path.join(built, OUTCOME)) as f:
-            outcome = json.load(f)
+        outcome = _outcome(_built(self._where(source, fmt.name, variant, partition), key, build))
         if outcome["path"]:
-            outcome["path"] = os.path.join(built, outcome["path"])
             if os.path.getsize(outcome["path"]) != outcome["bytes"]:
                 raise OSError("%s is not the %d bytes it was built with: remove %s" % (
                     outcome["path"], outcome["bytes"], built))
@@ -203,12 +209,7 @@ class Cells(object):
             outcome["path"] = "db" if not (outcome["skip"] or outcome["error"]) else None
             return outcome
 
-        built = _built(self._where(source, "engine-" + engine.name, variant), key, build)
-        with open(os.path.join(built, OUTCOME)) as f:
-            outcome = json.load(f)
-        if outcome["path"]:
-            outcome["path"] = os.path.join(built, outcome["path"])
-        return outcome
+        return _outcome(_built(self._where(source, "engine-" + engine.name, variant), key, build))
 
     def checked_table(self, source, engine, variant):
         """``table``'s outcome, raised as asv's skip or failure where it has one."""

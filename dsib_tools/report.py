@@ -225,14 +225,14 @@ def profile_of(res):
     return (getattr(res, "env_vars", {}) or {}).get("DSIB_PROFILE", "default")
 
 
-def skip_reason(res, operation, source, fmt, variant):
-    """Why a skipped cell of ``res`` skipped, asked of the suite's rules with that environment's
-    pins; the rules cannot say why a cell skipped on its machine alone (a file that could not be
-    evicted), and then asv's output of that run can."""
-    from dsib.cases import skip_reason as reason_of
+def skip_reason(res, operation, given):
+    """Why a skipped cell of ``res`` ({parameter: value}: a format's or an engine's) skipped, asked
+    of the suite's rules with that environment's pins; the rules cannot say why a cell skipped on
+    its machine alone (a file that could not be evicted), and then asv's output of that run can."""
+    from dsib.cases import cell_skip_reason
 
     versions = dict((k, v) for k, v in (res.params or {}).items() if v)
-    return reason_of(operation, source, fmt, variant, profile_of(res), versions) or \
+    return cell_skip_reason(operation, given, profile_of(res), versions) or \
         "skipped at run time on its machine (asv's output of that run says why)"
 
 
@@ -268,7 +268,7 @@ def grid_cell(res, names, row, fmt, given, reasons, load=None):
     if value is None:
         return "failed"
     if _missing(value):
-        reason = skip_reason(res, row.cls.operation, given["source"], fmt, given["variant"])
+        reason = skip_reason(res, row.cls.operation, dict(given, format=fmt))
         if reason not in reasons:
             reasons.append(reason)
         return "skip %d" % (reasons.index(reason) + 1)
@@ -327,12 +327,7 @@ def _engine_cell(res, names, cls, benchmark, given, reasons, kind="time", load=N
     if value is None:
         return "failed"
     if _missing(value):
-        from dsib.cases import engine_skip_reason
-
-        versions = dict((k, v) for k, v in (res.params or {}).items() if v)
-        reason = engine_skip_reason(cls.operation, given["source"], given["engine"], given["variant"],
-                                    profile_of(res), versions) or \
-            "skipped at run time on its machine (asv's output of that run says why)"
+        reason = skip_reason(res, cls.operation, given)
         if reason not in reasons:
             reasons.append(reason)
         return "skip %d" % (reasons.index(reason) + 1)

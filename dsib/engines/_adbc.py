@@ -15,7 +15,7 @@ def ingest(connection, frame, table, dictionaries=True):
     connection.commit()
 
 
-def query(connection, table, datetimes=(), categoricals=()):
+def query(connection, table, datetimes=(), categoricals=(), texts=()):
     """The whole table as a frame; datetimes stored as ISO 8601 text are parsed, as a user would."""
     import pandas as pd
 

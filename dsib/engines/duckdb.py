@@ -13,7 +13,6 @@ DUCKDB = Needs("duckdb", "0.9", why="duckdb {have} predates the relational API t
 PYARROW = Needs("pyarrow")
 INPUT = "dsib_input"
 # DuckDB's timestamps are microseconds: nanoseconds come back at microseconds, every instant the same.
-# Through Arrow, an ENUM's dictionary comes back with its values in another order.
 LOSSES = (Loss("datetime_unit"),)
 
 
@@ -103,21 +102,18 @@ def _adbc_connect(directory):
     return connection
 
 
-def _adbc_ingest(connection, frame, table):
-    _adbc.ingest(connection, frame, table)
-
-
 def _adbc_query(connection, table, datetimes=(), categoricals=(), texts=()):
-    return _categorize(_adbc.query(connection, table, datetimes, categoricals), categoricals)
+    return _categorize(_adbc.query(connection, table, datetimes, categoricals, texts), categoricals)
 
 
 ENGINES = [
     Engine("duckdb", "DuckDB", "duckdb", Session, _ingest, _query, _drop, _close, needs=(PANDAS, DUCKDB), losses=LOSSES,
            description="register the frame, CREATE TABLE AS SELECT; SELECT * ... .df()"),
     Engine("duckdb-arrow", "DuckDB (Arrow)", "duckdb", Session, _arrow_ingest, _arrow_query, _drop, _close,
+           # Through Arrow, an ENUM's dictionary comes back with its values in another order.
            needs=(PANDAS, PYARROW, DUCKDB), losses=LOSSES + (Loss("category_order"),),
            description="register pa.Table.from_pandas(frame), CREATE TABLE AS SELECT; to_arrow_table().to_pandas()"),
-    Engine("duckdb-adbc", "DuckDB (ADBC)", "duckdb", _adbc_connect, _adbc_ingest, _adbc_query, dbapi_drop,
+    Engine("duckdb-adbc", "DuckDB (ADBC)", "duckdb", _adbc_connect, _adbc.ingest, _adbc_query, dbapi_drop,
            dbapi_close, needs=(PANDAS, PYARROW, Needs("duckdb", "0.9", modules=("adbc_driver_duckdb.dbapi",)),
                                   Needs("adbc_driver_manager")),
            losses=LOSSES,

@@ -68,10 +68,6 @@ def _adbc_ingest(connection, frame, table):
     _adbc.ingest(connection, frame, table, dictionaries=False)
 
 
-def _adbc_query(connection, table, datetimes=(), categoricals=(), texts=()):
-    return _adbc.query(connection, table, datetimes, categoricals)
-
-
 ENGINES = [
     Engine("sqlite-sqlalchemy", "SQLite (SQLAlchemy)", "sqlite", _sqlalchemy_connect, _to_sql, _read_sql,
            _sqlalchemy_drop, lambda engine: engine.dispose(), needs=(PANDAS, SQLALCHEMY), losses=LOSSES,
@@ -79,7 +75,7 @@ ENGINES = [
     Engine("sqlite-sqlite3", "SQLite (sqlite3, executemany)", "sqlite", _sqlite3_connect, _to_sql, _read_sql,
            dbapi_drop, dbapi_close, needs=(PANDAS,), losses=LOSSES,
            description="DataFrame.to_sql / read_sql_query on a sqlite3 connection: the driver's executemany"),
-    Engine("sqlite-adbc", "SQLite (ADBC)", "sqlite", _adbc_connect, _adbc_ingest, _adbc_query, dbapi_drop, dbapi_close,
+    Engine("sqlite-adbc", "SQLite (ADBC)", "sqlite", _adbc_connect, _adbc_ingest, _adbc.query, dbapi_drop, dbapi_close,
            needs=(PANDAS, PYARROW, ADBC), losses=LOSSES,
            description="adbc_driver_sqlite: cursor.adbc_ingest of an Arrow table, fetch_arrow_table().to_pandas()"),
 ]
