@@ -23,7 +23,7 @@ export PATH := $(abspath $(BIN)):$(PYENV_BINS):$(PATH)
 ASV_CONF := .asv-$(PROFILE).conf.json
 MATRIX_CONF := .asv-matrix-$(PROFILE).conf.json
 
-.PHONY: bench bench-matrix data workspace run run-matrix site table record publish compare noise audit test \
+.PHONY: bench bench-matrix data workspace servers run run-matrix site table record publish compare noise audit test \
 	lint-workflows browser go clean-env clean-cache FORCE
 
 # dsib itself is not installed here: every tool runs as `python -m dsib_tools` / `python -m data_prep`
@@ -70,7 +70,11 @@ SELECT_FILE := $(BUILD)/select-$(PROFILE).txt
 # figure taken while other work ran is marked as such (dsib_tools/load.py).
 WATCH_LOAD = $(BIN)/python -m dsib_tools watch-load --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --
 
-run: workspace $(ASV_CONF)
+## servers: what the engines' servers need (PostgreSQL), installed where missing
+servers: $(BIN)/.ready
+	$(BIN)/python -m dsib_tools servers
+
+run: workspace servers $(ASV_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
 	$(if $(FORMAT)$(SOURCE)$(ENGINE),$(BIN)/python -m dsib_tools select --format "$(FORMAT)" --source "$(SOURCE)" \
 		--engine "$(ENGINE)" -o $(SELECT_FILE))
@@ -82,7 +86,7 @@ run: workspace $(ASV_CONF)
 ## It resumes: environments whose results this commit already has (here or committed) are skipped.
 bench-matrix: data run-matrix site
 
-run-matrix: workspace $(MATRIX_CONF)
+run-matrix: workspace servers $(MATRIX_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
 	$(WATCH_LOAD) $(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) --skip-existing \
 		--record-samples --show-stderr \
@@ -188,7 +192,7 @@ browser:
 	fi
 
 ## test: the test suite, real asv runs included
-test: $(BIN)/.ready browser $(BIN)/actionlint
+test: $(BIN)/.ready browser $(BIN)/actionlint servers
 	$(BIN)/python -m pytest -ra tests
 
 clean-env:

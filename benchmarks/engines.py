@@ -4,6 +4,7 @@ Every engine's cell is built once, as a file is (``dsib.cells``): the engine ing
 frame into a new database and queries it back against that frame, before any case times it. A
 case whose check failed fails; an engine missing from the environment skips.
 """
+import os
 import shutil
 
 from dsib import cases
@@ -86,7 +87,11 @@ class QueryFromEngine(Cell):
     def setup(self, source, engine, variant):
         self.engine, checked = engine_ready(self.operation, source, engine, variant)
         self.hints = hints(source, variant)
-        self.session = self.engine.connect(checked["path"])
+        # The case's own copy: the cached database stays as it was built and checked, and a
+        # server started on it (PostgreSQL's) never shares its directory with another run's.
+        copy = os.path.join(CELLS.scratch("query-"), "db")
+        shutil.copytree(checked["path"], copy, symlinks=True)
+        self.session = self.engine.connect(copy)
 
     def time_query(self, source, engine, variant):
         self.engine.query(self.session, TABLE, **self.hints)

@@ -201,7 +201,7 @@ class Cells(object):
         once (``losses``; ``skip`` or ``error`` where it could not be made or came back another)."""
         src, store = SOURCES[source], self.store(source)
         partition = store.partitions[0]
-        key = _key("table", store.digest, partition, src.rows(self.profile), variant, engine.name)
+        key = _key("table", store.digest, partition, src.rows(self.profile), variant, engine.name, engine.identity())
         hints = src.dataset.read_hints(variant)
 
         def build(tmp):
@@ -218,9 +218,26 @@ class Cells(object):
         return outcome
 
     def scratch(self, prefix):
-        """A new directory of its own for a case's database, in the cache's file system."""
+        """A new directory of its own for a case's database, in the cache's file system, named
+        after this process. Those of processes that have ended are removed first: asv ends a
+        case's process with ``os._exit``, so a case that keeps its database to the end leaves it
+        behind."""
         import tempfile
 
         where = os.path.join(self.cache_dir, self.profile, "_scratch")
         os.makedirs(where, exist_ok=True)
-        return tempfile.mkdtemp(prefix=prefix, dir=where)
+        for name in os.listdir(where):
+            pid = name.rsplit("-", 2)[-2] if name.count("-") >= 2 else ""
+            if pid.isdigit() and not _alive(int(pid)):
+                shutil.rmtree(os.path.join(where, name), ignore_errors=True)
+        return tempfile.mkdtemp(prefix="%s%d-" % (prefix, os.getpid()), dir=where)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

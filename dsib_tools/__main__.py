@@ -19,6 +19,7 @@
   watch-load  run a command (asv run) and log the machine's load beside the results
   speedups the post's cases in two environments, with spread (the README's 2018 -> 2026 table)
   readme   rewrite the README's generated tables (--check: say which differ)
+  servers  install what the engines' servers need, where missing (make bench and make test run it)
 """
 import argparse
 import json
@@ -334,6 +335,12 @@ def engines_markdown():
     return "\n".join(lines)
 
 
+def cmd_servers(args):
+    from .servers import main as install
+
+    return install()
+
+
 def cmd_engines_table(args):
     print(engines_markdown())
     return 0
@@ -588,6 +595,8 @@ def main(argv=None):
     p.add_argument("--only", help="a regular expression: only the cases whose asv name it finds (e.g. parquet)")
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_audit)
+    p = sub.add_parser("servers", help="install what the engines' servers need, where missing")
+    p.set_defaults(func=cmd_servers)
     p = sub.add_parser("engines-table", help="the README's list of the registered engines")
     p.set_defaults(func=cmd_engines_table)
     p = sub.add_parser("audit-table", help="the README's audit table, from an audit record")

@@ -15,7 +15,8 @@ ROUND_TRIPS = [(e.name, v) for e in ENGINES.values() for v in VARIANTS if v in e
 
 @pytest.mark.parametrize("dataset", cases.ENGINE_SOURCES)
 @pytest.mark.parametrize("name,variant", ROUND_TRIPS)
-def test_round_trip(tiny_data_dir, tmp_path, dataset, name, variant):
+def test_round_trip(tiny_data_dir, server_tmp_path, dataset, name, variant):
+    tmp_path = server_tmp_path
     engine = get_engine(name)
     hints = read_hints(variant, dataset)
     frame = load_frame("tiny", variant, data_dir=tiny_data_dir, dataset=dataset)

@@ -26,7 +26,8 @@ def _pins(path):
 
 # conda-forge names that differ from PyPI's.
 CONDA_TO_PIP = {"pytables": "tables", "msgpack-python": "msgpack", "python-duckdb": "duckdb",
-                "adbc-driver-manager": "adbc_driver_manager", "adbc-driver-sqlite": "adbc_driver_sqlite"}
+                "adbc-driver-manager": "adbc_driver_manager", "adbc-driver-sqlite": "adbc_driver_sqlite",
+                "adbc-driver-postgresql": "adbc_driver_postgresql"}
 
 
 def test_environment_yml_matches_the_pip_requirements():

@@ -13,9 +13,9 @@ makes room for the next ingest and ``close`` ends the session. None of the three
 Libraries are imported inside the adapters, so that this package imports in every environment.
 """
 from ..registry import Registered, Registry, UnknownFormatError
-from . import duckdb, sqlite
+from . import duckdb, postgres, sqlite
 
-FAMILIES = (sqlite, duckdb)
+FAMILIES = (sqlite, duckdb, postgres)
 
 
 class UnknownEngineError(UnknownFormatError):

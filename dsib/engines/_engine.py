@@ -6,16 +6,32 @@ from ..registry import Registered
 
 class Engine(Registered):
     """A database or engine as the suite sees it (``dsib.engines``): ``connect``, the timed
-    ``ingest`` and ``query``, ``drop`` and ``close``."""
+    ``ingest`` and ``query``, ``drop`` and ``close``; ``server``: the kind of server it needs
+    (``dsib.servers.Kind``), which ``connect`` starts and ``close`` stops."""
 
     def __init__(self, name, label, family, connect, ingest, query, drop, close, needs=(), losses=(),
-                 variants=VARIANTS, description=""):
+                 variants=VARIANTS, description="", server=None):
         super(Engine, self).__init__(name, label, family, needs, losses, variants, description)
         self.connect = connect
         self.ingest = ingest
         self.query = query
         self.drop = drop
         self.close = close
+        self.server = server
+
+    def check_available(self):
+        """As a format's, and the server: one that cannot be started here skips with the reason."""
+        versions = super(Engine, self).check_available()
+        reason = self.server and self.server.unavailable()
+        if reason:
+            raise NotImplementedError("%s: %s" % (self.label, reason))
+        return versions
+
+    def identity(self):
+        """What a database it stored depends on besides the libraries: its server's version."""
+        if self.server is None or self.server.unavailable():
+            return None
+        return self.server.identity()
 
     def warm_up(self, directory):
         """Import the libraries and do one tiny round trip in a session of its own, so that no

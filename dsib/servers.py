@@ -1,0 +1,319 @@
+"""The servers the engines need (``dsib.engines``), started by the suite and stopped by their PID.
+
+A server is a child process of the case (or test) that needs it, listening on a free port of
+127.0.0.1 and nowhere else, with its files in a directory the case gave it. It is stopped by
+its PID, whichever way its case ends:
+
+- ``Server.stop()``: an engine's ``close``; a signal that asks the server to finish cleanly,
+  then SIGKILL if it has not within ``STOP_TIMEOUT``;
+- at interpreter exit (``atexit``), any server of this process still running;
+- when the process that started it dies without either (asv's forkserver ends each case with
+  ``os._exit``, kills a case past its timeout, Ctrl-C, SIGKILL): the kernel sends the server its
+  stop signal (Linux's parent-death signal, ``PR_SET_PDEATHSIG``).
+
+A server runs in a session of its own, so a Ctrl-C at the terminal reaches the case, which stops
+its servers in that order: the client first, then the server.
+
+PostgreSQL refuses to run as root. Run as root, the suite runs servers as an unprivileged user
+(``postgres`` where it exists, else ``nobody``), who owns the server's directory.
+"""
+import atexit
+import ctypes
+import ctypes.util
+import glob
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections import namedtuple
+
+LOOPBACK = "127.0.0.1"
+START_TIMEOUT = 120
+STOP_TIMEOUT = 30
+_PR_SET_PDEATHSIG = 1
+_RUNNING = {}  # pid: Server, this process's servers not yet stopped
+
+
+class ServerError(RuntimeError):
+    pass
+
+
+def free_port():
+    """A port of 127.0.0.1 that nothing listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((LOOPBACK, 0))
+        return s.getsockname()[1]
+
+
+def port_open(port):
+    """Whether something accepts connections on 127.0.0.1:``port``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(0.5)
+        return s.connect_ex((LOOPBACK, port)) == 0
+
+
+def server_user():
+    """The ``pwd`` entry to run servers as: None (this process's own user) unless it is root."""
+    if os.geteuid() != 0:
+        return None
+    for name in ("postgres", "nobody"):
+        try:
+            return pwd.getpwnam(name)
+        except KeyError:
+            pass
+    raise ServerError("running as root, and neither a 'postgres' nor a 'nobody' user exists to run servers as")
+
+
+def give_to(path, user):
+    """``path`` and everything under it owned by ``user`` (None: left as it is)."""
+    if user is None:
+        return
+    os.chown(path, user.pw_uid, user.pw_gid)
+    for directory, dirs, files in os.walk(path):
+        for name in dirs + files:
+            os.chown(os.path.join(directory, name), user.pw_uid, user.pw_gid, follow_symlinks=False)
+
+
+def check_reachable(path, user):
+    """Raise where ``user`` cannot reach ``path`` (a parent directory it may not enter)."""
+    if user is None:
+        return
+    parent = os.path.dirname(os.path.abspath(path))
+    while True:
+        st = os.stat(parent)
+        if not (st.st_mode & 0o001 or (st.st_uid == user.pw_uid and st.st_mode & 0o100)
+                or (st.st_gid == user.pw_gid and st.st_mode & 0o010)):
+            raise ServerError("servers run as %r here (root may not run them), and %r cannot enter %s: "
+                              "keep the data directory (DSIB_DATA_DIR, DSIB_CACHE_DIR) where it can"
+                              % (user.pw_name, user.pw_name, parent))
+        if parent == os.path.dirname(parent):
+            return
+        parent = os.path.dirname(parent)
+
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+
+
+def _in_child(parent_pid, user, stop_signal):
+    """Between fork and exec: a session of its own, the server's user, and the signal the kernel
+    sends when the process that started it dies (set after the user: a change of user clears it)."""
+    def preexec():
+        os.setsid()
+        if user is not None:
+            os.setgroups([])
+            os.setgid(user.pw_gid)
+            os.setuid(user.pw_uid)
+        _libc.prctl(_PR_SET_PDEATHSIG, int(stop_signal), 0, 0, 0)
+        if os.getppid() != parent_pid:  # the parent died before the signal was set
+            os._exit(1)
+    return preexec
+
+
+class Server(object):
+    """One server process: ``argv`` run in ``directory`` as ``user``, its output in ``log``."""
+
+    def __init__(self, name, argv, directory, port, stop_signal=signal.SIGTERM, user=None, env=None):
+        self.name, self.argv, self.directory, self.port = name, list(argv), directory, port
+        self.stop_signal, self.user, self.env = stop_signal, user, env
+        self.log = os.path.join(directory, "server.log")
+        self.process = None
+
+    @property
+    def pid(self):
+        return self.process.pid if self.process else None
+
+    def start(self, ready, timeout=START_TIMEOUT):
+        """Start it and wait until ``ready()``; a server that exits or is not ready in ``timeout``
+        seconds is stopped, and the error quotes its log."""
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(self.argv, cwd=self.directory, stdin=subprocess.DEVNULL, stdout=log,
+                                            stderr=subprocess.STDOUT, env=self.env, close_fds=True,
+                                            preexec_fn=_in_child(os.getpid(), self.user, self.stop_signal))
+        _RUNNING[self.process.pid] = self
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process.poll() is not None:
+                self.stop()
+                raise ServerError("%s exited (code %s) before it was ready: %s" % (
+                    self.name, self.process.returncode, self.log_tail()))
+            try:
+                if ready():
+                    return self
+            except Exception:  # not listening yet
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise ServerError("%s was not ready within %d s: %s" % (self.name, timeout, self.log_tail()))
+            time.sleep(0.05)
+
+    def stop(self, timeout=STOP_TIMEOUT):
+        """Stop it by its PID: the stop signal, then SIGKILL after ``timeout`` seconds. Returns the
+        exit code."""
+        process = self.process
+        if process is None:
+            return None
+        try:
+            if process.poll() is None:
+                process.send_signal(self.stop_signal)
+                try:
+                    process.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+        finally:
+            _RUNNING.pop(process.pid, None)
+        return process.returncode
+
+    def log_tail(self, lines=20):
+        try:
+            with open(self.log, errors="replace") as f:
+                return "".join(f.readlines()[-lines:]).strip() or "(its log is empty)"
+        except OSError:
+            return "(no log)"
+
+    def __repr__(self):
+        return "<%s pid=%s port=%s>" % (self.name, self.pid, self.port)
+
+
+@atexit.register
+def stop_all():
+    """Every server this process started and has not stopped."""
+    for server in list(_RUNNING.values()):
+        server.stop()
+
+
+def running():
+    """This process's servers not yet stopped."""
+    return list(_RUNNING.values())
+
+
+def _template_root():
+    return os.path.join(os.environ.get("DSIB_CACHE_DIR") or tempfile.gettempdir(), "dsib-servers-%d" % os.geteuid())
+
+
+# PostgreSQL ------------------------------------------------------------------------------------
+
+def postgres_bindir():
+    """The directory of PostgreSQL's server binaries (``$DSIB_POSTGRES_BIN``, ``pg_config
+    --bindir``, Debian's /usr/lib/postgresql/N/bin, the newest first), or None."""
+    candidates = [os.environ.get("DSIB_POSTGRES_BIN")]
+    pg_config = shutil.which("pg_config")
+    if pg_config:
+        try:
+            candidates.append(subprocess.check_output([pg_config, "--bindir"], universal_newlines=True).strip())
+        except (OSError, subprocess.CalledProcessError):
+            pass
+    debian = glob.glob("/usr/lib/postgresql/*/bin")
+    candidates += sorted(debian, key=lambda p: int(p.split("/")[-2]) if p.split("/")[-2].isdigit() else 0,
+                         reverse=True)
+    for bindir in candidates:
+        if bindir and all(os.access(os.path.join(bindir, b), os.X_OK) for b in ("postgres", "initdb", "pg_isready")):
+            return bindir
+    return None
+
+
+def postgres_unavailable():
+    """Why no PostgreSQL server can be started here, or None."""
+    if postgres_bindir() is None:
+        return ("the PostgreSQL server is not installed (no postgres, initdb and pg_isready found; "
+                "`make servers` installs it, or set DSIB_POSTGRES_BIN)")
+    return None
+
+
+def postgres_version(bindir=None):
+    bindir = bindir or postgres_bindir()
+    return subprocess.check_output([os.path.join(bindir, "postgres"), "--version"], universal_newlines=True).strip()
+
+
+POSTGRES_USER = "dsib"
+POSTGRES_DATABASE = "postgres"
+
+
+def _postgres_template(bindir, user):
+    """An empty cluster made by ``initdb`` once per server version and user, and copied for
+    every new one (copying takes a tenth of initdb's time)."""
+    import fcntl
+    import hashlib
+
+    key = hashlib.sha256((postgres_version(bindir) + repr(user and user.pw_uid)).encode("utf-8")).hexdigest()[:16]
+    root = _template_root()
+    template = os.path.join(root, "postgres-" + key)
+    if os.path.isfile(os.path.join(template, "PG_VERSION")):
+        return template
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.path.isfile(os.path.join(template, "PG_VERSION")):
+            return template
+        work = tempfile.mkdtemp(prefix="initdb-", dir=root)
+        try:
+            give_to(work, user)
+            check_reachable(work, user)
+            pgdata = os.path.join(work, "pgdata")
+            # The owner's own umask: a cluster's directory must be 0700 or 0750.
+            result = subprocess.run(
+                [os.path.join(bindir, "initdb"), "-D", pgdata, "-U", POSTGRES_USER, "--auth=trust", "-E", "UTF8",
+                 "--locale=C", "--no-sync"],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                preexec_fn=_in_child(os.getpid(), user, signal.SIGKILL))
+            if result.returncode:
+                raise ServerError("initdb failed: %s" % result.stdout[-2000:])
+            shutil.rmtree(template, ignore_errors=True)
+            os.rename(pgdata, template)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return template
+
+
+class Postgres(Server):
+    """A PostgreSQL cluster in ``directory/pgdata`` (made from the template where there is none),
+    on a free port of 127.0.0.1, no Unix socket, its clock in UTC."""
+
+    def __init__(self, directory):
+        bindir = postgres_bindir()
+        if bindir is None:
+            raise NotImplementedError(postgres_unavailable())
+        user = server_user()
+        check_reachable(directory, user)
+        pgdata = os.path.join(directory, "pgdata")
+        if not os.path.isdir(pgdata):
+            shutil.copytree(_postgres_template(bindir, user), pgdata)
+            os.chmod(pgdata, 0o700)
+        give_to(directory, user)
+        self.bindir = bindir
+        port = free_port()
+        # SIGINT is PostgreSQL's fast shutdown: sessions end, a checkpoint, exit.
+        super(Postgres, self).__init__(
+            "PostgreSQL", [os.path.join(bindir, "postgres"), "-D", pgdata, "-p", str(port),
+                           "-c", "listen_addresses=" + LOOPBACK, "-c", "unix_socket_directories=",
+                           "-c", "timezone=UTC", "-c", "log_timezone=UTC"],
+            directory, port, stop_signal=signal.SIGINT, user=user)
+
+    @property
+    def url(self):
+        return "postgresql://%s@%s:%d/%s" % (POSTGRES_USER, LOOPBACK, self.port, POSTGRES_DATABASE)
+
+    def is_ready(self):
+        return subprocess.call([os.path.join(self.bindir, "pg_isready"), "-q", "-h", LOOPBACK, "-p", str(self.port),
+                                "-U", POSTGRES_USER, "-d", POSTGRES_DATABASE, "-t", "1"]) == 0
+
+    def start(self, timeout=START_TIMEOUT):
+        return super(Postgres, self).start(self.is_ready, timeout)
+
+
+def postgres(directory):
+    """A running PostgreSQL cluster kept in ``directory``."""
+    return Postgres(directory).start()
+
+
+class Kind(namedtuple("Kind", ["name", "unavailable", "identity"])):
+    """A kind of server, as an engine declares it needs one: ``unavailable()``, why it cannot be
+    started on this machine (None: it can); ``identity()``, what its stored files depend on
+    (its version), part of the key a cell's database is kept under."""
+
+
+POSTGRES = Kind("PostgreSQL", postgres_unavailable, postgres_version)

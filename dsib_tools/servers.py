@@ -1,0 +1,69 @@
+"""``python -m dsib_tools servers``: what the engines' servers need, installed where missing
+(``make bench`` and ``make test`` run it first), so that a fresh machine needs no manual step.
+
+- PostgreSQL: the server's binaries from Debian's packages (``apt-get install postgresql``).
+  Debian's package makes and starts a cluster of its own on port 5432 unless told not to: the
+  suite starts its own clusters (``dsib.servers``), so the package is told to make none.
+
+Where something cannot be installed (no apt-get, no root and no sudo), it says what to do and
+exits 0: the cases that need it skip with that reason.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+from dsib import servers
+
+CREATECLUSTER = "/etc/postgresql-common/createcluster.conf"
+
+
+def _as_root(command):
+    if os.geteuid() == 0:
+        return command
+    if shutil.which("sudo"):
+        return ["sudo", "-n"] + command
+    return None
+
+
+def _apt_install(packages, say):
+    apt = shutil.which("apt-get")
+    install = _as_root([apt or "apt-get", "install", "-y", "--no-install-recommends"] + list(packages))
+    if apt is None or install is None:
+        say("cannot install %s here (no apt-get, or neither root nor sudo): install it with your package manager"
+            % " ".join(packages))
+        return False
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    if subprocess.call(install, env=env) != 0:
+        # A fresh machine may have no package lists yet.
+        if subprocess.call(_as_root([apt, "update"]), env=env) != 0 or subprocess.call(install, env=env) != 0:
+            say("apt-get could not install %s" % " ".join(packages))
+            return False
+    return True
+
+
+def _no_default_cluster():
+    """Debian's postgresql-common reads this before it makes the ``main`` cluster on install."""
+    if os.path.exists(CREATECLUSTER) or os.geteuid() != 0:
+        return
+    os.makedirs(os.path.dirname(CREATECLUSTER), exist_ok=True)
+    with open(CREATECLUSTER, "w") as f:
+        f.write("# dsib: the suite starts clusters of its own (dsib/servers.py)\ncreate_main_cluster = false\n")
+
+
+def ensure_postgres(say):
+    if servers.postgres_unavailable() is None:
+        say("PostgreSQL: %s (%s)" % (servers.postgres_version(), servers.postgres_bindir()))
+        return True
+    say("PostgreSQL: not found; installing Debian's postgresql package")
+    _no_default_cluster()
+    if _apt_install(["postgresql"], say) and servers.postgres_unavailable() is None:
+        say("PostgreSQL: %s (%s)" % (servers.postgres_version(), servers.postgres_bindir()))
+        return True
+    say("PostgreSQL: %s; its engines' cases will skip" % servers.postgres_unavailable())
+    return False
+
+
+def main(say=lambda line: print(line, file=sys.stderr)):
+    ensure_postgres(say)
+    return 0

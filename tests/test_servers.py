@@ -1,0 +1,151 @@
+"""The servers the engines start (dsib.servers): real PostgreSQL clusters on 127.0.0.1, stopped by
+their PID however the process that started them ends."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from dsib import servers
+from dsib.engines import get_engine
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+needs_postgres = pytest.mark.skipif(servers.postgres_unavailable() is not None,
+                                    reason=str(servers.postgres_unavailable()))
+
+
+def _gone(pid, port, within=15.0):
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+            if not servers.port_open(port):
+                return True
+        time.sleep(0.1)
+    return False
+
+
+@needs_postgres
+def test_a_cluster_listens_on_loopback_alone_and_stops_by_its_pid(server_tmp_path):
+    server = servers.postgres(str(server_tmp_path))
+    try:
+        process = psutil.Process(server.pid)
+        assert process.username() == (servers.server_user().pw_name if os.geteuid() == 0 else process.username())
+        backends = process.children(recursive=True)
+        listening = [c.laddr for c in psutil.net_connections("inet") if c.status == psutil.CONN_LISTEN
+                     and c.pid in [server.pid] + [b.pid for b in backends]]
+        assert listening and all(address.ip == servers.LOOPBACK for address in listening), listening
+        assert servers.port_open(server.port)
+        assert server in servers.running()
+    finally:
+        code = server.stop()
+    assert code == 0, server.log_tail()
+    assert _gone(server.pid, server.port)
+    assert not any(b.is_running() and b.status() != psutil.STATUS_ZOMBIE for b in backends)
+    assert server not in servers.running()
+
+
+HOLDER = """
+import sys, time
+from dsib import servers
+server = servers.postgres(sys.argv[1])
+print(server.pid, server.port, flush=True)
+time.sleep(600)
+"""
+
+
+@needs_postgres
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT], ids=lambda s: s.name)
+def test_no_server_outlives_the_process_that_started_it(server_tmp_path, how):
+    """SIGKILL and SIGTERM leave Python no chance to clean up (as asv's os._exit and its timeout
+    kill); SIGINT is a Ctrl-C. The kernel's parent-death signal stops the server in every case."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(server_tmp_path)], cwd=ROOT, stdout=subprocess.PIPE,
+                              universal_newlines=True)
+    try:
+        pid, port = map(int, holder.stdout.readline().split())
+        assert psutil.pid_exists(pid) and servers.port_open(port)
+        holder.send_signal(how)
+        holder.wait(30)
+        assert _gone(pid, port), "the server %d outlived its starter (%s)" % (pid, how.name)
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
+
+
+@needs_postgres
+def test_a_server_that_cannot_start_says_why_and_leaves_nothing(server_tmp_path):
+    directory = str(server_tmp_path)
+    servers.postgres(directory).stop()
+    with open(os.path.join(directory, "pgdata", "PG_VERSION"), "w") as f:
+        f.write("7\n")  # a cluster of another major version
+    before = set(p.pid for p in psutil.process_iter())
+    with pytest.raises(servers.ServerError) as info:
+        servers.postgres(directory)
+    assert "exited (code 1) before it was ready" in str(info.value), info.value
+    assert "database files are incompatible with server" in str(info.value), "the error quotes the server's log"
+    assert not servers.running()
+    born = [p for p in psutil.process_iter(["name"]) if p.pid not in before and p.info["name"] == "postgres"]
+    assert not born, born
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="servers run as this user unless it is root")
+def test_a_directory_the_server_user_cannot_enter_is_named(tmp_path):
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    with pytest.raises(servers.ServerError) as info:
+        servers.check_reachable(str(private / "db"), servers.server_user())
+    assert str(private) in str(info.value) and "cannot enter" in str(info.value)
+
+
+def test_an_engine_whose_server_cannot_be_had_skips_with_the_reason(monkeypatch):
+    monkeypatch.setattr(servers, "postgres_bindir", lambda: None)
+    with pytest.raises(NotImplementedError) as info:
+        get_engine("postgres-adbc").check_available()
+    assert "PostgreSQL (ADBC): the PostgreSQL server is not installed" in str(info.value)
+    assert get_engine("postgres-adbc").identity() is None
+
+
+LEAKING_TEST = '''
+import subprocess, sys
+sys.path.insert(0, %(root)r)
+from dsib import servers
+
+
+def test_leaks(tmp_path):
+    from tests.conftest import enterable
+
+    enterable(tmp_path)
+    server = servers.Postgres(str(tmp_path))
+    # Started as a server, then forgotten: out of the suite's hands (no parent-death signal).
+    server.stop_signal = 0
+    argv, user = server.argv, server.user
+    def as_server_user():
+        import os
+        os.setsid()
+        if user is not None:
+            os.setgroups([]); os.setgid(user.pw_gid); os.setuid(user.pw_uid)
+    subprocess.Popen(argv, cwd=str(tmp_path), preexec_fn=as_server_user, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+'''
+
+
+@needs_postgres
+def test_the_test_run_fails_naming_a_server_left_behind(tmp_path):
+    """The check at the end of every test run (conftest.pytest_sessionfinish) catches a leak."""
+    (tmp_path / "test_leak.py").write_text(LEAKING_TEST % {"root": ROOT})
+    (tmp_path / "conftest.py").write_text("from tests.conftest import pytest_sessionfinish  # noqa: F401\n")
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
+                          str(tmp_path / "test_leak.py")], cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=ROOT),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
+    try:
+        assert "1 passed" in run.stdout, run.stdout
+        assert run.returncode == 1, run.stdout
+        assert "servers left running by the tests:" in run.stdout and "postgres -D" in run.stdout, run.stdout
+    finally:
+        for process in psutil.process_iter(["name", "cmdline"]):
+            if process.info["name"] == "postgres" and str(tmp_path) in " ".join(process.info["cmdline"] or ()):
+                process.send_signal(signal.SIGINT)
+
