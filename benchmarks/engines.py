@@ -7,8 +7,10 @@ case whose check failed fails; an engine missing from the environment skips.
 import os
 import shutil
 
+from data_prep import VARIANTS
 from dsib import cases
-from dsib.engines import ENGINES, TABLE
+from dsib.engines import ENGINES, TABLE, questdb
+from dsib.fidelity import FrameMismatch
 from dsib.registry import installed_versions
 
 from . import CELLS, PROFILE, Cell, hints, loads_once, series
@@ -27,18 +29,30 @@ def engine_ready(operation, source, engine, variant):
     if reason:
         raise NotImplementedError(reason)
     checked = CELLS.checked_table(source, found, variant)
-    scratch = CELLS.scratch("warm-up-")
-    try:
-        found.warm_up(scratch)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    if not found.server:  # a server's engine warms up in the case's session (open_session)
+        scratch = CELLS.scratch("warm-up-")
+        try:
+            found.warm_up(scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     return found, checked
+
+
+def open_session(engine, directory):
+    """A session on ``directory``; where the engine is a server (seconds to start), warmed up in
+    it, not in a server of its own."""
+    session = engine.connect(directory)
+    if engine.server:
+        engine.warm_up_session(session)
+    return session
 
 
 class IngestIntoEngine(Cell):
     """The frame into a new table of a new database, committed: the engine's own path in
     (``to_sql``, ``executemany``, ``adbc_ingest``, a registered frame copied into a table, a
-    Parquet file written by the engine). Each sample starts from an empty database."""
+    Parquet file written by the engine, ILP). Each sample starts from an empty database; where
+    the engine is a server, which takes seconds to start, from an empty table of the server the
+    case's process started."""
 
     version = series(1)
     measures = MEASURES
@@ -46,23 +60,33 @@ class IngestIntoEngine(Cell):
     params, param_names = cases.engine_params(operation), ENGINE_PARAM_NAMES
     rounds = 1
     repeat = (1, 3, 1.0)
+    session = directory = None
 
     @loads_once
     def _load(self, source, engine, variant):
+        self._close()  # another cell's session, where one process runs several
         self.engine, _ = engine_ready(self.operation, source, engine, variant)
         self.frame = CELLS.frame(source, variant)
 
-    def setup(self, source, engine, variant):
-        self._load(source, engine, variant)
-        self.directory = CELLS.scratch("ingest-")
-        self.session = self.engine.connect(self.directory)
-
-    def teardown(self, source, engine, variant):
-        # asv runs teardown after every sample: each sample's database goes with it.
-        if getattr(self, "directory", None):
+    def _close(self):
+        if self.session is not None:
             self.engine.close(self.session)
             shutil.rmtree(self.directory, ignore_errors=True)
-            self.directory = None
+            self.session = self.directory = None
+
+    def setup(self, source, engine, variant):
+        self._load(source, engine, variant)
+        if self.session is None:
+            self.directory = CELLS.scratch("ingest-")
+            self.session = open_session(self.engine, self.directory)
+        elif self.engine.server:
+            self.engine.drop(self.session, TABLE)
+
+    def teardown(self, source, engine, variant):
+        # asv runs teardown after every sample: each sample's database goes with it. A server
+        # stays for the process's next sample, and stops when the process ends (dsib.servers).
+        if not self.engine.server:
+            self._close()
 
     def time_ingest(self, source, engine, variant):
         self.engine.ingest(self.session, self.frame, TABLE)
@@ -91,10 +115,52 @@ class QueryFromEngine(Cell):
         # server started on it (PostgreSQL's) never shares its directory with another run's.
         copy = os.path.join(CELLS.scratch("query-"), "db")
         shutil.copytree(checked["path"], copy, symlinks=True)
-        self.session = self.engine.connect(copy)
+        self.session = open_session(self.engine, copy)
 
     def time_query(self, source, engine, variant):
         self.engine.query(self.session, TABLE, **self.hints)
 
     def peakmem_query(self, source, engine, variant):
         self.engine.query(self.session, TABLE, **self.hints)
+
+
+class SerializeForQuestDB(Cell):
+    """TSBS "cpu" into the QuestDB client's in-memory ILP buffer, no server: the serialisation
+    alone of the ingestion study, a loop of ``row`` calls against ``dataframe()``. Once per
+    process, before anything is timed, both paths serialise the cell and must give the same
+    bytes (the engines' cases check what QuestDB makes of them)."""
+
+    version = series(1)
+    measures = MEASURES
+    params = [list(questdb.SOURCES), sorted(questdb.SERIALIZERS), list(VARIANTS)]
+    param_names = ["source", "path", "variant"]
+    rounds = 1
+    repeat = (1, 3, 1.0)
+
+    @loads_once
+    def _load(self, source, path, variant):
+        # The serialisation needs what questdb-dataframe needs, less its server.
+        reason = cases.engine_skip_reason("ingest", source, "questdb-dataframe", variant, PROFILE,
+                                          installed_versions(ENGINES["questdb-dataframe"].packages))
+        if reason:
+            raise NotImplementedError(reason)
+        self.frame = CELLS.frame(source, variant)
+        self.serialize = questdb.SERIALIZERS[path]
+        made = []
+        for serialize in (questdb.serialize_rows, questdb.serialize_dataframe):
+            buffer = questdb.new_buffer()
+            serialize(buffer, self.frame, TABLE)
+            made.append(bytes(buffer))
+        if made[0] != made[1]:
+            raise FrameMismatch("the row loop and dataframe() serialise %s/%s differently (%d and %d bytes)"
+                                % (source, variant, len(made[0]), len(made[1])))
+
+    def setup(self, source, path, variant):
+        self._load(source, path, variant)
+        self.buffer = questdb.new_buffer()  # empty for every sample
+
+    def time_serialize(self, source, path, variant):
+        self.serialize(self.buffer, self.frame, TABLE)
+
+    def peakmem_serialize(self, source, path, variant):
+        self.serialize(self.buffer, self.frame, TABLE)

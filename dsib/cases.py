@@ -100,7 +100,15 @@ def engine_params(operation):
 
 def engine_skip_reason(operation, source, engine, variant, profile, versions):
     """``skip_reason`` for an engine's cell."""
-    return _cell_reason(ENGINE_OPERATIONS[operation], SOURCES[source], ENGINES[engine], variant, profile, versions)
+    op, found = ENGINE_OPERATIONS[operation], ENGINES[engine]
+    if found.sources is not None and source in op.sources and source not in found.sources:
+        return "%s is measured on %s only" % (found.label, ", ".join(found.sources))
+    reason = _cell_reason(op, SOURCES[source], found, variant, profile, versions)
+    if reason:
+        return reason
+    if op.name == "query" and found.queried_as:
+        return "%s's query is %s's: it is timed there" % (found.label, ENGINES[found.queried_as].label)
+    return None
 
 
 def get_operation(name):

@@ -230,7 +230,9 @@ class Cells(object):
             pid = name.rsplit("-", 2)[-2] if name.count("-") >= 2 else ""
             if pid.isdigit() and not _alive(int(pid)):
                 shutil.rmtree(os.path.join(where, name), ignore_errors=True)
-        return tempfile.mkdtemp(prefix="%s%d-" % (prefix, os.getpid()), dir=where)
+        scratch = tempfile.mkdtemp(prefix="%s%d-" % (prefix, os.getpid()), dir=where)
+        os.chmod(scratch, 0o711)  # enterable (not listable) by a server's own user (dsib.servers)
+        return scratch
 
 
 def _alive(pid):

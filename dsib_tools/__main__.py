@@ -329,7 +329,8 @@ def engines_markdown():
 
     lines = ["| engine | what is timed (ingest; query) | needs | declared losses |", "| --- | --- | --- | --- |"]
     for engine in ENGINES.values():
-        needs = ", ".join(n.package + (" >= " + n.minimum if n.minimum else "") for n in engine.needs)
+        needs = ", ".join([n.package + (" >= " + n.minimum if n.minimum else "") for n in engine.needs]
+                          + (["a %s server, started by the suite" % engine.server.name] if engine.server else []))
         losses = ", ".join(loss.name for loss in engine.declared_losses) or "none"
         lines.append("| `%s` (%s) | %s | %s | %s |" % (engine.name, engine.label, engine.description, needs, losses))
     return "\n".join(lines)
@@ -405,7 +406,10 @@ def select_regex(fmt=None, source=None, engine=None):
     f, s = ("'%s'" % re.escape(x) if x else None for x in (fmt, source))
     if engine:
         names = ENGINES.names() if engine == ALL_ENGINES else [engine]
-        return r"\(%s, '(%s)'[,)]" % (s or "'[^']*'", "|".join(re.escape(n) for n in names))
+        regex = r"\(%s, '(%s)'[,)]" % (s or "'[^']*'", "|".join(re.escape(n) for n in names))
+        if any(ENGINES[n].family == "questdb" for n in names):  # and QuestDB's serialisation alone
+            regex = r"(?:%s|SerializeForQuestDB\.\w+\(%s[,)])" % (regex, s or "'[^']*'")
+        return regex
     if f and s:
         return r"\(%s, %s[,)]" % (s, f)
     if s:

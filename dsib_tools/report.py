@@ -313,6 +313,8 @@ ENGINE_COMPARISONS = (
     ("DuckDB: through Arrow against .df()", "duckdb-arrow", "duckdb"),
     ("DuckDB: ADBC against .df()", "duckdb-adbc", "duckdb"),
     ("DuckDB: its own Parquet file against its table", "duckdb-parquet", "duckdb"),
+    ("PostgreSQL: ADBC against SQLAlchemy", "postgres-adbc", "postgres-sqlalchemy"),
+    ("PostgreSQL: psycopg's COPY against SQLAlchemy", "postgres-copy", "postgres-sqlalchemy"),
 )
 ENGINES_LEGEND = ("Databases and engines: the frame into a new table (ingest) and the whole table back into a "
                   "frame (query), asv's medians with half the interquartile range as a share of the median (±) and "

@@ -4,6 +4,8 @@
 - PostgreSQL: the server's binaries from Debian's packages (``apt-get install postgresql``).
   Debian's package makes and starts a cluster of its own on port 5432 unless told not to: the
   suite starts its own clusters (``dsib.servers``), so the package is told to make none.
+- QuestDB: Java (Debian's ``default-jre-headless``) and the server's jar from Maven Central, at
+  the version and SHA-1 that ``dsib.servers`` pins, written atomically.
 
 Where something cannot be installed (no apt-get, no root and no sudo), it says what to do and
 exits 0: the cases that need it skip with that reason.
@@ -64,6 +66,50 @@ def ensure_postgres(say):
     return False
 
 
+def fetch_questdb_jar(say):
+    """The pinned jar into ``servers.questdb_jar()``: downloaded beside it, its SHA-1 checked, then
+    renamed into place (an interrupted or corrupt download is never used)."""
+    import tempfile
+    from urllib.request import urlopen
+
+    target = servers.questdb_jar()
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    handle, partial = tempfile.mkstemp(prefix=".questdb-", suffix=".part", dir=os.path.dirname(target))
+    try:
+        with os.fdopen(handle, "wb") as out, urlopen(servers.QUESTDB_URL, timeout=120) as response:
+            shutil.copyfileobj(response, out, 1 << 20)
+        got = servers.sha1_of(partial)
+        if got != servers.QUESTDB_SHA1:
+            say("QuestDB: %s has SHA-1 %s, not the pinned %s; not used" % (servers.QUESTDB_URL, got, servers.QUESTDB_SHA1))
+            return False
+        os.chmod(partial, 0o644)
+        os.rename(partial, target)
+        return True
+    except OSError as exc:
+        say("QuestDB: could not fetch %s: %s" % (servers.QUESTDB_URL, exc))
+        return False
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
+
+
+def ensure_questdb(say):
+    java = servers.java_version()
+    if java is None or java < servers.JAVA_MINIMUM:
+        say("QuestDB: Java %s found, %d or later needed; installing Debian's default-jre-headless"
+            % (java, servers.JAVA_MINIMUM))
+        _apt_install(["default-jre-headless"], say)
+    jar = servers.questdb_jar()
+    if not os.path.isfile(jar) or servers.sha1_of(jar) != servers.QUESTDB_SHA1:
+        say("QuestDB: fetching %s" % servers.QUESTDB_URL)
+        fetch_questdb_jar(say)
+    reason = servers.questdb_unavailable()
+    say("QuestDB: %s (%s)" % (servers.questdb_version(), jar) if reason is None
+        else "QuestDB: %s; its engines' cases will skip" % reason)
+    return reason is None
+
+
 def main(say=lambda line: print(line, file=sys.stderr)):
     ensure_postgres(say)
+    ensure_questdb(say)
     return 0

@@ -10,11 +10,11 @@ from dsib.engines import ENGINES, TABLE, UnknownEngineError, get_engine
 from dsib.engines._engine import Engine
 from dsib.roundtrip import ingest_and_check
 
-ROUND_TRIPS = [(e.name, v) for e in ENGINES.values() for v in VARIANTS if v in e.variants]
+ROUND_TRIPS = [(s, e.name, v) for e in ENGINES.values() for v in VARIANTS for s in cases.ENGINE_SOURCES
+               if v in e.variants and (e.sources is None or s in e.sources)]
 
 
-@pytest.mark.parametrize("dataset", cases.ENGINE_SOURCES)
-@pytest.mark.parametrize("name,variant", ROUND_TRIPS)
+@pytest.mark.parametrize("dataset,name,variant", ROUND_TRIPS)
 def test_round_trip(tiny_data_dir, server_tmp_path, dataset, name, variant):
     tmp_path = server_tmp_path
     engine = get_engine(name)

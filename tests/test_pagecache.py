@@ -235,7 +235,8 @@ def test_eviction_supported_reports_memory_filesystem():
     supported, reason = pagecache.eviction_supported(shm)
     assert not supported
     assert "cannot evict" in reason and "tmpfs" in reason
-    assert set(os.listdir(shm)) == before
+    # Other programs (a PostgreSQL server of the engines' tests) come and go in /dev/shm: only the probe's own name counts.
+    assert not [n for n in set(os.listdir(shm)) - before if n.startswith(".dsib-pagecache-probe-")]
 
 
 def test_eviction_supported_reports_unusable_directory(cache_dir):

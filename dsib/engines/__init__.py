@@ -13,9 +13,9 @@ makes room for the next ingest and ``close`` ends the session. None of the three
 Libraries are imported inside the adapters, so that this package imports in every environment.
 """
 from ..registry import Registered, Registry, UnknownFormatError
-from . import duckdb, postgres, sqlite
+from . import duckdb, postgres, questdb, sqlite
 
-FAMILIES = (sqlite, duckdb, postgres)
+FAMILIES = (sqlite, duckdb, postgres, questdb)
 
 
 class UnknownEngineError(UnknownFormatError):

@@ -7,10 +7,12 @@ from ..registry import Registered
 class Engine(Registered):
     """A database or engine as the suite sees it (``dsib.engines``): ``connect``, the timed
     ``ingest`` and ``query``, ``drop`` and ``close``; ``server``: the kind of server it needs
-    (``dsib.servers.Kind``), which ``connect`` starts and ``close`` stops."""
+    (``dsib.servers.Kind``), which ``connect`` starts and ``close`` stops; ``sources``: the
+    sources it is measured on (None: every engine source); ``queried_as``: another engine whose
+    query is the same as this one's, and is timed there."""
 
     def __init__(self, name, label, family, connect, ingest, query, drop, close, needs=(), losses=(),
-                 variants=VARIANTS, description="", server=None):
+                 variants=VARIANTS, description="", server=None, sources=None, queried_as=None):
         super(Engine, self).__init__(name, label, family, needs, losses, variants, description)
         self.connect = connect
         self.ingest = ingest
@@ -18,6 +20,8 @@ class Engine(Registered):
         self.drop = drop
         self.close = close
         self.server = server
+        self.sources = None if sources is None else tuple(sources)
+        self.queried_as = queried_as
 
     def check_available(self):
         """As a format's, and the server: one that cannot be started here skips with the reason."""
@@ -38,15 +42,21 @@ class Engine(Registered):
         import or lazy initialisation lands in a timing."""
         import pandas as pd
 
-        self.check_available()
         tiny = pd.DataFrame({"i": [1, 2], "t": pd.to_datetime(["2016-01-01", "2016-01-02"])})
         session = self.connect(directory)
         try:
-            self.ingest(session, tiny, "warm_up")
-            self.query(session, "warm_up", datetimes=("t",))
-            self.drop(session, "warm_up")
+            self.warm_up_session(session)
         finally:
             self.close(session)
+
+    def warm_up_session(self, session):
+        """``warm_up`` in a session that is open (a server's, which takes seconds to start)."""
+        import pandas as pd
+
+        tiny = pd.DataFrame({"i": [1, 2], "t": pd.to_datetime(["2016-01-01", "2016-01-02"])})
+        self.ingest(session, tiny, "warm_up")
+        self.query(session, "warm_up", datetimes=("t",))
+        self.drop(session, "warm_up")
 
 
 def dbapi_drop(connection, table):

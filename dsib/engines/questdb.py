@@ -1,0 +1,161 @@
+"""QuestDB, as the TSBS ingestion study measured it: the QuestDB client's InfluxDB line protocol
+(ILP), a Python loop of ``Sender.row`` calls against the client's native ``Sender.dataframe()``,
+over ILP/HTTP and ILP/TCP, on TSBS "cpu".
+
+An ingest is timed until QuestDB shows every row: the sender is flushed and closed, then
+``SELECT count()`` is asked until it equals the frame's rows (QuestDB applies what it received
+to the table asynchronously), so every ingest's row count is verified. The table comes back
+through QuestDB's HTTP CSV export into ``read_csv``, told the hints a CSV reader is told; it is
+the same for every ingest path, so it is timed once (``questdb-dataframe``'s).
+
+Each session is a server of its own (``dsib.servers.QuestDB``), started in the database's
+directory on free ports of 127.0.0.1 and stopped by its PID. The serialisation alone, into the
+client's in-memory buffer with no server, is ``serialize_rows`` / ``serialize_dataframe``
+(``benchmarks.engines.SerializeForQuestDB``).
+"""
+import json
+import time
+
+from .. import servers
+from ..formats import _io
+from ..registry import Loss, Needs
+from ._engine import Engine
+
+PANDAS = Needs("pandas")
+# questdb 4.0 made ILP's protocol version 2 (binary doubles, arrays) the client's; Sender.new_buffer
+# and from_conf's protocol_version are the calls here.
+QUESTDB = Needs("questdb", "4.0", why="questdb {have} predates the client's protocol_version and new_buffer")
+PYARROW = Needs("pyarrow")  # Sender.dataframe reads the frame through Arrow
+SOURCES = ("tsbs_cpu",)
+VISIBLE_TIMEOUT = 300
+
+
+class Session(object):
+    """A QuestDB server kept in ``directory``, running, and the ILP transport to send with."""
+
+    def __init__(self, directory, transport):
+        self.server = servers.questdb(directory)
+        port = self.server.http_port if transport == "http" else self.server.ilp_port
+        self.conf = "%s::addr=%s:%d;" % (transport, servers.LOOPBACK, port)
+
+    def count(self, table):
+        """The rows QuestDB shows in ``table`` (0 while it does not exist yet)."""
+        answer = json.loads(self.server.sql('SELECT count() FROM "%s"' % table).decode("utf-8"))
+        return answer["dataset"][0][0] if answer.get("dataset") else 0
+
+    def wait_visible(self, table, rows):
+        deadline = time.monotonic() + VISIBLE_TIMEOUT
+        while True:
+            try:
+                shown = self.count(table)
+            except OSError:  # HTTP 400 while the table does not exist yet
+                shown = 0
+            if shown == rows:
+                return
+            if shown > rows:
+                raise AssertionError("QuestDB shows %d rows in %s, %d were sent" % (shown, table, rows))
+            if time.monotonic() > deadline:
+                raise AssertionError("QuestDB shows %d of the %d rows sent to %s after %d s"
+                                     % (shown, rows, table, VISIBLE_TIMEOUT))
+            time.sleep(0.002)
+
+
+def _connect(transport):
+    return lambda directory: Session(directory, transport)
+
+
+def _close(session):
+    session.server.stop()
+
+
+def _drop(session, table):
+    session.server.sql('DROP TABLE IF EXISTS "%s"' % table)
+
+
+def designated_timestamp(frame):
+    """The frame's first datetime column: QuestDB's designated timestamp (``at``)."""
+    for name in frame.columns:
+        if frame[name].dtype.kind == "M":
+            return name
+    raise ValueError("QuestDB needs a datetime column for its designated timestamp; the frame has none")
+
+
+def _add_rows(target, frame, table):
+    """What a user writes without ``dataframe()``: one ``row`` call a row, the categoricals as
+    symbols (as ``dataframe()`` sends them), every other column as a column."""
+    from questdb import TimestampNanos
+
+    at = designated_timestamp(frame)
+    symbols = [c for c in frame.columns if getattr(frame[c].dtype, "name", "") == "category"]
+    columns = [c for c in frame.columns if c != at and c not in symbols]
+    for row in frame.itertuples(index=False):
+        values = row._asdict()
+        target.row(table, symbols=dict((c, values[c]) for c in symbols),
+                   columns=dict((c, values[c]) for c in columns), at=TimestampNanos(values[at].value))
+
+
+def _add_dataframe(target, frame, table):
+    target.dataframe(frame, table_name=table, at=designated_timestamp(frame))
+
+
+def _ingest_with(add):
+    def ingest(session, frame, table):
+        from questdb import Sender
+
+        with Sender.from_conf(session.conf) as sender:
+            add(sender, frame, table)
+        session.wait_visible(table, len(frame))
+    return ingest
+
+
+def _query(session, table, datetimes=(), categoricals=(), texts=()):
+    import pandas as pd
+
+    payload = session.server.sql('SELECT * FROM "%s"' % table, endpoint="exp")
+    kwargs = {"dtype": _io.text_dtypes(categoricals, texts)} if categoricals or texts else {}
+    with _io.buffer(payload) as f:
+        frame = pd.read_csv(f, parse_dates=list(datetimes), **kwargs)
+    return _io.categorize(frame, categoricals)
+
+
+# Serialisation alone: the client's buffer, no server. The buffer's protocol is the one the
+# client speaks to this server over HTTP (version 2: doubles in binary), given, not negotiated.
+BUFFER_CONF = "http::addr=%s:1;protocol_version=2;" % servers.LOOPBACK
+
+
+def new_buffer():
+    from questdb import Sender
+
+    sender = Sender.from_conf(BUFFER_CONF)
+    sender.establish()  # for HTTP, the connection pool only: nothing is sent
+    return sender.new_buffer()
+
+
+def serialize_rows(buffer, frame, table):
+    _add_rows(buffer, frame, table)
+
+
+def serialize_dataframe(buffer, frame, table):
+    _add_dataframe(buffer, frame, table)
+
+
+SERIALIZERS = {"rows": serialize_rows, "dataframe": serialize_dataframe}
+
+_common = dict(needs=(PANDAS, PYARROW, QUESTDB), server=servers.QUESTDB, sources=SOURCES)
+ENGINES = [
+    Engine("questdb-rows", "QuestDB (ILP/HTTP, a row loop)", "questdb", _connect("http"), _ingest_with(_add_rows),
+           _query, _drop, _close, queried_as="questdb-dataframe",
+           description="Sender.row per row over ILP/HTTP, until SELECT count() shows every row; "
+                       "HTTP CSV export into read_csv", **_common),
+    Engine("questdb-dataframe", "QuestDB (ILP/HTTP, dataframe)", "questdb", _connect("http"),
+           _ingest_with(_add_dataframe), _query, _drop, _close,
+           description="Sender.dataframe over ILP/HTTP, until SELECT count() shows every row; "
+                       "HTTP CSV export into read_csv", **_common),
+    Engine("questdb-dataframe-tcp", "QuestDB (ILP/TCP, dataframe)", "questdb", _connect("tcp"),
+           _ingest_with(_add_dataframe), _query, _drop, _close, queried_as="questdb-dataframe",
+           # ILP/TCP speaks protocol version 1 unless told otherwise: the table QuestDB makes from it
+           # keeps its timestamp in microseconds (over HTTP the client negotiates 2: nanoseconds).
+           losses=(Loss("datetime_unit"),),
+           description="Sender.dataframe over ILP/TCP, until SELECT count() shows every row; "
+                       "HTTP CSV export into read_csv", **_common),
+]
