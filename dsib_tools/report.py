@@ -315,6 +315,17 @@ ENGINE_COMPARISONS = (
     ("DuckDB: its own Parquet file against its table", "duckdb-parquet", "duckdb"),
     ("PostgreSQL: ADBC against SQLAlchemy", "postgres-adbc", "postgres-sqlalchemy"),
     ("PostgreSQL: psycopg's COPY against SQLAlchemy", "postgres-copy", "postgres-sqlalchemy"),
+    ("QuestDB: dataframe() against the row loop, with the insert (ILP/HTTP)", "questdb-dataframe", "questdb-rows"),
+)
+# The studies' own figures beside this suite's (``../shared/seeds``: the QuestDB TSBS study,
+# py-tsbs-benchmark): (label, the study's figure, how this suite measures it). The study's frame
+# holds its ten tags as symbols: the `cat` variant.
+QUESTDB_STUDY = "QuestDB's TSBS ingestion study (py-tsbs-benchmark)"
+STUDY_COMPARISONS = (
+    ("QuestDB: dataframe() against the row loop, serialisation alone", QUESTDB_STUDY,
+     "~58x single-threaded (1 M rows by the loop, 10 M by dataframe(), MiB/s)", "serialize"),
+    ("QuestDB: dataframe() against the row loop, with the insert (ILP/HTTP)", QUESTDB_STUDY,
+     "~28x single-threaded, including the database insert", "ingest"),
 )
 ENGINES_LEGEND = ("Databases and engines: the frame into a new table (ingest) and the whole table back into a "
                   "frame (query), asv's medians with half the interquartile range as a share of the median (±) and "
@@ -322,14 +333,16 @@ ENGINES_LEGEND = ("Databases and engines: the frame into a new table (ingest) an
                   "Paths compared: the baseline's median time over the path's, above 1 where the path is faster.")
 
 
-def _engine_cell(res, names, cls, benchmark, given, reasons, kind="time", load=None):
+def _engine_cell(res, names, cls, benchmark, given, reasons, kind="time", load=None, why=None):
+    """``why``: the cell to ask the skip reason of, where it is not ``given`` (QuestDB's
+    serialisation skips where ``questdb-dataframe``'s ingest does)."""
     value, stats = _cell(res, names, benchmark, given)
     if benchmark not in res.get_all_result_keys():
         return "not run"
     if value is None:
         return "failed"
     if _missing(value):
-        reason = skip_reason(res, cls.operation, given)
+        reason = skip_reason(res, cls.operation, why or given)
         if reason not in reasons:
             reasons.append(reason)
         return "skip %d" % (reasons.index(reason) + 1)
@@ -338,10 +351,15 @@ def _engine_cell(res, names, cls, benchmark, given, reasons, kind="time", load=N
     return format_seconds(value) + _relative_spread(value, stats) + _under_load(res, benchmark, load)
 
 
+def _measured_on(engine, source):
+    return engine.sources is None or source in engine.sources
+
+
 def engines_report(res, names, sources, variants, load=None):
-    """Markdown: per source and variant, each engine's ingest and query with their peak memory,
-    then the studies' comparisons of two paths."""
-    from benchmarks.engines import IngestIntoEngine, QueryFromEngine
+    """Markdown: per source and variant, each engine measured on it with its ingest and query and
+    their peak memory; QuestDB's serialisation alone; the comparisons of two paths, and the
+    studies' figures beside this suite's."""
+    from benchmarks.engines import IngestIntoEngine, QueryFromEngine, SerializeForQuestDB
     from dsib.engines import ENGINES
 
     from .suite import name
@@ -356,7 +374,7 @@ def engines_report(res, names, sources, variants, load=None):
             reasons = []
             lines = ["| %s / %s | %s |" % (source, variant, " | ".join(c[0] for c in columns)),
                      "|---|" + "|".join("---:" for _ in columns) + "|"]
-            for engine in ENGINES.values():
+            for engine in (e for e in ENGINES.values() if _measured_on(e, source)):
                 given = {"source": source, "engine": engine.name, "variant": variant}
                 lines.append("| %s | %s |" % (engine.label, " | ".join(
                     _engine_cell(res, names, cls, benchmark, given, reasons, kind, load)
@@ -364,16 +382,46 @@ def engines_report(res, names, sources, variants, load=None):
             if reasons:
                 lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
             blocks.append("\n".join(lines))
+    serialize = [(path, name(SerializeForQuestDB, method)) for path in ("rows", "dataframe")
+                 for method in ("time_serialize",)]
+    serialized = {}
+    for source in (s for s in sources if s in SerializeForQuestDB.params[0]):
+        reasons = []
+        lines = ["| QuestDB's serialisation alone, no server / %s | %s |" % (source, " | ".join(variants)),
+                 "|---|" + "|".join("---:" for _ in variants) + "|"]
+        for path, benchmark in serialize:
+            cells = []
+            for variant in variants:
+                given = {"source": source, "path": path, "variant": variant}
+                serialized[source, path, variant] = _cell(res, names, benchmark, given)[0]
+                cells.append(_engine_cell(res, names, IngestIntoEngine, benchmark, given, reasons, "time", load,
+                                          why=dict(given, engine="questdb-dataframe")))
+            lines.append("| %s | %s |" % ({"rows": "the row loop (Buffer.row)", "dataframe": "Buffer.dataframe()"}[path],
+                                          " | ".join(cells)))
+        lines.append("| dataframe() against the row loop | %s |" % " | ".join(
+            _speedup(serialized[source, "dataframe", v], serialized[source, "rows", v]) for v in variants))
+        if reasons:
+            lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
+        blocks.append("\n".join(lines))
     lines = ["| paths compared | source / variant | ingest: baseline / path | query: baseline / path |",
              "|---|---|---:|---:|"]
+    ratios_of = {}
     for label, path, baseline in ENGINE_COMPARISONS:
-        for source in sources:
+        for source in (s for s in sources if _measured_on(ENGINES[path], s) and _measured_on(ENGINES[baseline], s)):
             for variant in variants:
                 ratios = []
                 for _, _, benchmark, _ in columns[:2]:
                     fast = _cell(res, names, benchmark, {"source": source, "engine": path, "variant": variant})[0]
                     slow = _cell(res, names, benchmark, {"source": source, "engine": baseline, "variant": variant})[0]
                     ratios.append(_speedup(fast, slow))
+                ratios_of[label, source, variant] = ratios[0]
                 lines.append("| %s | %s / %s | %s |" % (label, source, variant, " | ".join(ratios)))
+    blocks.append("\n".join(lines))
+    if "tsbs_cpu" in sources and "cat" in variants:
+        lines = ["| beside the studies | study | the study's figure | this suite: tsbs_cpu / cat |", "|---|---|---|---:|"]
+        for label, study, figure, how in STUDY_COMPARISONS:
+            ours = (_speedup(serialized.get(("tsbs_cpu", "dataframe", "cat")), serialized.get(("tsbs_cpu", "rows", "cat")))
+                    if how == "serialize" else ratios_of.get((label, "tsbs_cpu", "cat"), "n/a"))
+            lines.append("| %s | %s | %s | %s |" % (label, study, figure, ours))
     blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

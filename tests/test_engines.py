@@ -68,3 +68,11 @@ def test_an_engine_module_holds_one_family_and_every_engine_is_registered_once()
     for family in engines.FAMILIES:
         assert len(set(e.family for e in family.ENGINES)) == 1, family.__name__
     assert len(ENGINES.names()) == len(set(ENGINES.names())) == sum(len(m.ENGINES) for m in engines.FAMILIES)
+
+
+@pytest.mark.parametrize("name", ENGINES.names())
+def test_every_engine_warms_up_before_its_cases_are_timed(server_tmp_path, name):
+    """The tiny round trip that a case's setup does first, in a session of its own."""
+    directory = server_tmp_path / "db"
+    directory.mkdir()
+    get_engine(name).warm_up(str(directory))

@@ -143,8 +143,10 @@ def test_the_test_run_fails_naming_a_server_left_behind(tmp_path):
     """The check at the end of every test run (conftest.pytest_sessionfinish) catches a leak."""
     (tmp_path / "test_leak.py").write_text(LEAKING_TEST % {"root": ROOT})
     (tmp_path / "conftest.py").write_text("from tests.conftest import pytest_sessionfinish  # noqa: F401\n")
+    # Its temporary directories inside this test's, where this test's cleanup (and this run's own
+    # check, if the cleanup failed) finds the leaked server.
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
-                          str(tmp_path / "test_leak.py")], cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=ROOT),
+                          "--basetemp", str(tmp_path / "inner"), str(tmp_path / "test_leak.py")], cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=ROOT),
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
     try:
         assert "1 passed" in run.stdout, run.stdout

@@ -53,9 +53,10 @@ class Engine(Registered):
         """``warm_up`` in a session that is open (a server's, which takes seconds to start)."""
         import pandas as pd
 
-        tiny = pd.DataFrame({"i": [1, 2], "t": pd.to_datetime(["2016-01-01", "2016-01-02"])})
+        # "timestamp": the name QuestDB gives the designated timestamp of a table that ILP makes.
+        tiny = pd.DataFrame({"i": [1, 2], "timestamp": pd.to_datetime(["2016-01-01", "2016-01-02"])})
         self.ingest(session, tiny, "warm_up")
-        self.query(session, "warm_up", datetimes=("t",))
+        self.query(session, "warm_up", datetimes=("timestamp",))
         self.drop(session, "warm_up")
 
 

@@ -73,7 +73,8 @@ def _drop(session, table):
 
 
 def designated_timestamp(frame):
-    """The frame's first datetime column: QuestDB's designated timestamp (``at``)."""
+    """The frame's first datetime column: QuestDB's designated timestamp (``at``). A table that ILP
+    makes names it ``timestamp``, whatever the frame called it: TSBS's is so named."""
     for name in frame.columns:
         if frame[name].dtype.kind == "M":
             return name
