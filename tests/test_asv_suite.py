@@ -257,6 +257,60 @@ def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
     assert "<script" not in page and "http" not in page.replace("http-equiv", "")
 
 
+def _servers_of(data_dir):
+    """{pid: port} of the PostgreSQL servers whose cluster is under ``data_dir``."""
+    import psutil
+
+    found = {}
+    for process in psutil.process_iter(["name", "cmdline"]):
+        cmdline = process.info["cmdline"] or []
+        if process.info["name"] == "postgres" and "-p" in cmdline and any(data_dir in part for part in cmdline):
+            found[process.pid] = int(cmdline[cmdline.index("-p") + 1])
+    return found
+
+
+def test_a_run_interrupted_during_the_engine_cases_leaves_no_server_and_no_port(asv_tiny):
+    """Ctrl-C as a terminal sends it (SIGINT to the run's whole process group) while a PostgreSQL
+    case of a real `make run` has its server up. Its own build directory: the run is cut short."""
+    import signal
+    import time
+
+    import psutil
+
+    from dsib import servers
+
+    if servers.postgres_unavailable():
+        pytest.skip(servers.postgres_unavailable())
+    data_dir = asv_tiny["env"]["DSIB_DATA_DIR"]
+    assert not _servers_of(data_dir), "no server of this data directory runs before"
+    log = os.path.join(asv_tiny["work"], "interrupted.log")
+    with open(log, "w") as out:
+        run = subprocess.Popen(["make", "run", "PROFILE=tiny", "ENGINE=postgres-sqlalchemy", "MACHINE=" + MACHINE,
+                                "ASV_ENV_DIR=" + ENV_DIR, "BUILD=" + os.path.join(asv_tiny["work"], "interrupted")],
+                               cwd=asv_tiny["repo"], env=asv_tiny["env"], stdout=out, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    try:
+        deadline, seen = time.monotonic() + 600, {}
+        while not seen and run.poll() is None and time.monotonic() < deadline:
+            seen = dict((pid, port) for pid, port in _servers_of(data_dir).items() if servers.port_open(port))
+            time.sleep(0.05)
+        assert seen, "no server came up: %s" % open(log).read()[-3000:]
+        os.killpg(run.pid, signal.SIGINT)
+        run.wait(300)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (_servers_of(data_dir) or any(servers.port_open(p) for p in seen.values())):
+        time.sleep(0.2)
+    left = _servers_of(data_dir)
+    assert not left, "servers left by the interrupted run: %s" % left
+    assert not [port for port in seen.values() if servers.port_open(port)], "a port is still bound"
+    assert not [p for p in psutil.process_iter(["cmdline"]) if "asv" in " ".join(p.info["cmdline"] or [])
+                and asv_tiny["repo"] in " ".join(p.info["cmdline"] or [])], "the run itself ended"
+
+
 def test_make_record_is_the_deliberate_way_into_the_committed_history(asv_tiny):
     """Runs last: it changes the repository on purpose. The run's results join results/, under
     its machine, and html/ is republished from results/; nothing committed is deleted from results/."""
