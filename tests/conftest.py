@@ -141,7 +141,7 @@ def servers_left(paths):
     for process in psutil.process_iter(["name", "cmdline", "status"]):
         cmdline = " ".join(process.info["cmdline"] or ())
         if process.info["name"] in ("postgres", "java") and process.info["status"] != psutil.STATUS_ZOMBIE \
-                and any(path in cmdline for path in paths):
+                and any(path.rstrip(os.sep) + os.sep in cmdline for path in paths):
             left.append("%d %s" % (process.pid, cmdline))
     return left
 
