@@ -82,6 +82,8 @@ def ingest_and_check(engine, frame, hints, directory, table):
     session = engine.connect(directory)
     try:
         engine.ingest(session, frame, table)
+        if engine.keep:
+            engine.keep(session, table)
         result = engine.query(session, table, **hints)
         outcome["losses"] = sorted(set(assert_same_frame(frame, result, engine.losses(),
                                                          context="%s table %s" % (engine.name, table))))

@@ -316,16 +316,25 @@ ENGINE_COMPARISONS = (
     ("PostgreSQL: ADBC against SQLAlchemy", "postgres-adbc", "postgres-sqlalchemy"),
     ("PostgreSQL: psycopg's COPY against SQLAlchemy", "postgres-copy", "postgres-sqlalchemy"),
     ("QuestDB: dataframe() against the row loop, with the insert (ILP/HTTP)", "questdb-dataframe", "questdb-rows"),
+    ("Spark: Arrow on against off", "spark-arrow", "spark"),
 )
-# The studies' own figures beside this suite's (``../shared/seeds``: the QuestDB TSBS study,
-# py-tsbs-benchmark): (label, the study's figure, how this suite measures it). The study's frame
-# holds its ten tags as symbols: the `cat` variant.
+# The studies' own figures beside this suite's (``../shared/seeds``): (label, study, the study's
+# figure, what this suite compares: "serialize" or a comparison above and its column, the variant).
+# QuestDB's study holds its ten tags as symbols (`cat`); SPARK-23030 times random doubles (`plain`).
 QUESTDB_STUDY = "QuestDB's TSBS ingestion study (py-tsbs-benchmark)"
+SPARK_STUDY = "SPARK-23030 (Arrow's stream format, Spark 2.4)"
 STUDY_COMPARISONS = (
     ("QuestDB: dataframe() against the row loop, serialisation alone", QUESTDB_STUDY,
-     "~58x single-threaded (1 M rows by the loop, 10 M by dataframe(), MiB/s)", "serialize"),
+     "~58x single-threaded (1 M rows by the loop, 10 M by dataframe(), MiB/s)", ("serialize", 0), "cat"),
     ("QuestDB: dataframe() against the row loop, with the insert (ILP/HTTP)", QUESTDB_STUDY,
-     "~28x single-threaded, including the database insert", "ingest"),
+     "~28x single-threaded, including the database insert",
+     ("QuestDB: dataframe() against the row loop, with the insert (ILP/HTTP)", 0), "cat"),
+    ("Spark: Arrow on against off, createDataFrame", SPARK_STUDY,
+     "none for on against off: Arrow's stream format against its file format, 1.18x (10 M rows, a 32-core cluster)",
+     ("Spark: Arrow on against off", 0), "plain"),
+    ("Spark: Arrow on against off, toPandas", SPARK_STUDY,
+     "none for on against off: Arrow's stream format against its file format, 1.08x (33.5 M rows)",
+     ("Spark: Arrow on against off", 1), "plain"),
 )
 ENGINES_LEGEND = ("Databases and engines: the frame into a new table (ingest) and the whole table back into a "
                   "frame (query), asv's medians with half the interquartile range as a share of the median (±) and "
@@ -414,14 +423,17 @@ def engines_report(res, names, sources, variants, load=None):
                     fast = _cell(res, names, benchmark, {"source": source, "engine": path, "variant": variant})[0]
                     slow = _cell(res, names, benchmark, {"source": source, "engine": baseline, "variant": variant})[0]
                     ratios.append(_speedup(fast, slow))
-                ratios_of[label, source, variant] = ratios[0]
+                ratios_of[label, source, variant] = ratios
                 lines.append("| %s | %s / %s | %s |" % (label, source, variant, " | ".join(ratios)))
     blocks.append("\n".join(lines))
-    if "tsbs_cpu" in sources and "cat" in variants:
-        lines = ["| beside the studies | study | the study's figure | this suite: tsbs_cpu / cat |", "|---|---|---|---:|"]
-        for label, study, figure, how in STUDY_COMPARISONS:
-            ours = (_speedup(serialized.get(("tsbs_cpu", "dataframe", "cat")), serialized.get(("tsbs_cpu", "rows", "cat")))
-                    if how == "serialize" else ratios_of.get((label, "tsbs_cpu", "cat"), "n/a"))
-            lines.append("| %s | %s | %s | %s |" % (label, study, figure, ours))
-    blocks.append("\n".join(lines))
+    if "tsbs_cpu" in sources:
+        lines = ["| beside the studies | study | the study's figure | this suite (tsbs_cpu) |", "|---|---|---|---:|"]
+        for label, study, figure, (comparison, column), variant in STUDY_COMPARISONS:
+            if comparison == "serialize":
+                ours = _speedup(serialized.get(("tsbs_cpu", "dataframe", variant)),
+                                serialized.get(("tsbs_cpu", "rows", variant)))
+            else:
+                ours = ratios_of.get((comparison, "tsbs_cpu", variant), ["n/a", "n/a"])[column]
+            lines.append("| %s | %s | %s | %s: %s |" % (label, study, figure, variant, ours))
+        blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

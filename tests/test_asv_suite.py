@@ -196,7 +196,8 @@ def test_every_format_report_has_a_value_in_every_case_that_makes_sense(asv_tiny
     warm = [line for line in tables[0].splitlines() if line.startswith("| read, page cache |")][0]
     assert warm.count("skip ") == 1, "only pandas-msgpack cannot run in this pandas: %s" % warm
     for cell in warm.strip("| ").split(" | ")[1:]:
-        assert cell.startswith("skip ") or re.match(r"^\S+ \((±\d+%, n=\d+|1 sample)\)$", cell), cell
+        # A figure taken while other work ran is marked so: the test does not need a quiet machine.
+        assert cell.startswith("skip ") or re.match(r"^\S+ \((±\d+%, n=\d+|1 sample)\)( \(under load\))?$", cell), cell
     assert "·" not in report.stdout, "a skip says why, never a bare dot"
     reasons = report.stdout.split(tables[0], 1)[1].split("\n\n")[1]
     assert reasons.startswith("skip 1: pandas to_msgpack: pandas 3.1.1 has no to_msgpack"), reasons
@@ -239,7 +240,8 @@ def test_the_engines_report_has_every_engines_ingest_and_query_and_the_studies_c
                for line in comparisons.splitlines()[2:] for cell in line.strip("| ").split(" | ")[2:]), comparisons
     (studies,) = [t for t in blocks if t.startswith("| beside the studies |")]
     assert len(studies.splitlines()) == 2 + len(STUDY_COMPARISONS)
-    assert all(re.match(r"^[\d.]+x$", line.strip("| ").split(" | ")[-1]) for line in studies.splitlines()[2:]), studies
+    assert all(re.match(r"^(plain|str|cat): [\d.]+x$", line.strip("| ").split(" | ")[-1])
+               for line in studies.splitlines()[2:]), studies
 
 
 def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):

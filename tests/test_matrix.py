@@ -95,7 +95,7 @@ def test_asv_lists_one_environment_per_entry_and_make_bench_runs_the_newest():
     assert len(every) == len(base["include"]) and all(n.endswith("-DSIB_PROFILEtiny") for n in every)
     assert newest == ["virtualenv-py3.11-adbc_driver_manager1.13.0-adbc_driver_postgresql1.13.0-"
                       "adbc_driver_sqlite1.13.0-duckdb2.0.0-fastparquet2026.9.0-msgpack1.2.4-numpy2.4.6-pandas3.1.1-"
-                      "psycopg3.3.9-psycopg-binary3.3.9-pyarrow26.0.1-questdb6.0.0-sqlalchemy2.1.9-tables3.11.1-"
+                      "psycopg3.3.9-psycopg-binary3.3.9-pyarrow26.0.1-pyspark4.3.0-questdb6.0.0-sqlalchemy2.1.9-tables3.11.1-"
                       "DSIB_PROFILEtiny"]
 
 

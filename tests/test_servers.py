@@ -11,6 +11,7 @@ import pytest
 
 from dsib import servers
 from dsib.engines import get_engine
+from dsib.registry import installed_versions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 needs_postgres = pytest.mark.skipif(servers.postgres_unavailable() is not None,
@@ -18,6 +19,10 @@ needs_postgres = pytest.mark.skipif(servers.postgres_unavailable() is not None,
 KINDS = [pytest.param("postgres", marks=needs_postgres),
          pytest.param("questdb", marks=pytest.mark.skipif(servers.questdb_unavailable() is not None,
                                                           reason=str(servers.questdb_unavailable())))]
+# Spark's JVM is no server of dsib.servers, yet it must not outlive its case either.
+STARTERS = KINDS + [pytest.param("spark", marks=pytest.mark.skipif(
+    get_engine("spark-arrow").unavailable(installed_versions(get_engine("spark-arrow").packages)) is not None
+    or get_engine("spark-arrow").server.unavailable() is not None, reason="Spark cannot run here"))]
 
 
 def _gone(pid, port, within=15.0):
@@ -54,24 +59,27 @@ def test_a_server_listens_on_loopback_alone_and_stops_by_its_pid(server_tmp_path
 
 HOLDER = """
 import sys, time
-from dsib import servers
-server = getattr(servers, sys.argv[2])(sys.argv[1])
-print(server.pid, server.port, flush=True)
+from dsib.engines import get_engine
+session = get_engine(sys.argv[2]).connect(sys.argv[1])
+server = getattr(session, "server", None)
+print(server.pid if server else session.jvm.pid, server.port if server else 0, flush=True)
 time.sleep(600)
 """
+ENGINE_OF = {"postgres": "postgres-adbc", "questdb": "questdb-dataframe", "spark": "spark-arrow"}
 
 
 @pytest.mark.parametrize("kind,how", [pytest.param(kind.values[0], how, marks=kind.marks, id="%s-%s" % (kind.values[0], how.name))
-                                      for kind in KINDS for how in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
+                                      for kind in STARTERS for how in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
                                       if kind.values[0] == "postgres" or how == signal.SIGKILL])
 def test_no_server_outlives_the_process_that_started_it(server_tmp_path, kind, how):
     """SIGKILL and SIGTERM leave Python no chance to clean up (as asv's os._exit and its timeout
-    kill); SIGINT is a Ctrl-C. The kernel's parent-death signal stops the server in every case."""
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(server_tmp_path), kind], cwd=ROOT, stdout=subprocess.PIPE,
+    kill); SIGINT is a Ctrl-C. The kernel's parent-death signal stops a server in every case;
+    Spark's JVM ends when the pipe of its stdin closes with the process."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(server_tmp_path), ENGINE_OF[kind]], cwd=ROOT, stdout=subprocess.PIPE,
                               universal_newlines=True)
     try:
         pid, port = map(int, holder.stdout.readline().split())
-        assert psutil.pid_exists(pid) and servers.port_open(port)
+        assert psutil.pid_exists(pid) and (port == 0 or servers.port_open(port))  # 0: Spark's JVM
         holder.send_signal(how)
         # A server's clean stop may take long on a busy machine: up to its timeout, then SIGKILL.
         holder.wait(servers.STOP_TIMEOUT + 60)

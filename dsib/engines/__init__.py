@@ -13,9 +13,9 @@ makes room for the next ingest and ``close`` ends the session. None of the three
 Libraries are imported inside the adapters, so that this package imports in every environment.
 """
 from ..registry import Registered, Registry, UnknownFormatError
-from . import duckdb, postgres, questdb, sqlite
+from . import duckdb, postgres, questdb, spark, sqlite
 
-FAMILIES = (sqlite, duckdb, postgres, questdb)
+FAMILIES = (sqlite, duckdb, postgres, questdb, spark)
 
 
 class UnknownEngineError(UnknownFormatError):

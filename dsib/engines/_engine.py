@@ -9,10 +9,12 @@ class Engine(Registered):
     ``ingest`` and ``query``, ``drop`` and ``close``; ``server``: the kind of server it needs
     (``dsib.servers.Kind``), which ``connect`` starts and ``close`` stops; ``sources``: the
     sources it is measured on (None: every engine source); ``queried_as``: another engine whose
-    query is the same as this one's, and is timed there."""
+    query is the same as this one's, and is timed there; ``keep(session, table)``: for an engine
+    whose ingested table lives in its session alone (Spark's), what stores it in the session's
+    directory for a later session, never timed."""
 
     def __init__(self, name, label, family, connect, ingest, query, drop, close, needs=(), losses=(),
-                 variants=VARIANTS, description="", server=None, sources=None, queried_as=None):
+                 variants=VARIANTS, description="", server=None, sources=None, queried_as=None, keep=None):
         super(Engine, self).__init__(name, label, family, needs, losses, variants, description)
         self.connect = connect
         self.ingest = ingest
@@ -22,6 +24,7 @@ class Engine(Registered):
         self.server = server
         self.sources = None if sources is None else tuple(sources)
         self.queried_as = queried_as
+        self.keep = keep
 
     def check_available(self):
         """As a format's, and the server: one that cannot be started here skips with the reason."""
