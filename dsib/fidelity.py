@@ -20,6 +20,8 @@ ALLOWED_LOSSES = {
     "column_order": "the columns may come back in another order (pandas < 0.25 sorts JSON records' keys)",
     "boolean": "booleans may come back as the integers 0 and 1 (a database with no boolean type: SQLite), "
                "every value the same",
+    "row_order": "the rows may come back in another order, the same rows (a SQL table has no order: "
+                 "PostgreSQL's heap puts a row where it fits)",
 }
 # How far a float may be off under each allowed loss: (relative, absolute below 1).
 _FLOAT_TOLERANCE = (("float_ulp", 1e-15, 1e-16), ("float_digits", 1e-15, 1e-15))
@@ -108,11 +110,32 @@ def _compare_column(name, expected, actual, allowed):
     return problems, losses
 
 
+def _in_value_order(frame):
+    """The rows sorted by every column's values (categoricals by their text, zoned datetimes as UTC),
+    the index renumbered."""
+    keys = frame.copy()
+    for name in keys.columns:
+        if _is_categorical(keys[name]):
+            keys[name] = keys[name].astype(object)
+        elif getattr(keys[name].dtype, "tz", None) is not None:
+            keys[name] = keys[name].dt.tz_convert(None)
+    order = keys.sort_values(by=list(keys.columns), kind="mergesort", na_position="last").index
+    return frame.loc[order].reset_index(drop=True)
+
+
 def compare_frames(expected, actual, allowed=()):
     """``(problems, losses)``: what makes ``actual`` differ from ``expected``, and the allowed losses seen."""
     unknown = set(allowed) - set(ALLOWED_LOSSES)
     if unknown:
         raise ValueError("unknown allowed losses %s; known: %s" % (sorted(unknown), sorted(ALLOWED_LOSSES)))
+    if "row_order" in allowed:
+        rest = tuple(a for a in allowed if a != "row_order")
+        problems, losses = compare_frames(expected, actual, rest)
+        if not problems or len(expected) != len(actual) or list(expected.columns) != list(actual.columns):
+            return problems, losses
+        # The same rows in another order: compared again, both in the order of their values.
+        problems, losses = compare_frames(_in_value_order(expected), _in_value_order(actual), rest)
+        return problems, losses + ([] if problems else ["row_order: the rows came back in another order"])
     problems, losses = [], []
     if list(expected.columns) != list(actual.columns):
         if "column_order" not in allowed or sorted(expected.columns) != sorted(actual.columns):

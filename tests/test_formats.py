@@ -190,12 +190,25 @@ def test_the_check_accepts_an_equal_frame_and_only_declared_losses():
     with pytest.raises(ValueError, match="unknown allowed losses"):
         compare_frames(sample, sample, ["anything"])
     assert set(ALLOWED_LOSSES) == {"datetime_unit", "timezone", "float_ulp", "float_digits", "category_order",
-                                   "column_order", "boolean"}
+                                   "column_order", "boolean", "row_order"}
     flags = pd.DataFrame({"b": [True, False, True]})
     as_integers = pd.DataFrame({"b": [1, 0, 1]})
     assert compare_frames(flags, as_integers)[0] == ["b: dtype bool became int64"]
     assert compare_frames(flags, as_integers, ["boolean"]) == ([], ["b: bool read as int64"])
     assert compare_frames(flags, pd.DataFrame({"b": [1, 1, 1]}), ["boolean"])[0], "a value that differs still does"
+
+
+def test_rows_in_another_order_pass_only_where_declared_and_only_as_the_same_rows():
+    sample = _sample()
+    shuffled = sample.iloc[::-1].reset_index(drop=True)
+    assert compare_frames(sample, shuffled)[0], "order matters unless declared"
+    assert compare_frames(sample, shuffled, ["row_order"]) == ([], ["row_order: the rows came back in another order"])
+    assert compare_frames(sample, sample.copy(), ["row_order"]) == ([], []), "no loss where the order is the same"
+    changed = shuffled.copy()
+    changed.loc[0, "i"] = changed["i"].max() + 1
+    assert compare_frames(sample, changed, ["row_order"])[0], "a value that differs still does"
+    doubled = pd.concat([shuffled.iloc[:1]] * 2 + [shuffled.iloc[2:]]).reset_index(drop=True)
+    assert compare_frames(sample, doubled, ["row_order"])[0], "one row twice and another lost is caught"
 
 
 def test_a_lost_time_zone_is_caught_unless_declared():
