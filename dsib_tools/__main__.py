@@ -20,6 +20,7 @@
   speedups the post's cases in two environments, with spread (the README's 2018 -> 2026 table)
   readme   rewrite the README's generated tables (--check: say which differ)
   servers  install what the engines' servers need, where missing (make bench and make test run it)
+  durations  each benchmark's total duration in an asv results file, and their sum (a run's budget)
 """
 import argparse
 import json
@@ -336,6 +337,26 @@ def engines_markdown():
     return "\n".join(lines)
 
 
+def durations_markdown(path):
+    """Each benchmark's total duration in the asv results file ``path``, longest first, and their sum."""
+    with open(path) as f:
+        data = json.load(f)
+    column = data["result_columns"].index("duration")
+    rows = sorted(((name, values[column]) for name, values in data["results"].items()
+                   if len(values) > column and values[column]), key=lambda row: -row[1])
+
+    def minutes(seconds):
+        return "%.2f min" % (seconds / 60) if seconds >= 60 else "%.1f s" % seconds
+
+    lines = ["| benchmark | asv's duration |", "|---|---:|"] + ["| `%s` | %s |" % (n, minutes(d)) for n, d in rows]
+    return "\n".join(lines + ["| total | %s |" % minutes(sum(d for _, d in rows))])
+
+
+def cmd_durations(args):
+    print(durations_markdown(args.record))
+    return 0
+
+
 def cmd_servers(args):
     from .servers import main as install
 
@@ -599,6 +620,9 @@ def main(argv=None):
     p.add_argument("--only", help="a regular expression: only the cases whose asv name it finds (e.g. parquet)")
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_audit)
+    p = sub.add_parser("durations", help="each benchmark's total duration in an asv results file, and their sum")
+    p.add_argument("record")
+    p.set_defaults(func=cmd_durations)
     p = sub.add_parser("servers", help="install what the engines' servers need, where missing")
     p.set_defaults(func=cmd_servers)
     p = sub.add_parser("engines-table", help="the README's list of the registered engines")
