@@ -127,35 +127,33 @@ LEAKING_TEST = '''
 import subprocess, sys
 sys.path.insert(0, %(root)r)
 from dsib import servers
+from tests.conftest import server_dir
 
 
-def test_leaks(tmp_path):
-    from tests.conftest import enterable
-
-    enterable(tmp_path)
-    server = servers.Postgres(str(tmp_path))
+def test_leaks():
+    directory = server_dir()
+    server = servers.Postgres(directory)
     # Started as a server, then forgotten: out of the suite's hands (no parent-death signal).
-    server.stop_signal = 0
     argv, user = server.argv, server.user
     def as_server_user():
         import os
         os.setsid()
         if user is not None:
             os.setgroups([]); os.setgid(user.pw_gid); os.setuid(user.pw_uid)
-    subprocess.Popen(argv, cwd=str(tmp_path), preexec_fn=as_server_user, stdout=subprocess.DEVNULL,
+    subprocess.Popen(argv, cwd=directory, preexec_fn=as_server_user, stdout=subprocess.DEVNULL,
                      stderr=subprocess.DEVNULL)
 '''
 
 
 @needs_postgres
-def test_the_test_run_fails_naming_a_server_left_behind(tmp_path):
+def test_the_test_run_fails_naming_a_server_left_behind(tmp_path, server_tmp_path):
     """The check at the end of every test run (conftest.pytest_sessionfinish) catches a leak."""
     (tmp_path / "test_leak.py").write_text(LEAKING_TEST % {"root": ROOT})
     (tmp_path / "conftest.py").write_text("from tests.conftest import pytest_sessionfinish  # noqa: F401\n")
-    # Its temporary directories inside this test's, where this test's cleanup (and this run's own
-    # check, if the cleanup failed) finds the leaked server.
+    # The inner run's files inside this test's: its leaked server is found and stopped here.
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
-                          "--basetemp", str(tmp_path / "inner"), str(tmp_path / "test_leak.py")], cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=ROOT),
+                          "--basetemp", str(tmp_path / "inner"), str(tmp_path / "test_leak.py")], cwd=str(tmp_path),
+                         env=dict(os.environ, PYTHONPATH=ROOT, DSIB_TEST_TMP=str(server_tmp_path)),
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
     try:
         assert "1 passed" in run.stdout, run.stdout
@@ -163,6 +161,5 @@ def test_the_test_run_fails_naming_a_server_left_behind(tmp_path):
         assert "servers left running by the tests:" in run.stdout and "postgres -D" in run.stdout, run.stdout
     finally:
         for process in psutil.process_iter(["name", "cmdline"]):
-            if process.info["name"] == "postgres" and str(tmp_path) in " ".join(process.info["cmdline"] or ()):
+            if process.info["name"] == "postgres" and str(server_tmp_path) in " ".join(process.info["cmdline"] or ()):
                 process.send_signal(signal.SIGINT)
-
