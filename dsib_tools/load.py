@@ -3,7 +3,8 @@
 The same `make bench` read Parquet plain in 59 ms on a quiet 2-core EPYC and in 147 ms while
 other work ran, and asv's results cannot tell the two apart. ``watch`` runs asv and, every
 second, reads the machine's CPU counters (``psutil.cpu_times``) and the CPU time of asv's own
-process tree. Other processes' CPU is the machine's busy time minus that tree's and the
+process tree, with the orphans that tree leaves (the watcher adopts them: a server outlives
+the case that started it for a moment). Other processes' CPU is the machine's busy time minus that tree's and the
 watcher's own; steal is the time the hypervisor gave to other guests. The counters are kept
 cumulative in a JSON Lines log beside the results (``<results>/<machine>/load/``; asv reads only
 ``.json`` files), so a window's mean is a difference of two interpolated readings, and a process
@@ -44,15 +45,18 @@ def _busy_and_steal():
     return t.user + t.nice + t.system + t.irq + t.softirq, t.steal
 
 
-def _tree_cpu(proc):
-    """CPU seconds of ``proc`` and its live descendants, with what each has reaped of its own."""
+def _tree_cpu(roots):
+    """CPU seconds of the processes ``roots`` and their live descendants, with what each has reaped
+    of its own."""
     import psutil
 
     total = 0.0
-    try:
-        members = [proc] + proc.children(recursive=True)
-    except psutil.NoSuchProcess:
-        return total
+    members = []
+    for root in roots:
+        try:
+            members += [root] + root.children(recursive=True)
+        except psutil.NoSuchProcess:
+            continue
     for member in members:
         try:
             t = member.cpu_times()
@@ -68,9 +72,9 @@ def _own_cpu(tree):
     return reaped.ru_utime + reaped.ru_stime + tree, me.ru_utime + me.ru_stime
 
 
-def _reading(proc):
+def _reading(roots=()):
     busy, steal = _busy_and_steal()
-    own, watcher = _own_cpu(_tree_cpu(proc) if proc is not None else 0.0)
+    own, watcher = _own_cpu(_tree_cpu(roots))
     return {"t": round(time.time(), 3), "busy": round(busy, 2), "own": round(own, 3),
             "watcher": round(watcher, 3), "steal": round(steal, 2)}
 
@@ -81,10 +85,11 @@ def log_path(results_dir, machine, started=None):
                         + SUFFIX)
 
 
-def watch(command, path, interval=INTERVAL, **popen):
+def watch(command, path, interval=INTERVAL, orphans_grace=None, **popen):
     """Run ``command`` (``popen``: Popen's ``cwd``, ``env``), logging the machine's load to ``path``
     (written as ``path.partial`` and renamed when the command ends, interrupted or not); returns
-    its exit status."""
+    its exit status. Processes the command leaves behind are waited for ``orphans_grace`` seconds
+    (default ``ORPHANS_GRACE``), then killed."""
     import psutil
 
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -92,28 +97,135 @@ def watch(command, path, interval=INTERVAL, **popen):
     with open(partial, "w") as log:
         log.write(json.dumps({"kind": KIND, "version": 1, "cpus": psutil.cpu_count(), "interval": interval,
                               "command": command}) + "\n")
-        log.write(json.dumps(_reading(None)) + "\n")
-        child, status = None, None
+        log.write(json.dumps(_reading()) + "\n")
+        child, tree, status = None, None, None
         # A SIGTERM sent to this process alone is passed on.
         previous = signal.signal(signal.SIGTERM, lambda signum, frame: child and child.terminate())
+        adopting = _adopt_orphans(True)
         try:
+            tree = _Tree()
             child = subprocess.Popen(command, **popen)
-            proc = psutil.Process(child.pid)
+            tree.child = psutil.Process(child.pid)
             while status is None:
                 try:
                     status = child.wait(timeout=interval)
                 except subprocess.TimeoutExpired:
                     pass
-                log.write(json.dumps(_reading(proc if status is None else None)) + "\n")
+                log.write(json.dumps(_reading(tree.roots(status is None))) + "\n")
                 log.flush()
         except KeyboardInterrupt:
             status = _stop(child)
-            log.write(json.dumps(_reading(None)) + "\n")
+            log.write(json.dumps(_reading()) + "\n")
         finally:
             signal.signal(signal.SIGTERM, previous)
+            if tree is not None:
+                tree.finish(log, interval, ORPHANS_GRACE if orphans_grace is None else orphans_grace)
+            if adopting:
+                _adopt_orphans(False)
         log.write(json.dumps({"ended": round(time.time(), 3), "status": status}) + "\n")
     os.replace(partial, path)
     return status
+
+
+# prctl(2): a subreaper becomes the parent of its descendants' orphans, in place of init.
+_PR_SET_CHILD_SUBREAPER = 36
+# A server whose case ended without stopping it gets its stop signal from the kernel when its parent
+# dies (dsib.servers) and has dsib.servers.STOP_TIMEOUT (30 s) to finish; a few seconds more here.
+ORPHANS_GRACE = 40.0
+
+
+def _adopt_orphans(on):
+    """Make this process (Linux) the reaper of its descendants' orphans, or stop; whether it did.
+
+    asv ends each case's process with ``os._exit``, so a server the case started outlives it for
+    a moment, re-parented. Re-parented to init, it would leave the command's tree with all the CPU
+    time it had used, which would then count as other processes' (a QuestDB run read 1.57 cores of
+    "other work" on a quiet machine); adopted here, it stays the command's own."""
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+class _Tree(object):
+    """The watched command's processes: its own tree, and the orphans of that tree that this
+    process adopted (its children that were not there before the command started)."""
+
+    def __init__(self):
+        import psutil
+
+        self.me = psutil.Process()
+        self.before = set(p.pid for p in self.me.children())
+        self.child = None
+
+    def adopted(self):
+        import psutil
+
+        try:
+            children = self.me.children()
+        except psutil.NoSuchProcess:
+            return []
+        return [p for p in children if p.pid not in self.before and (self.child is None or p.pid != self.child.pid)]
+
+    def _reap(self):
+        """Adopted orphans that have ended: reaped, so their CPU time is in this process's own
+        ``RUSAGE_CHILDREN`` from now on."""
+        for p in self.adopted():
+            try:
+                os.waitpid(p.pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+    def roots(self, with_command=True):
+        self._reap()
+        return ([self.child] if with_command and self.child is not None else []) + self.adopted()
+
+    def _alive(self):
+        import psutil
+
+        alive = []
+        for p in self.roots(False):
+            try:
+                if p.status() != psutil.STATUS_ZOMBIE:
+                    alive.append(p)
+            except psutil.NoSuchProcess:
+                pass
+        return alive
+
+    def finish(self, log, interval, grace):
+        """After the command: its orphans are waited for ``grace`` seconds, still logged as its
+        own; any left then is killed, and said so."""
+        import psutil
+
+        deadline = time.time() + grace
+        try:
+            while self._alive() and time.time() < deadline:
+                time.sleep(min(interval, 0.2))
+                log.write(json.dumps(_reading(self.roots(False))) + "\n")
+        except KeyboardInterrupt:
+            pass
+        left = self._alive()
+        if left:
+            sys.stderr.write("dsib: the command left %d process(es) running %s after it ended: killed\n" % (
+                len(left), ", ".join("%d (%s)" % (p.pid, _name(p)) for p in left)))
+            for p in left:
+                try:
+                    p.kill()
+                except psutil.NoSuchProcess:
+                    pass
+            psutil.wait_procs(left, timeout=10)
+        log.write(json.dumps(_reading(self.roots(False))) + "\n")
+
+
+def _name(process):
+    import psutil
+
+    try:
+        return " ".join(process.cmdline()[:3]) or process.name()
+    except psutil.Error:
+        return "?"
 
 
 def _stop(child, grace=10):
@@ -184,12 +296,12 @@ class Span(object):
     CPU time is its own once reaped): ``Span()`` at the start, ``.load()`` at the end."""
 
     def __init__(self):
-        self.first = _reading(None)
+        self.first = _reading()
 
     def load(self):
         import psutil
 
-        last = _reading(None)
+        last = _reading()
         return between(self.first, last, last["t"] - self.first["t"], psutil.cpu_count())
 
 

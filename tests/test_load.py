@@ -145,3 +145,43 @@ def test_a_command_that_ignores_ctrl_c_is_stopped_all_the_same(tmp_path):
     with open(log.path) as f:
         assert json.loads(f.read().splitlines()[-1])["status"] == -signal.SIGKILL
     assert log.end - log.start < 60
+
+
+def _leaves_an_orphan(code, started=None):
+    """A command that starts ``code`` in a new session and ends with ``os._exit`` (once the file
+    ``started`` exists, if given), as asv ends a case's process while a server the case started
+    still runs."""
+    wait = "" if started is None else "while not os.path.exists(%r): time.sleep(0.05)\n" % str(started)
+    return [sys.executable, "-c", "import os, subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', %r], "
+            "start_new_session=True)\n%sos._exit(0)" % (code, wait)]
+
+
+def test_an_orphan_of_the_command_is_its_own_and_waited_for(tmp_path):
+    """The orphan spins 1.5 CPU-seconds after its parent ended: the watcher waits for it, and its
+    CPU is the run's own, not other processes' (it was, before the watcher adopted orphans)."""
+    done = tmp_path / "cpu"
+    watched = _watch(tmp_path, _leaves_an_orphan(SPIN % 1.5 + "open(%r, 'w').write(str(time.process_time()))\n"
+                                                 % str(done)))
+    _, stderr = watched.communicate(timeout=120)
+    assert watched.returncode == 0, stderr
+    assert done.exists(), "the watcher ended before the command's orphan"
+    log = _only_log(tmp_path)
+    assert log.readings[-1]["own"] - log.readings[0]["own"] >= float(done.read_text()) * 0.95, log.readings
+    assert "left" not in stderr, stderr
+
+
+def test_an_orphan_still_running_after_the_grace_is_killed_and_named(tmp_path, capfd):
+    pid_file = tmp_path / "pid"
+    command = _leaves_an_orphan("import os, time; open(%r, 'w').write(str(os.getpid())); time.sleep(600)"
+                                % str(pid_file), started=pid_file)
+    path = str(tmp_path / "m" / load.DIRECTORY / ("run" + load.SUFFIX))
+    assert load.watch(command, path, interval=0.2, orphans_grace=3) == 0
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert "left 1 process(es) running %d (" % pid in capfd.readouterr().err
+    import ctypes
+
+    flag = ctypes.c_int(-1)
+    assert ctypes.CDLL(None).prctl(37, ctypes.byref(flag), 0, 0, 0) == 0  # PR_GET_CHILD_SUBREAPER
+    assert flag.value == 0, "watch left this process adopting orphans"
