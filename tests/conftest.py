@@ -18,7 +18,7 @@ GIT = ["git", "-c", "user.name=dsib test", "-c", "user.email=test@dsib.invalid"]
 # The published artefacts that the tests check as committed. `make record` rewrites the working
 # tree's copies on purpose (new results, a republished site) before they are committed, so the
 # tests read HEAD's.
-COMMITTED = ("results", "html")
+COMMITTED = ("results", "results-v2", "html")
 
 
 @functools.lru_cache(maxsize=None)
