@@ -115,10 +115,15 @@ record: $(BIN)/.ready
 		$(if $(ALLOW_LOAD),--allow-load)
 	$(if $(COMMITTED_RESULTS_$(PROFILE)),,$(MAKE) publish)
 
-## publish: html/ from the committed results/ (what `make record` ends with)
+## publish: html/ from the committed results/ (what `make record` ends with): a report page for
+## each machine in results/, the reference machine's (with the release view) first.
+REFERENCE_MACHINE := xeon-2c-24g
+PUBLISHED_MACHINES = $(REFERENCE_MACHINE) $(sort $(filter-out $(REFERENCE_MACHINE),$(patsubst results/%/machine.json,%,\
+	$(wildcard results/*/machine.json))))
 publish: $(BIN)/.ready
 	$(BIN)/python -m asv publish --config asv.conf.json
-	$(BIN)/python -m dsib_tools site --results-dir results --html-dir html --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE)
+	$(BIN)/python -m dsib_tools site --results-dir results --html-dir html $(foreach m,$(PUBLISHED_MACHINES),--machine $(m)) \
+		--env DSIB_PROFILE$(PROFILE)
 
 ## compare: asv continuous BASE..COMMIT (default HEAD~1..HEAD) at the pr profile, within 10 minutes;
 ## it exits non-zero when a case got slower than FACTOR. SUMMARY=<file> appends a Markdown summary.

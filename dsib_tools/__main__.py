@@ -21,6 +21,7 @@
   readme   rewrite the README's generated tables (--check: say which differ)
   servers  install what the engines' servers need, where missing (make bench and make test run it)
   durations  each benchmark's total duration in an asv results file, and their sum (a run's budget)
+  engine-durations  per engine, asv's duration of each of its benchmarks (one results file an engine)
 """
 import argparse
 import json
@@ -117,8 +118,9 @@ def cmd_report(args):
 
     machine, res, names = args.results
     print(describe(machine, res, args.load))
-    print()
-    print(_grid_markdown(res, names, args.source and [args.source], args.variant and [args.variant], args.load))
+    if not args.engines:
+        print()
+        print(_grid_markdown(res, names, args.source and [args.source], args.variant and [args.variant], args.load))
     engines = _engines_markdown(res, names, args.source and [args.source], args.variant and [args.variant], args.load)
     if engines:
         print()
@@ -136,14 +138,59 @@ def cmd_fidelity(args):
     return 0
 
 
+def machine_page(machine, first):
+    """The report page of ``machine`` under html/: the first machine's is dsib/index.html."""
+    from .site import PAGE
+
+    return PAGE if first else "dsib/machine-%s.html" % machine
+
+
 def cmd_site(args):
+    """The report page of each ``--machine`` (the first's is the dsib page of asv's navigation bar,
+    linked to the others'), and the release view of the first."""
+    from .report import NoResults
+    from .site import write_page
+
+    machines = args.machine or [None]
+    pages = []
+    for wanted in machines:
+        args.machine = wanted
+        try:
+            args.results = _load_results(args)
+        except NoResults as exc:
+            if len(machines) == 1:
+                print("error: %s" % exc, file=sys.stderr)
+                return 1
+            print("no page for machine %s: %s" % (wanted, exc))
+            continue
+        except ValueError as exc:  # an unreadable load log
+            print("error: %s" % exc, file=sys.stderr)
+            return 1
+        pages.append((args.results, args.load))
+    if not pages:
+        print("error: none of the machines %s has results in %s for these filters" % (
+            ", ".join(machines), args.results_dir), file=sys.stderr)
+        return 1
+    names = [results[0] for results, _ in pages]
+    for i, (results, load) in enumerate(pages):
+        others = [(name, os.path.relpath(machine_page(name, j == 0), "dsib"))
+                  for j, name in enumerate(names) if j != i]
+        print("wrote %s" % write_page(args.html_dir, _report_sections(results, load), machine_page(names[i], i == 0),
+                                      title="dsib report: machine %s" % names[i] if i else "dsib report",
+                                      others=others))
+    from .release_view import write
+
+    print("wrote %s" % write(args.html_dir, args.results_dir, names[0]))
+    return 0
+
+
+def _report_sections(results, load):
     from data_prep import PROFILES
     from .fidelity_table import markdown
     from dsib.formats import FORMATS
     from .report import describe, markdown_table
-    from .site import write_page
 
-    machine, res, names = args.results
+    machine, res, names = results
     profile = (getattr(res, "env_vars", {}) or {}).get("DSIB_PROFILE", "default")
     spec = PROFILES.get(profile)
     if spec is not None and spec.grid_left_out:
@@ -151,26 +198,21 @@ def cmd_site(args):
     else:
         grid = spec.grid_rows if spec is not None else {}
         grid_scale = "Rows per case: %s." % ", ".join("%s %s" % (k, "{:,}".format(v)) for k, v in sorted(grid.items()))
-    sections = [
-        ("The 2019 baseline", [describe(machine, res, args.load), "The post's own figures are for the real January 2016 "
+    return [
+        ("The 2019 baseline", [describe(machine, res, load), "The post's own figures are for the real January 2016 "
                                "file (10.9 M rows); compare the speedup columns."],
-         [markdown_table(res, names, with_2019=True, load=args.load)]),
+         [markdown_table(res, names, with_2019=True, load=load)]),
         ("Every format", ["Rows are cases, columns are formats; times are asv medians; throughput is the "
                           "in-memory frame over the time, where the read builds that frame; peak memory is the "
                           "benchmark process's peak RSS (interpreter and libraries included). A skipped cell "
                           "names its reason below its table. " + grid_scale],
-         _grid_markdown(res, names, load=args.load).split("\n\n")),
+         _grid_markdown(res, names, load=load).split("\n\n")),
         ("Databases and engines", ["Each engine's ingest and query of the taxi frame and TSBS \"cpu\" (dsib/engines)."],
-         _engines_markdown(res, names, load=args.load).split("\n\n")),
+         _engines_markdown(res, names, load=load).split("\n\n")),
         ("Fidelity", ["What each pandas type becomes after a round trip, with %s. preserved: same dtype and "
                       "values; ≈: a documented loss (same values); →: the dtype it came back as." % _versions()],
          [markdown(list(FORMATS.values()))]),
     ]
-    print("wrote %s" % write_page(args.html_dir, sections))
-    from .release_view import write
-
-    print("wrote %s" % write(args.html_dir, args.results_dir, machine))
-    return 0
 
 
 def cmd_compare_versions(args):
@@ -337,13 +379,14 @@ def engines_markdown():
     return "\n".join(lines)
 
 
-def durations_markdown(path):
-    """Each benchmark's total duration in the asv results file ``path``, longest first, and their sum."""
+def durations_markdown(path, prefix=""):
+    """Each benchmark's total duration in the asv results file ``path`` (those whose name starts
+    with ``prefix``), longest first, and their sum."""
     with open(path) as f:
         data = json.load(f)
     column = data["result_columns"].index("duration")
     rows = sorted(((name, values[column]) for name, values in data["results"].items()
-                   if len(values) > column and values[column]), key=lambda row: -row[1])
+                   if name.startswith(prefix) and len(values) > column and values[column]), key=lambda row: -row[1])
 
     def minutes(seconds):
         return "%.2f min" % (seconds / 60) if seconds >= 60 else "%.1f s" % seconds
@@ -352,8 +395,45 @@ def durations_markdown(path):
     return "\n".join(lines + ["| total | %s |" % minutes(sum(d for _, d in rows))])
 
 
+def engine_durations_markdown(directory):
+    """Per engine, asv's duration of each of its benchmarks, from ``directory``/<engine>.json: the
+    results file after `make run ENGINE=<engine>` (asv keeps other benchmarks' durations from
+    earlier runs in the same file, so only the engine's own four are read from it)."""
+    from benchmarks.engines import IngestIntoEngine, QueryFromEngine
+    from dsib.engines import ENGINES
+
+    from .suite import name
+
+    columns = [name(cls, method) for cls in (IngestIntoEngine, QueryFromEngine)
+               for method in ("time_%s" % cls.operation, "peakmem_%s" % cls.operation)]
+    lines = ["| engine | %s | total |" % " | ".join("`%s`" % c.split(".", 1)[1] for c in columns),
+             "|---|" + "---:|" * (len(columns) + 1)]
+    totals = []
+    for engine in ENGINES.names():
+        path = os.path.join(directory, engine + ".json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            data = json.load(f)
+        column = data["result_columns"].index("duration")
+        seconds = [data["results"][c][column] if c in data["results"] else None for c in columns]
+        totals.append(sum(x for x in seconds if x))
+        lines.append("| `%s` | %s | %s |" % (engine, " | ".join(_minutes(x) if x else "-" for x in seconds),
+                                            _minutes(totals[-1])))
+    return "\n".join(lines + ["| every engine |%s %s |" % (" |" * len(columns), _minutes(sum(totals)))])
+
+
+def _minutes(seconds):
+    return "%.2f min" % (seconds / 60) if seconds >= 60 else "%.1f s" % seconds
+
+
+def cmd_engine_durations(args):
+    print(engine_durations_markdown(args.directory))
+    return 0
+
+
 def cmd_durations(args):
-    print(durations_markdown(args.record))
+    print(durations_markdown(args.record, args.prefix))
     return 0
 
 
@@ -547,12 +627,18 @@ def main(argv=None):
                              ("site", cmd_site, "write html/dsib/ (report, releases) and link it from asv's site")):
         p = sub.add_parser(name, help=text)
         p.add_argument("--results-dir", default="results")
-        p.add_argument("--machine", default=None)
+        if name == "site":
+            p.add_argument("--machine", action="append", default=None,
+                           help="a machine whose report page to write (again for each other; default: the newest "
+                           "results' machine); the first's is the dsib page and has the release view")
+        else:
+            p.add_argument("--machine", default=None)
         p.add_argument("--env", default=None)
         p.add_argument("--commit", default=None)
         if name == "report":
             p.add_argument("--source", default=None, help="nyc_taxi, tsbs_cpu or rocklin (default: all)")
             p.add_argument("--variant", default=None)
+            p.add_argument("--engines", action="store_true", help="the engines' blocks alone")
         else:
             p.add_argument("--html-dir", default="html")
         p.set_defaults(func=func)
@@ -622,7 +708,12 @@ def main(argv=None):
     p.set_defaults(func=cmd_audit)
     p = sub.add_parser("durations", help="each benchmark's total duration in an asv results file, and their sum")
     p.add_argument("record")
+    p.add_argument("--prefix", default="", help="only the benchmarks whose name starts so, e.g. engines.")
     p.set_defaults(func=cmd_durations)
+    p = sub.add_parser("engine-durations", help="per engine, asv's duration of each of its benchmarks",
+                       description="DIRECTORY holds <engine>.json: asv's results file after make run ENGINE=<engine>.")
+    p.add_argument("directory")
+    p.set_defaults(func=cmd_engine_durations)
     p = sub.add_parser("servers", help="install what the engines' servers need, where missing")
     p.set_defaults(func=cmd_servers)
     p = sub.add_parser("engines-table", help="the README's list of the registered engines")
@@ -705,7 +796,7 @@ def main(argv=None):
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    if hasattr(args, "results_dir") and args.func not in (cmd_config, cmd_watch_load):
+    if hasattr(args, "results_dir") and args.func not in (cmd_config, cmd_watch_load, cmd_site):
         from .report import NoResults
 
         try:

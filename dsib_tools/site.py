@@ -53,12 +53,15 @@ def block_to_html(text):
                                                 for line in text.strip().splitlines())
 
 
-def render(sections, title="dsib report"):
+def render(sections, title="dsib report", others=()):
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title>" % html.escape(title),
              "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
              "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}td{text-align:right}"
              "td:first-child{text-align:left}</style><link rel='icon' href='../swallow.ico'></head><body>",
              "<p><a href='../index.html'>&larr; asv dashboard</a></p>", "<h1>%s</h1>" % html.escape(title)]
+    if others:
+        parts.append("<p class='machines'>Other machines' reports: %s</p>" % ", ".join(
+            "<a href='%s'>%s</a>" % (html.escape(href, quote=True), html.escape(name)) for name, href in others))
     for heading, paragraphs, tables in sections:
         parts.append("<h2 id='%s'>%s</h2>" % (html.escape(heading.lower().replace(" ", "-")), html.escape(heading)))
         parts.extend("<p>%s</p>" % html.escape(p) for p in paragraphs)
@@ -115,12 +118,14 @@ def use_vendored_libraries(html_dir):
             f.write(text)
 
 
-def write_page(html_dir, sections):
-    path = os.path.join(html_dir, PAGE)
+def write_page(html_dir, sections, page=PAGE, title="dsib report", others=()):
+    """``page`` (under ``html_dir``) of ``sections``; ``others``: (machine, href) of the other
+    machines' pages, linked at the top."""
+    path = os.path.join(html_dir, page)
     if not os.path.isdir(os.path.dirname(path)):
         os.makedirs(os.path.dirname(path))
     with open(path, "w") as f:
-        f.write(render(sections))
+        f.write(render(sections, title, others))
     use_vendored_libraries(html_dir)
     link_from_asv_index(html_dir)
     return path

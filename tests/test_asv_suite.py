@@ -264,6 +264,29 @@ def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
     assert "<script" not in page and "http" not in page.replace("http-equiv", "")
 
 
+def test_the_site_has_a_report_page_for_each_machine_linked_both_ways(asv_tiny, tmp_path):
+    """Two machines' results: the first's page is the dsib page, the second's its own, each linking
+    the other; a machine with no results for the filters gets no page and is named."""
+    results, html = str(tmp_path / "results"), str(tmp_path / "html")
+    shutil.copytree(asv_tiny["results"], results)
+    shutil.copytree(os.path.join(asv_tiny["results"], MACHINE), os.path.join(results, "dsib-other"))
+    shutil.copytree(asv_tiny["html"], html)
+    site = _run([sys.executable, "-m", "dsib_tools", "site", "--results-dir", results, "--html-dir", html,
+                 "--machine", MACHINE, "--machine", "dsib-other", "--machine", "dsib-none", "--env", "DSIB_PROFILEtiny"],
+                ROOT, asv_tiny["env"])
+    assert site.returncode == 0, site.stdout + site.stderr
+    assert "no page for machine dsib-none: " in site.stdout, site.stdout
+    pages = {}
+    for name, page in ((MACHINE, "index.html"), ("dsib-other", "machine-dsib-other.html")):
+        with open(os.path.join(html, "dsib", page)) as f:
+            pages[name] = f.read()
+        assert "machine `%s`" % name in pages[name], name
+        assert "Databases and engines" in pages[name] and pages[name].count("<table>") == 1 + 9 + (6 + 1 + 1 + 1) + 1
+    assert "Other machines' reports: <a href='machine-dsib-other.html'>dsib-other</a>" in pages[MACHINE]
+    assert "Other machines' reports: <a href='index.html'>%s</a>" % MACHINE in pages["dsib-other"]
+    assert "<title>dsib report: machine dsib-other</title>" in pages["dsib-other"]
+
+
 def _servers_of(data_dir):
     """{pid: port} of the PostgreSQL servers whose cluster is under ``data_dir``."""
     import psutil
@@ -353,6 +376,8 @@ def test_make_record_is_the_deliberate_way_into_the_committed_history(asv_tiny):
     assert (" M", "results/benchmarks.json") in changes, changes
     assert not [path for status, path in changes if path.startswith("results/") and "D" in status], changes
     assert any(path.startswith("html/") for _, path in changes), "html/ was republished from results/"
+    with open(os.path.join(asv_tiny["repo"], "html", "index.json")) as f:
+        assert MACHINE in json.load(f)["params"]["machine"]
     again = _run(["make", "record", "MACHINE=" + MACHINE, "PROFILE=tiny"], asv_tiny["repo"], asv_tiny["env"])
     assert again.returncode == 0 and "nothing to record" in again.stdout, again.stdout[-2000:]
 
