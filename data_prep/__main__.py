@@ -5,6 +5,7 @@ import sys
 from . import nyc_taxi
 from .datasets import DATASETS
 from .frames import load_frame
+from .own import INPUT_FORMATS, OWN_PROFILE, PARTITION_ROWS, add_table
 from .prepare import TLC_BYTES_PER_ROW, csv_bytes_per_row, ingest_csv, prepare
 from .profiles import DEFAULT_PROFILE, PROFILES
 from .store import DatasetError, default_data_dir, open_dataset
@@ -67,6 +68,21 @@ def cmd_export_csv(args):
     print("wrote %d rows to %s" % (len(frame), args.output))
 
 
+def cmd_add(args):
+    summary = add_table(args.name, args.from_file, args.data_dir, fmt=args.format, strict=args.strict,
+                        partition_rows=args.partition_rows, progress=not args.quiet, reserved=sorted(DATASETS))
+    print("%s: %s rows in %d partition(s) at %s" % (args.name, "{:,}".format(summary["rows"]), summary["partitions"],
+                                                    summary["path"]))
+    print("columns: %s" % ", ".join(summary["columns"]))
+    for name, arrow_type in summary["left_out"]:
+        print("left out: column %r of type %s (dsib stores numbers, booleans, datetimes and text; "
+              "--strict refuses the table instead)" % (name, arrow_type))
+    if summary["variants"] == ("plain",):
+        print("variants: plain only (the table has no text column)")
+    else:
+        print("variants: %s" % ", ".join(summary["variants"]))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m data_prep", description=__doc__)
     sub = parser.add_subparsers(dest="command")
@@ -77,6 +93,19 @@ def main(argv=None):
     p.add_argument("--if-missing", action="store_true", help="skip datasets that are present and verify")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_prepare)
+    p = sub.add_parser("add", help="bring a table of your own (CSV, Parquet, Feather/Arrow IPC, JSON Lines) into "
+                                   "the store, read in batches, as dataset NAME at profile %s" % OWN_PROFILE)
+    p.add_argument("name", help="the table's name (lower-case letters, digits and _)")
+    p.add_argument("--from-file", required=True, metavar="PATH")
+    p.add_argument("--format", choices=list(INPUT_FORMATS), default=None, help="default: from the file's extension")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse a table with a column dsib cannot store, instead of leaving that column out")
+    p.add_argument("--partition-rows", type=int, default=PARTITION_ROWS,
+                   help="rows a partition of the store holds, and so what ingesting holds in memory "
+                        "(default: %(default)s)")
+    p.add_argument("--data-dir", default=None, help="store root (default: $DSIB_DATA_DIR or ./data)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_add)
     p = sub.add_parser("verify", help="check datasets against their manifest checksums")
     _add_common(p)
     p.set_defaults(func=cmd_verify)

@@ -1,5 +1,6 @@
 """From the store to pandas DataFrames: the exact frame every benchmark writes and compares against."""
-from .datasets import get_dataset
+from .datasets import DATASETS, get_dataset
+from .own import OWN_PROFILE, OwnTable, open_table
 from .store import open_dataset
 
 
@@ -9,6 +10,8 @@ def _decode(values):
 
 
 def frame_from_store(store, spec, partition, variant, rows=None):
+    if hasattr(spec, "frame"):  # a table a user brought (data_prep.own)
+        return spec.frame(store, partition, variant, rows)
     import pandas as pd
 
     data = {}
@@ -27,13 +30,18 @@ def frame_from_store(store, spec, partition, variant, rows=None):
 def load_frame(profile, variant="plain", partition=None, data_dir=None, store=None, dataset="nyc_taxi", rows=None):
     """The DataFrame of one partition (the first by default; its first ``rows`` rows if given),
     verified against its checksums."""
-    spec = get_dataset(dataset)
-    store = store or open_dataset(spec.name, profile, data_dir)
+    if profile == OWN_PROFILE:
+        spec, store = open_table(dataset, data_dir) if store is None else (OwnTable(dataset, store.manifest), store)
+    else:
+        spec = get_dataset(dataset)
+        store = store or open_dataset(spec.name, profile, data_dir)
     return frame_from_store(store, spec, partition or store.partitions[0], variant, rows)
 
 
-def read_hints(variant, dataset="nyc_taxi"):
+def read_hints(variant, dataset="nyc_taxi", data_dir=None):
     """What a reader must be told to return the frame of ``variant``: its datetime and categorical columns."""
+    if dataset not in DATASETS:
+        return open_table(dataset, data_dir)[0].read_hints(variant)
     return get_dataset(dataset).read_hints(variant)
 
 

@@ -8,6 +8,7 @@ from . import nyc_taxi
 from .datasets import get_dataset
 from .frames import frame_from_store
 from .profiles import PROFILES, get_profile
+from .progress import progress_bar
 from .store import default_data_dir, file_sha256, rebuild_command, write_dataset
 
 # The real January 2016 CSV: 1.71 GB over 10,906,858 rows.
@@ -19,14 +20,6 @@ def _metadata(spec, source, rebuild):
     return {"source": source, "rebuild": rebuild, "numpy": np.__version__, "description": spec.description}
 
 
-def _progress_bar(total, desc, enabled):
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=desc, unit="rows", unit_scale=True)
-
-
 def prepare(profile_name, data_dir=None, partitions=None, progress=True, seed=None, dataset="nyc_taxi"):
     """Generate one dataset at a profile's scale. Returns a summary dict (also printed by the CLI)."""
     profile = get_profile(profile_name)
@@ -35,7 +28,7 @@ def prepare(profile_name, data_dir=None, partitions=None, progress=True, seed=No
     seed = profile.seed if seed is None else seed
     data_dir = data_dir or default_data_dir()
     rows = profile.rows_for(spec.name)
-    bar = _progress_bar(rows * len(partitions), "%s %s" % (spec.name, profile.name), progress)
+    bar = progress_bar(rows * len(partitions), "%s %s" % (spec.name, profile.name), progress)
     timings = {"generate": 0.0, "derive": 0.0}
 
     def generated():
@@ -83,7 +76,7 @@ def ingest_csv(paths, profile_name="tlc", data_dir=None, progress=True):
     for path in paths:
         if not os.path.isfile(path):
             raise ValueError("no such CSV file: %s" % path)
-    bar = _progress_bar(len(paths), "ingest", progress)
+    bar = progress_bar(len(paths), "ingest", progress)
     seen = {}
 
     def partitions():

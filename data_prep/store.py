@@ -28,6 +28,8 @@ def default_data_dir():
 
 
 def rebuild_command(dataset, profile):
+    if profile == "own":  # data_prep.own.OWN_PROFILE: a table a user brought
+        return "python -m data_prep add %s --from-file PATH" % dataset
     return "python -m data_prep prepare --dataset %s --profile %s" % (dataset, profile)
 
 
@@ -60,8 +62,9 @@ def _save_array(path, array):
             "dtype": array.dtype.str, "rows": int(array.shape[0])}
 
 
-def write_dataset(data_dir, dataset, profile, partitions, metadata, progress=None):
-    """Write ``partitions`` (an iterable of ``(name, {column: array})``) atomically.
+def write_dataset(data_dir, dataset, profile, partitions, metadata, progress=None, finish=None):
+    """Write ``partitions`` (an iterable of ``(name, {column: array})``) atomically; ``finish``,
+    where given, completes the manifest once every partition is written.
 
     Nothing is visible under the final path until every file and the manifest
     are on disk; an interruption leaves only a ``.tmp-*`` directory, which the
@@ -82,7 +85,8 @@ def write_dataset(data_dir, dataset, profile, partitions, metadata, progress=Non
                      "partitions": []})
     for name, columns in partitions:
         os.makedirs(os.path.join(tmp, name))
-        lengths = set(len(a) for a in columns.values())
+        # A key with a "." names a column's other file (a text column's bytes), not rows.
+        lengths = set(len(a) for key, a in columns.items() if "." not in key)
         if len(lengths) != 1:
             raise ValueError("partition %s has columns of different lengths %s" % (name, sorted(lengths)))
         files = {}
@@ -92,6 +96,8 @@ def write_dataset(data_dir, dataset, profile, partitions, metadata, progress=Non
         _fsync_dir(os.path.join(tmp, name))
         if progress is not None:
             progress(name)
+    if finish is not None:
+        finish(manifest)
     with open(os.path.join(tmp, MANIFEST), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.flush()
@@ -136,6 +142,9 @@ class Dataset(object):
                 return p
         raise DatasetError("dataset %s has no partition %r; it has %s"
                            % (self.path, name, ", ".join(self.partitions)))
+
+    def has(self, partition, column):
+        return column in self._partition(partition)["files"]
 
     def load(self, partition, column, rows=None):
         """One column; with ``rows``, only its first rows are read (the file is memory-mapped)."""
