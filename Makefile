@@ -5,6 +5,13 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
 PROFILE ?= default
+# DATASET=<name>: the grid on a table you brought (python -m data_prep add NAME --from-file PATH),
+# at the profile `own`, which measures that table alone.
+DATASET ?=
+ifneq ($(DATASET),)
+PROFILE := own
+export DSIB_DATASET := $(DATASET)
+endif
 MACHINE ?= $(shell hostname)
 # The commit to benchmark; `make bench-matrix COMMIT=<hash>` adds environments to an earlier run.
 COMMIT ?= HEAD
@@ -38,7 +45,8 @@ $(BIN)/.ready: requirements.txt
 bench: data run site table
 
 data: $(BIN)/.ready
-	$(BIN)/python -m data_prep prepare --profile $(PROFILE) --if-missing
+	$(if $(DATASET),$(BIN)/python -m data_prep verify --profile own --dataset $(DATASET),\
+		$(BIN)/python -m data_prep prepare --profile $(PROFILE) --if-missing)
 
 workspace: $(BIN)/.ready
 	$(BIN)/python -m dsib_tools workspace --committed results --local $(LOCAL_RESULTS)

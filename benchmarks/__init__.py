@@ -26,7 +26,7 @@ import hashlib
 import os
 import sys
 
-from data_prep import PROFILES, get_dataset
+from data_prep import PROFILES
 from dsib import cases
 from dsib.cells import Cells
 from dsib.formats import FORMATS
@@ -65,8 +65,7 @@ def _preload():
 _preload()
 
 PROFILE = os.environ.get("DSIB_PROFILE", "default")
-DATA_DIR = os.environ.get("DSIB_DATA_DIR") or os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
+DATA_DIR = cases.DATA_DIR
 VERSIONS = installed_versions(FORMATS.packages())
 CELLS = Cells(PROFILE, DATA_DIR)
 
@@ -104,13 +103,15 @@ def ready(operation, source, format, variant="plain"):
     if reason:
         raise NotImplementedError(reason)
     fmt = FORMATS[format]
+    if cases.SOURCES[source].own:  # a table a user brought: a format that cannot hold it skips, saying why
+        CELLS.checked_file(source, fmt, variant)
     fmt.warm_up()
     return fmt
 
 
 def hints(source, variant):
     """What a reader is told, as a user would tell it: datetimes, categoricals, numeric-looking text."""
-    return get_dataset(cases.SOURCES[source].stored).read_hints(variant)
+    return cases.SOURCES[source].dataset.read_hints(variant)
 
 
 def warm(path):

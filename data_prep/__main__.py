@@ -3,7 +3,7 @@ import argparse
 import sys
 
 from . import nyc_taxi
-from .datasets import DATASETS
+from .datasets import DATASETS, get_dataset
 from .frames import load_frame
 from .own import INPUT_FORMATS, OWN_PROFILE, PARTITION_ROWS, add_table
 from .prepare import TLC_BYTES_PER_ROW, csv_bytes_per_row, ingest_csv, prepare
@@ -16,13 +16,21 @@ def _add_common(parser, datasets=True):
                         help="scale profile: %s, or the name given to ingested CSV data (default: %%(default)s)"
                         % ", ".join(sorted(PROFILES)))
     if datasets:
-        parser.add_argument("--dataset", default="all", choices=["all"] + sorted(DATASETS),
-                            help="default: all")
+        parser.add_argument("--dataset", default="all",
+                            help="%s, or a table you brought (--profile %s) (default: all)"
+                                 % (", ".join(["all"] + sorted(DATASETS)), OWN_PROFILE))
     parser.add_argument("--data-dir", default=None, help="store root (default: $DSIB_DATA_DIR or ./data)")
 
 
 def _names(args):
-    return sorted(DATASETS) if args.dataset == "all" else [args.dataset]
+    if args.profile == OWN_PROFILE:
+        if args.dataset == "all":
+            raise ValueError("profile %s holds the tables you brought: name one with --dataset" % OWN_PROFILE)
+        return [args.dataset]
+    if args.dataset == "all":
+        return sorted(DATASETS)
+    get_dataset(args.dataset)  # an unknown name says which there are
+    return [args.dataset]
 
 
 def _report_csv_size(store):

@@ -363,8 +363,8 @@ class OwnTable(object):
 
     @property
     def variants(self):
-        """``plain`` (no text), ``str`` (text as str), ``cat`` (text as categoricals); ``plain``
-        alone for a table without text."""
+        """``plain`` (no text), ``str`` (text, categoricals too, as str), ``cat`` (text as
+        categoricals); ``plain`` alone for a table without text."""
         return ("plain", "str", "cat") if self.text_columns else ("plain",)
 
     def _check_variant(self, variant):
@@ -381,10 +381,14 @@ class OwnTable(object):
             if c.kind in TEXT_KINDS:
                 if variant == "plain":
                     continue
-                out.append((c, "categorical" if variant == "cat" else c.kind))
+                out.append((c, "categorical" if variant == "cat" else "text"))
             else:
                 out.append((c, c.kind))
         return out
+
+    def categorizable(self):
+        """Text columns that ``cat`` holds as categoricals of ``str``'s values: all of them."""
+        return self.text_columns
 
     def read_hints(self, variant):
         columns = self.columns_of(variant)

@@ -12,9 +12,12 @@ Datasets of the suite (``SOURCES``) are stored datasets (``data_prep.DATASETS``)
 ``default``); ``nyc_taxi``, ``tsbs_cpu`` and ``rocklin`` are the first ``grid_rows`` rows of
 theirs, the scale at which every format is measured.
 """
+import functools
+import os
 from collections import OrderedDict, namedtuple
 
 from data_prep import VARIANTS, get_dataset, get_profile
+from data_prep.own import OWN_PROFILE, open_table
 
 from .engines import ENGINES
 from .formats import FORMATS, POST_2019_FORMATS
@@ -24,8 +27,12 @@ class Source(namedtuple("Source", ["name", "stored", "whole_partitions", "format
     """``whole_partitions``: the stored partitions as they are (the post's month), else their
     first ``grid_rows`` rows. ``formats``: the formats measured on it (None: every one)."""
 
+    own = False
+
     def rows(self, profile):
         """Rows per partition at ``profile``; None where the profile leaves this source out."""
+        if profile == OWN_PROFILE:
+            return None
         spec = get_profile(profile)
         if self.whole_partitions:
             return spec.rows_for(self.stored)
@@ -34,6 +41,8 @@ class Source(namedtuple("Source", ["name", "stored", "whole_partitions", "format
         return spec.grid_rows.get(self.stored)
 
     def left_out(self, profile):
+        if profile == OWN_PROFILE:
+            return "the %s profile measures the table you brought (DSIB_DATASET) only" % OWN_PROFILE
         spec = get_profile(profile)
         if self.rows(profile) is not None:
             return None
@@ -50,6 +59,42 @@ class Source(namedtuple("Source", ["name", "stored", "whole_partitions", "format
         return self.dataset.partitions
 
 
+class OwnSource(Source):
+    """A table a user brought (``python -m data_prep add``), measured whole, partition by partition,
+    at the profile ``own`` alone. Its frames are what the user's data is: a format that cannot
+    give back one of its columns skips the cell, naming the column, where a built-in source's
+    cell would fail."""
+
+    own = True
+
+    def __new__(cls, name):
+        return super(OwnSource, cls).__new__(cls, name, name, True, None, "your table %s" % name)
+
+    def rows(self, profile):
+        return None
+
+    def left_out(self, profile):
+        if profile != OWN_PROFILE:
+            return "%s is your own table: it is measured at the %s profile (make bench DATASET=%s)" % (
+                self.name, OWN_PROFILE, self.name)
+        return None
+
+    @property
+    def dataset(self):
+        return _own_table(self.stored, DATA_DIR)
+
+
+@functools.lru_cache(maxsize=None)
+def _own_table(name, data_dir):
+    return open_table(name, data_dir, verify="sizes")[0]
+
+
+# The data directory of the suite's runs: the checkout's data/ unless DSIB_DATA_DIR says otherwise
+# (asv runs each case in a scratch directory, so not the working directory's).
+DATA_DIR = os.environ.get("DSIB_DATA_DIR") or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                            "data")
+
+
 SOURCES = OrderedDict((s.name, s) for s in [
     Source("nyc_taxi_month", "nyc_taxi", True, POST_2019_FORMATS,
            "one month of taxi trips at the profile's scale: the 2019 post's cases"),
@@ -57,7 +102,11 @@ SOURCES = OrderedDict((s.name, s) for s in [
     Source("tsbs_cpu", "tsbs_cpu", False, None, "TSBS cpu rows, as in the QuestDB ingestion study"),
     Source("rocklin", "rocklin", False, None, "Rocklin's text with 1,000 values, plus integers"),
 ])
-GRID = ("nyc_taxi", "tsbs_cpu", "rocklin")
+# The table a user brought, named by DSIB_DATASET (make bench DATASET=NAME): a source of the grid.
+OWN = tuple(name for name in [os.environ.get("DSIB_DATASET")] if name)
+for _name in OWN:
+    SOURCES[_name] = OwnSource(_name)
+GRID = ("nyc_taxi", "tsbs_cpu", "rocklin") + OWN
 
 
 class Operation(namedtuple("Operation", ["name", "sources", "writes", "from_bytes", "needs_text", "partitioned"])):
@@ -73,7 +122,7 @@ OPERATIONS = OrderedDict((o.name, o) for o in [
     Operation("read_from_bytes", ("nyc_taxi_month",), from_bytes=True),
     Operation("read_from_page_cache", GRID),
     Operation("read_cold", GRID),
-    Operation("continuous_read", ("nyc_taxi",), partitioned=True),
+    Operation("continuous_read", ("nyc_taxi",) + OWN, partitioned=True),
     # The post's six months, apart: their sampling is another (benchmarks.reads.ContinuousReadMonths).
     Operation("continuous_read_months", ("nyc_taxi_month",), partitioned=True),
     Operation("write_to_bytes", GRID, writes=True),

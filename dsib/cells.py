@@ -124,6 +124,24 @@ def _outcome(built):
     return outcome
 
 
+def _culprits(fmt, frame, hints, tmp, error):
+    """``error`` of a format on a whole table, said column by column where each column alone
+    shows it: which columns the format cannot write or give back, and how."""
+    import numpy as np
+    import pandas as pd
+
+    found = []
+    for name in frame.columns:
+        alone = dict((key, tuple(c for c in names if c == name)) for key, names in hints.items())
+        # Beside a column that is never null: a text format's row of one null is an empty line.
+        probe = pd.DataFrame({"row": np.arange(len(frame)), name: frame[name]}, columns=["row", name]) \
+            if name != "row" else frame[[name]]
+        outcome = write_and_check(fmt, probe, alone, os.path.join(tmp, "column" + fmt.suffix), from_bytes=False)
+        if outcome["error"]:
+            found.append("column %r (%s): %s" % (name, frame[name].dtype, outcome["error"].replace("\n", " ")))
+    return "; ".join(found) if found else error
+
+
 class Cells(object):
     """The cell files and frames of one profile and data directory."""
 
@@ -178,6 +196,10 @@ class Cells(object):
             frame = self.frame(source, variant, partition)
             outcome = write_and_check(fmt, frame, hints, os.path.join(tmp, "file" + fmt.suffix),
                                       from_bytes=read_from_bytes(source))
+            if src.own and outcome["error"]:  # the user's data, not the suite's: say what it cannot hold
+                outcome["skip"] = "%s cannot hold this table: %s" % (
+                    fmt.label, _culprits(fmt, frame, hints, tmp, outcome["error"]))
+                outcome["error"] = None
             outcome["path"] = "file" + fmt.suffix if outcome["bytes"] is not None else None
             outcome["frame_bytes"] = frame_nbytes(frame)
             return outcome

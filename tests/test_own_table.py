@@ -83,7 +83,8 @@ def expected(frame, fmt):
         columns["when_tz"] = frame["when_tz"].dt.tz_convert("UTC")
         if fmt == "jsonl":  # pyarrow's JSON reader takes "...Z" as a naive time
             columns["when_tz"] = columns["when_tz"].dt.tz_localize(None)
-        columns["kind"] = np.array([None if v is np.nan else v for v in frame["kind"].astype(object)], dtype=object)
+    # str holds every text column as text, categoricals too.
+    columns["kind"] = np.array([None if v is np.nan else v for v in frame["kind"].astype(object)], dtype=object)
     columns["name"] = np.array(frame["name"].astype(object).where(frame["name"].notna(), None), dtype=object)
     return pd.DataFrame(columns)
 
@@ -302,3 +303,61 @@ def test_a_file_larger_than_the_memory_its_process_may_use_comes_in(tmp_path):
     assert last["hex"].tolist()[:2] == ["%064x" % (k * 2654435761) for k in i[:2] % 1000]
     os.remove(path)  # 1.3 GB that pytest would keep for three sessions
     shutil.rmtree(data_dir)
+
+
+# The grid on a brought table: every class of benchmarks/ with a source parameter, each of its
+# cells on the table set up and called as asv does (setup, the timed call, teardown), in a process
+# whose environment names the table as make bench DATASET=NAME gives it.
+GRID_RUN = """
+import inspect, itertools, json, sys
+import benchmarks
+from benchmarks import reads, sizes, writes
+name, outcomes = sys.argv[1], []
+for module in (reads, writes, sizes):
+    for cls_name, cls in inspect.getmembers(module, inspect.isclass):
+        if cls.__module__ != module.__name__ or "source" not in getattr(cls, "param_names", ()):
+            continue
+        for params in itertools.product(*cls.params):
+            if params[0] != name:
+                continue
+            for method in sorted(m for m in dir(cls) if m.startswith(("time_", "peakmem_", "track_"))):
+                case = cls()
+                try:
+                    case.setup(*params)
+                    getattr(case, method)(*params)
+                    outcome = "ok"
+                except NotImplementedError as exc:
+                    outcome = "skipped: %s" % exc
+                except Exception as exc:
+                    outcome = "failed: %s: %s" % (type(exc).__name__, exc)
+                finally:
+                    if hasattr(case, "teardown"):
+                        case.teardown(*params)
+                outcomes.append(["%s.%s.%s" % (module.__name__, cls_name, method), list(params), outcome])
+print(json.dumps(outcomes))
+"""
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "feather", "jsonl"])
+def test_the_grid_runs_on_a_brought_table_with_no_failed_cell(tmp_path, fmt):
+    data_dir = str(tmp_path / "data")
+    add_table("mine", make_file(tmp_path, fmt, every_kind(3000)), data_dir, partition_rows=1000, progress=False)
+    env = dict(os.environ, DSIB_PROFILE=OWN_PROFILE, DSIB_DATASET="mine", DSIB_DATA_DIR=data_dir,
+               DSIB_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT)
+    proc = subprocess.run([sys.executable, "-c", GRID_RUN, "mine"], cwd=str(tmp_path), env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    outcomes = json.loads(proc.stdout.strip().splitlines()[-1])
+    failed = [o for o in outcomes if o[2].startswith("failed")]
+    assert not failed, "\n".join("%s%s: %s" % (n, tuple(p), o) for n, p, o in failed[:20])
+    ran = [o for o in outcomes if o[2] == "ok"]
+    ran_names = set(n for n, _, _ in ran)
+    for name in ("benchmarks.reads.ReadFromPageCache.time_read", "benchmarks.writes.WriteToBytes.time_write",
+                 "benchmarks.reads.ContinuousRead.time_read", "benchmarks.sizes.Sizes.track_file_size"):
+        assert name in ran_names, name
+    parquet = [o for o in ran if o[1][:2] == ["mine", "parquet"] and o[0].endswith("ReadFromPageCache.time_read")]
+    assert sorted(p[2] for _, p, _ in parquet) == ["cat", "plain", "str"]
+    skips = [o for o in outcomes if o[2].startswith("skipped")]
+    # A format that cannot give back a column says which: CSV has no nullable integers.
+    csv_str = [o[2] for o in skips if o[1] == ["mine", "csv", "str"] and o[0].endswith("ReadFromPageCache.time_read")]
+    assert csv_str and "CSV cannot hold this table: column 'small' (Int" in csv_str[0], csv_str
