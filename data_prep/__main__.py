@@ -7,7 +7,7 @@ from .datasets import DATASETS, get_dataset
 from .frames import load_frame
 from .own import INPUT_FORMATS, OWN_PROFILE, PARTITION_ROWS, add_table
 from .prepare import TLC_BYTES_PER_ROW, csv_bytes_per_row, ingest_csv, prepare
-from .profiles import DEFAULT_PROFILE, PROFILES
+from .profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from .store import DatasetError, default_data_dir, open_dataset
 
 
@@ -45,6 +45,13 @@ def cmd_prepare(args):
         path = ingest_csv(args.from_csv, args.profile, args.data_dir, progress=not args.quiet)
         print("ingested %d files into %s" % (len(args.from_csv), path))
         _report_csv_size(open_dataset(nyc_taxi.DATASET, args.profile, args.data_dir))
+        return
+    if args.profile not in PROFILES and args.profile != OWN_PROFILE:
+        # Real files, ingested: nothing to generate, only what is there to verify.
+        profile = get_profile(args.profile, args.data_dir)
+        for name in sorted(profile.rows):
+            open_dataset(name, args.profile, args.data_dir)
+            print("%s at profile %s (%s) is present and verified" % (name, args.profile, profile.description))
         return
     for name in _names(args):
         if args.if_missing:

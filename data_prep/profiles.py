@@ -63,10 +63,39 @@ class UnknownProfileError(KeyError):
         return self.args[0]
 
 
-def get_profile(name):
-    try:
+def get_profile(name, data_dir=None):
+    """A generated profile, or one of real TLC files that ``prepare --from-csv`` ingested into
+    ``data_dir`` under that name."""
+    if name in PROFILES:
         return PROFILES[name]
-    except KeyError:
+    found = ingested_profile(name, data_dir)
+    if found is None:
         raise UnknownProfileError(
-            "unknown profile %r; generated profiles are: %s" % (name, ", ".join(sorted(PROFILES)))
-        )
+            "unknown profile %r; generated profiles are: %s; a profile of real TLC files exists once "
+            "`python -m data_prep prepare --profile %s --from-csv FILE...` has ingested them"
+            % (name, ", ".join(sorted(PROFILES)), name))
+    return found
+
+
+def ingested_profile(name, data_dir=None):
+    """The profile of the TLC files ingested as ``name`` (None where there are none): each month
+    whole for the 2019 post's cases, the default profile's grid rows of it for the grid, and no
+    other dataset. Its scale is the files', so it is not versioned: its own results directory or
+    environment name keeps it apart."""
+    import json
+    import os
+
+    from .store import MANIFEST, dataset_path, default_data_dir
+
+    path = os.path.join(dataset_path(data_dir or default_data_dir(), "nyc_taxi", name), MANIFEST)
+    try:
+        with open(path) as f:
+            manifest = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if manifest.get("source", {}).get("kind") != "csv":
+        return None
+    rows = [p["rows"] for p in manifest["partitions"]]
+    grid = min(min(rows), PROFILES[DEFAULT_PROFILE].grid_rows["nyc_taxi"])
+    return Profile(name, {"nyc_taxi": max(rows)}, None, "real TLC files: %d month(s), %d-%d rows"
+                   % (len(rows), min(rows), max(rows)), {"nyc_taxi": grid}, False)

@@ -33,7 +33,7 @@ class Source(namedtuple("Source", ["name", "stored", "whole_partitions", "format
         """Rows per partition at ``profile``; None where the profile leaves this source out."""
         if profile == OWN_PROFILE:
             return None
-        spec = get_profile(profile)
+        spec = get_profile(profile, DATA_DIR)
         if self.whole_partitions:
             return spec.rows_for(self.stored)
         if spec.grid_left_out:
@@ -43,7 +43,7 @@ class Source(namedtuple("Source", ["name", "stored", "whole_partitions", "format
     def left_out(self, profile):
         if profile == OWN_PROFILE:
             return "the %s profile measures the table you brought (DSIB_DATASET) only" % OWN_PROFILE
-        spec = get_profile(profile)
+        spec = get_profile(profile, DATA_DIR)
         if self.rows(profile) is not None:
             return None
         if spec.grid_left_out:

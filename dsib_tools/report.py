@@ -192,6 +192,14 @@ def speedup_table(before, after, names, columns, formats=("parquet", "csv"), lab
     return "\n".join(lines)
 
 
+def _ingested_rows(profile):
+    """The largest month of the TLC files ingested as ``profile`` here (None: none are)."""
+    from data_prep.profiles import ingested_profile
+
+    found = ingested_profile(profile)
+    return found.rows["nyc_taxi"] if found else None
+
+
 def describe(machine, res, load=None):
     """One line on where ``res`` comes from; with ``load`` (a ``load.Machine``), what else the
     machine was doing while it ran."""
@@ -201,7 +209,7 @@ def describe(machine, res, load=None):
 
     env_vars = getattr(res, "env_vars", {}) or {}
     profile = env_vars.get("DSIB_PROFILE", "default")
-    rows = PROFILES[profile].rows_per_month if profile in PROFILES else None
+    rows = PROFILES[profile].rows_per_month if profile in PROFILES else _ingested_rows(profile)
     text = "machine `%s`, environment `%s`, commit `%s`, profile `%s` (%s rows per month)" % (
         machine, res.env_name, res.commit_hash[:8], profile, "{:,}".format(rows) if rows else "?")
     if load is None:

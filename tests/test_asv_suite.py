@@ -429,3 +429,53 @@ def test_the_audit_refuses_code_other_than_the_runs(asv_tiny, tmp_path):
         subprocess.run(["git", "checkout", "--", "dsib/__init__.py"], cwd=asv_tiny["repo"], check=True)
     assert run.returncode == 2 and "differ from" in run.stdout, run.stdout[-2000:]
     assert not os.path.exists(str(tmp_path / "a.json"))
+
+
+def test_make_bench_runs_real_tlc_files_and_a_table_you_brought(asv_tiny, tmp_path):
+    """Your own data through the README's make bench, Parquet's cells only (to keep it short):
+    TLC-layout CSV files ingested with --from-csv and run at PROFILE=tlc, and a table brought with
+    `data_prep add` run with DATASET=. Each in its own data and build directories."""
+    import pyarrow.parquet as pq
+    from asv.results import iter_results_for_machine
+
+    from data_prep import load_frame, nyc_taxi
+
+    from .test_own_table import arrow_table, every_kind
+
+    repo, python = asv_tiny["repo"], os.path.join(asv_tiny["repo"], ".venv", "bin", "python")
+    env = dict(asv_tiny["env"], DSIB_DATA_DIR=str(tmp_path / "data"), DSIB_CACHE_DIR=str(tmp_path / "cache"))
+    paths = []
+    for month in ("2016-01", "2016-02"):
+        paths.append(str(tmp_path / ("yellow_tripdata_%s.csv" % month)))
+        nyc_taxi.to_tlc_csv(load_frame("tiny", "plain", month, asv_tiny["env"]["DSIB_DATA_DIR"]), paths[-1])
+    ingest = _run([python, "-m", "data_prep", "prepare", "--profile", "tlc", "--quiet", "--from-csv"] + paths, repo, env)
+    assert ingest.returncode == 0, ingest.stdout
+    table = str(tmp_path / "mine.parquet")
+    pq.write_table(arrow_table(every_kind(5000)), table)
+    add = _run([python, "-m", "data_prep", "add", "mine", "--from-file", table, "--partition-rows", "2000", "--quiet"],
+               repo, env)
+    assert add.returncode == 0 and "left out: column 'tags'" in add.stdout, add.stdout
+
+    for how, profile, source in ((["PROFILE=tlc"], "tlc", "nyc_taxi"), (["DATASET=mine"], "own", "mine")):
+        build = str(tmp_path / ("build-" + profile))
+        run = _run(["make", "bench", "FORMAT=parquet", "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR, "BUILD=" + build]
+                   + how, repo, env)
+        assert run.returncode == 0, run.stdout[-6000:]
+        (res,) = [r for r in iter_results_for_machine(os.path.join(build, "results"), MACHINE)
+                  if r.env_name.endswith("DSIB_PROFILE" + profile)]
+        measured, failed = [], []
+        for key in res.get_all_result_keys():
+            params = res.get_result_params(key)
+            values = res.get_result_value(key, params)
+            for combo, value in zip(itertools.product(*params) if params else [()],
+                                    values if isinstance(values, list) else [values]):
+                cell = (key,) + tuple(c.strip("'") for c in combo)
+                if value is None:
+                    failed.append(cell)
+                elif not (isinstance(value, float) and math.isnan(value)) and source in cell and "parquet" in cell:
+                    measured.append(cell)
+        assert not failed, "%s: %s" % (how, failed)
+        names = set(cell[0] for cell in measured)
+        for name in ("reads.ReadFromPageCache.time_read", "writes.WriteToBytes.time_write",
+                     "reads.ContinuousRead.time_read"):
+            assert name in names, (how, name, sorted(names))

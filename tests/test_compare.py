@@ -43,8 +43,12 @@ BENCH = (
 # gate must fail naming them, as it would for a pull request that turned a slow format into a skip.
 SKIPPED = "pickle-highest"
 SKIP_SOURCE = "\nFORMATS[%r].unavailable = lambda versions: 'made unavailable by test_compare'\n" % SKIPPED
-# A control whose median moved this far was touched by the change: the slowdown leaked.
+# An affected cell's median moves at least this far.
 UNMISTAKABLE = 1.6
+# A control whose median is this much slower was touched by the change: the slowdown leaked (half
+# the injected 4x, in ratio). Less than that, either way, a machine as busy as a user's laptop
+# does: a CI run beside two other test jobs moved a control CSV read to 0.594.
+LEAKED = 2.0
 
 
 def _affected(cells):
@@ -105,12 +109,12 @@ def test_every_case_of_the_slowed_adapters_is_flagged_slower(slowed):
 
 
 def test_the_slowdown_stays_in_its_adapters(slowed):
-    """A busy machine may move a control by a few per cent, never by the injected factor."""
+    """A busy machine moves a control's median, even by half; the injected slowdown would make it
+    about 4x slower."""
     controls = sorted(set(_timed(slowed["ratios"])) - set(_affected(slowed["ratios"])))
     assert len(controls) == 10, controls
-    moved = ["%s %.3f" % (c, slowed["ratios"][c]) for c in controls
-             if not 1 / UNMISTAKABLE < slowed["ratios"][c] < UNMISTAKABLE]
-    assert not moved, moved
+    leaked = ["%s %.3f" % (c, slowed["ratios"][c]) for c in controls if slowed["ratios"][c] >= LEAKED]
+    assert not leaked, leaked
 
 
 def test_compare_fails_the_run_and_says_which_cases_got_slower(slowed):
