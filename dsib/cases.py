@@ -102,11 +102,11 @@ SOURCES = OrderedDict((s.name, s) for s in [
     Source("tsbs_cpu", "tsbs_cpu", False, None, "TSBS cpu rows, as in the QuestDB ingestion study"),
     Source("rocklin", "rocklin", False, None, "Rocklin's text with 1,000 values, plus integers"),
 ])
-# The table a user brought, named by DSIB_DATASET (make bench DATASET=NAME): a source of the grid.
-OWN = tuple(name for name in [os.environ.get("DSIB_DATASET")] if name)
-for _name in OWN:
-    SOURCES[_name] = OwnSource(_name)
-GRID = ("nyc_taxi", "tsbs_cpu", "rocklin") + OWN
+BUILT_IN_GRID = ("nyc_taxi", "tsbs_cpu", "rocklin")
+# Tables a user brought that are sources of the grid: the one DSIB_DATASET names (make bench
+# DATASET=NAME), and any the tools add (``bring``).
+OWN = ()
+GRID = BUILT_IN_GRID
 
 
 class Operation(namedtuple("Operation", ["name", "sources", "writes", "from_bytes", "needs_text", "partitioned"])):
@@ -118,20 +118,39 @@ class Operation(namedtuple("Operation", ["name", "sources", "writes", "from_byte
         return super(Operation, cls).__new__(cls, name, tuple(sources), writes, from_bytes, needs_text, partitioned)
 
 
-OPERATIONS = OrderedDict((o.name, o) for o in [
-    Operation("read_from_bytes", ("nyc_taxi_month",), from_bytes=True),
-    Operation("read_from_page_cache", GRID),
-    Operation("read_cold", GRID),
-    Operation("continuous_read", ("nyc_taxi",) + OWN, partitioned=True),
-    # The post's six months, apart: their sampling is another (benchmarks.reads.ContinuousReadMonths).
-    Operation("continuous_read_months", ("nyc_taxi_month",), partitioned=True),
-    Operation("write_to_bytes", GRID, writes=True),
-    # The post's month, apart: its sampling is another (benchmarks.writes.WriteMonthToBytes).
-    Operation("write_month_to_bytes", ("nyc_taxi_month",), writes=True),
-    Operation("write_durable", GRID, writes=True),
-    Operation("sizes", ("nyc_taxi_month",) + GRID),
-    Operation("categorize_then_write", GRID, writes=True, needs_text=True),
-])
+def _operations(grid, own):
+    return OrderedDict((o.name, o) for o in [
+        Operation("read_from_bytes", ("nyc_taxi_month",), from_bytes=True),
+        Operation("read_from_page_cache", grid),
+        Operation("read_cold", grid),
+        Operation("continuous_read", ("nyc_taxi",) + own, partitioned=True),
+        # The post's six months, apart: their sampling is another (benchmarks.reads.ContinuousReadMonths).
+        Operation("continuous_read_months", ("nyc_taxi_month",), partitioned=True),
+        Operation("write_to_bytes", grid, writes=True),
+        # The post's month, apart: its sampling is another (benchmarks.writes.WriteMonthToBytes).
+        Operation("write_month_to_bytes", ("nyc_taxi_month",), writes=True),
+        Operation("write_durable", grid, writes=True),
+        Operation("sizes", ("nyc_taxi_month",) + grid),
+        Operation("categorize_then_write", grid, writes=True, needs_text=True),
+    ])
+
+
+def bring(name):
+    """Make the table brought as ``name`` (``python -m data_prep add``) a source of the grid."""
+    global OWN, GRID
+    if name in SOURCES and not SOURCES[name].own:
+        raise ValueError("%r is a built-in source's name, not a table you brought" % name)
+    if name not in OWN:
+        SOURCES[name] = OwnSource(name)
+        OWN, GRID = OWN + (name,), GRID + (name,)
+        OPERATIONS.clear()
+        OPERATIONS.update(_operations(GRID, OWN))
+
+
+OPERATIONS = _operations(GRID, OWN)
+for _name in [os.environ.get("DSIB_DATASET")]:
+    if _name:
+        bring(_name)
 
 # What the engines (dsib.engines) are measured on: the taxi frame and TSBS "cpu", the QuestDB
 # study's data.

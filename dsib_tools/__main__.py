@@ -118,10 +118,17 @@ def cmd_report(args):
 
     machine, res, names = args.results
     print(describe(machine, res, args.load))
+    if args.dataset:
+        from dsib import cases
+
+        cases.bring(args.dataset)
+    sources = [args.dataset] if args.dataset else args.source and [args.source]
     if not args.engines:
         print()
-        print(_grid_markdown(res, names, args.source and [args.source], args.variant and [args.variant], args.load))
-    engines = _engines_markdown(res, names, args.source and [args.source], args.variant and [args.variant], args.load)
+        print(_grid_markdown(res, names, sources, args.variant and [args.variant], args.load))
+    if args.dataset:  # the engines are not run on a brought table
+        return 0
+    engines = _engines_markdown(res, names, sources, args.variant and [args.variant], args.load)
     if engines:
         print()
         print(engines)
@@ -639,6 +646,8 @@ def main(argv=None):
             p.add_argument("--source", default=None, help="nyc_taxi, tsbs_cpu or rocklin (default: all)")
             p.add_argument("--variant", default=None)
             p.add_argument("--engines", action="store_true", help="the engines' blocks alone")
+            p.add_argument("--dataset", default=None, metavar="NAME",
+                           help="the block of a table you brought (make bench DATASET=NAME; --env DSIB_PROFILEown)")
         else:
             p.add_argument("--html-dir", default="html")
         p.set_defaults(func=func)

@@ -479,3 +479,9 @@ def test_make_bench_runs_real_tlc_files_and_a_table_you_brought(asv_tiny, tmp_pa
         for name in ("reads.ReadFromPageCache.time_read", "writes.WriteToBytes.time_write",
                      "reads.ContinuousRead.time_read"):
             assert name in names, (how, name, sorted(names))
+    report = _run([python, "-m", "dsib_tools", "report", "--results-dir", os.path.join(str(tmp_path), "build-own",
+                   "results"), "--machine", MACHINE, "--env", "DSIB_PROFILEown", "--dataset", "mine"], repo, env)
+    assert report.returncode == 0, report.stdout
+    block = report.stdout.split("| mine / str |")[1].split("\n\n")[0]
+    read = [line for line in block.splitlines() if line.startswith("| read, page cache |")][0]
+    assert re.match(r"\s*\d[\d.]*\s?(µs|ms|s) \(", read.split("|")[2]), read  # Parquet's column: a time
