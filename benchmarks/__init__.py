@@ -65,7 +65,9 @@ def _preload():
 _preload()
 
 PROFILE = os.environ.get("DSIB_PROFILE", "default")
-DATA_DIR = cases.DATA_DIR
+DATA_DIR = os.environ.get("DSIB_DATA_DIR") or os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
+cases.use_data_dir(DATA_DIR)
 VERSIONS = installed_versions(FORMATS.packages())
 CELLS = Cells(PROFILE, DATA_DIR)
 

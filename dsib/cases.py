@@ -18,6 +18,7 @@ from collections import OrderedDict, namedtuple
 
 from data_prep import VARIANTS, get_dataset, get_profile
 from data_prep.own import OWN_PROFILE, open_table
+from data_prep.store import default_data_dir
 
 from .engines import ENGINES
 from .formats import FORMATS, POST_2019_FORMATS
@@ -33,7 +34,7 @@ class Source(namedtuple("Source", ["name", "stored", "whole_partitions", "format
         """Rows per partition at ``profile``; None where the profile leaves this source out."""
         if profile == OWN_PROFILE:
             return None
-        spec = get_profile(profile, DATA_DIR)
+        spec = get_profile(profile, data_dir())
         if self.whole_partitions:
             return spec.rows_for(self.stored)
         if spec.grid_left_out:
@@ -43,7 +44,7 @@ class Source(namedtuple("Source", ["name", "stored", "whole_partitions", "format
     def left_out(self, profile):
         if profile == OWN_PROFILE:
             return "the %s profile measures the table you brought (DSIB_DATASET) only" % OWN_PROFILE
-        spec = get_profile(profile, DATA_DIR)
+        spec = get_profile(profile, data_dir())
         if self.rows(profile) is not None:
             return None
         if spec.grid_left_out:
@@ -81,7 +82,7 @@ class OwnSource(Source):
 
     @property
     def dataset(self):
-        return _own_table(self.stored, DATA_DIR)
+        return _own_table(self.stored, data_dir())
 
 
 @functools.lru_cache(maxsize=None)
@@ -89,10 +90,18 @@ def _own_table(name, data_dir):
     return open_table(name, data_dir, verify="sizes")[0]
 
 
-# The data directory of the suite's runs: the checkout's data/ unless DSIB_DATA_DIR says otherwise
-# (asv runs each case in a scratch directory, so not the working directory's).
-DATA_DIR = os.environ.get("DSIB_DATA_DIR") or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                                            "data")
+# Where the data is: the suite's runs say (benchmarks.DATA_DIR: the checkout's data/, since asv
+# installs dsib elsewhere and runs each case in a scratch directory); else data_prep's default.
+DATA_DIR = None
+
+
+def use_data_dir(path):
+    global DATA_DIR
+    DATA_DIR = path
+
+
+def data_dir():
+    return DATA_DIR or default_data_dir()
 
 
 SOURCES = OrderedDict((s.name, s) for s in [
