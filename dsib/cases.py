@@ -118,13 +118,39 @@ OWN = ()
 GRID = BUILT_IN_GRID
 
 
-class Operation(namedtuple("Operation", ["name", "sources", "writes", "from_bytes", "needs_text", "partitioned"])):
+class Operation(namedtuple("Operation", ["name", "sources", "writes", "from_bytes", "needs_text", "partitioned",
+                                         "reader"])):
     """What a benchmark class does to a cell: the sources it runs on; ``writes``: it times the
     format's writer; ``from_bytes``: it reads bytes in memory; ``needs_text``: it converts text to
-    categoricals; ``partitioned``: it reads every partition of the source in turn."""
+    categoricals; ``partitioned``: it reads every partition of the source in turn; ``reader``: the
+    format's reader it times besides ``read`` (``columns``, ``batches``: ``dsib.registry.Format``)."""
 
-    def __new__(cls, name, sources, writes=False, from_bytes=False, needs_text=False, partitioned=False):
-        return super(Operation, cls).__new__(cls, name, tuple(sources), writes, from_bytes, needs_text, partitioned)
+    def __new__(cls, name, sources, writes=False, from_bytes=False, needs_text=False, partitioned=False,
+                reader=None):
+        return super(Operation, cls).__new__(cls, name, tuple(sources), writes, from_bytes, needs_text, partitioned,
+                                             reader)
+
+
+# Why a format has no reader an operation times.
+NO_READER = {
+    "columns": "%s reads every column: it has no reader of some columns",
+    "batches": "%s has no reader of batches of a size asked: it is read whole",
+}
+# The reads real work needs, on the first taxi grid (every format) and on a table you brought.
+# A batch is a tenth of a file: a tenth of its rows, or of its bytes for a reader that counts bytes.
+BATCHES_A_FILE = 10
+BatchSize = namedtuple("BatchSize", ["rows", "bytes"])
+
+
+def batch_size(rows, nbytes):
+    return BatchSize(max(1, -(-rows // BATCHES_A_FILE)), max(1, -(-nbytes // BATCHES_A_FILE)))
+
+
+def projection(columns):
+    """The columns a projection reads, of a variant's ``columns`` (in the file's order): the
+    first two and the last, which in the taxi frame's str and cat variants is the text."""
+    columns = list(columns)
+    return columns if len(columns) <= 3 else columns[:2] + columns[-1:]
 
 
 def _operations(grid, own):
@@ -141,6 +167,9 @@ def _operations(grid, own):
         Operation("write_durable", grid, writes=True),
         Operation("sizes", ("nyc_taxi_month",) + grid),
         Operation("categorize_then_write", grid, writes=True, needs_text=True),
+        Operation("read_columns", ("nyc_taxi",) + own, reader="columns"),
+        Operation("iterate_batches", ("nyc_taxi",) + own, reader="batches"),
+        Operation("continuous_read_in_batches", ("nyc_taxi_month",) + own, partitioned=True, reader="batches"),
     ])
 
 
@@ -204,6 +233,9 @@ def params(operation, with_variant=True):
     formats = FORMATS.names()
     if all(s.formats is not None for s in sources):
         formats = [name for name in formats if any(name in s.formats for s in sources)]
+    reader = get_operation(operation).reader
+    if reader:  # a format without the reader has no cell to skip: it is not a parameter
+        formats = [name for name in formats if getattr(FORMATS[name], reader) is not None]
     axes = [[s.name for s in sources], formats]
     return axes + [list(VARIANTS)] if with_variant else axes
 
@@ -247,6 +279,13 @@ def skip_reason(operation, source, fmt, variant, profile, versions):
         return "%s reads a memory map of a file, not bytes" % fmt.label
     if op.needs_text and not src.dataset.categorizable():
         return "%s's str and cat variants hold different text" % source
+    if op.reader:
+        reader = getattr(fmt, op.reader)
+        if reader is None:
+            return NO_READER[op.reader] % fmt.label
+        reason = reader.unavailable(versions) if versions is not ANY_VERSIONS else None
+        if reason:
+            return "%s: %s" % (fmt.label, reason)
     return None
 
 

@@ -32,9 +32,10 @@ import uuid
 
 from data_prep import frame_nbytes, load_frame, open_dataset
 
-from .cases import SOURCES, read_from_bytes
+from .cases import SOURCES, batch_size, projection, read_from_bytes
 from .engines import TABLE
-from .roundtrip import ingest_and_check, raise_for_outcome, write_and_check
+from .fidelity import FrameMismatch
+from .roundtrip import check_batches, check_columns, ingest_and_check, raise_for_outcome, write_and_check
 
 KEEP = 2  # builds kept per cell: the two commits of a comparison
 OUTCOME = "outcome.json"
@@ -215,6 +216,43 @@ class Cells(object):
         """``file``'s outcome, raised as asv's skip or failure where it has one."""
         outcome = self.file(source, fmt, variant, partition)
         raise_for_outcome(outcome)
+        return outcome
+
+    def checked_reader(self, source, fmt, variant, reader, partition=None):
+        """The cell's file read by ``fmt``'s ``reader`` (``columns``: its ``projection``;
+        ``batches``: a tenth of the file at a time, put together) and compared with the frame, once
+        per cell and kept as files are, so that no case's process (its peak memory) holds the
+        frame. Returns what a case asks: ``path``, ``columns``, ``size`` (the batch size); raised
+        as asv's skip or failure where the check has one."""
+        src, store = SOURCES[source], self.store(source)
+        partition = partition or store.partitions[0]
+        path = self.checked_file(source, fmt, variant, partition)["path"]
+        key = _key(reader, store.digest, partition, src.rows(self.profile), variant, fmt.name)
+
+        def build(tmp):
+            frame = self.frame(source, variant, partition)
+            hints = src.dataset.read_hints(variant)
+            outcome = {"path": None, "skip": None, "error": None, "losses": [], "columns": projection(frame.columns),
+                       "size": batch_size(len(frame), os.path.getsize(path))}
+            try:
+                if reader == "columns":
+                    outcome["losses"] = check_columns(fmt, frame, hints, path, outcome["columns"])
+                else:
+                    outcome["losses"] = check_batches(fmt, frame, hints, path, outcome["size"])
+            except FrameMismatch as exc:
+                outcome["error"] = str(exc)
+            except Exception as exc:  # one cell fails, not the whole run
+                outcome["error"] = "%s's %s reader failed on its file: %s: %s" % (fmt.name, reader, type(exc).__name__,
+                                                                                exc)
+            if src.own and outcome["error"]:  # the user's data: say what this reader cannot do with it
+                outcome["skip"] = "%s's %s reader cannot give back this table: %s" % (fmt.label, reader,
+                                                                                    outcome["error"])
+                outcome["error"] = None
+            return outcome
+
+        outcome = _outcome(_built(self._where(source, "%s.%s" % (fmt.name, reader), variant, partition), key, build))
+        raise_for_outcome(outcome)
+        outcome["path"] = path
         return outcome
 
     def table(self, source, engine, variant):

@@ -9,7 +9,9 @@ A format is registered once (``dsib.formats``), with its capabilities as fields,
 - ``variants``: the string variants it can hold; ``writes``: False where its writer is another
   format's; ``reads_bytes``: False where it reads only a file (a memory map);
 - ``to_frame``: for a reader that returns something other than a frame (a summed Arrow table),
-  how the round-trip check gets the frame from what the timed read returned.
+  how the round-trip check gets the frame from what the timed read returned;
+- ``columns``: a reader of some of the columns (None: the format reads every column);
+  ``batches``: a reader of the file in batches of a size asked (None: it has none).
 
 ``unavailable(versions)`` and ``losses_in(versions)`` read those fields against a mapping of
 package versions: inside a benchmark environment its installed versions
@@ -66,6 +68,24 @@ class Loss(namedtuple("Loss", ["name", "since", "below"])):
             if have is None or (version_tuple(have) >= version_tuple(version)) != newer:
                 return False
         return True
+
+
+class Reader(namedtuple("Reader", ["call", "needs"])):
+    """A reader beside the format's ``read`` (``Format.columns``, ``Format.batches``), with what
+    it needs beyond what the format needs (an API newer than the format's)."""
+
+    def __new__(cls, call, needs=()):
+        return super(Reader, cls).__new__(cls, call, tuple(needs))
+
+    def __call__(self, *args, **kwargs):
+        return self.call(*args, **kwargs)
+
+    def unavailable(self, versions):
+        for need in self.needs:
+            reason = need.unmet(versions)
+            if reason:
+                return reason
+        return None
 
 
 def installed_versions(packages):
@@ -148,10 +168,15 @@ class Format(Registered):
     columns hold datetimes, which to return as categoricals, and which hold text that looks
     numeric. Where a format cannot store categoricals, it converts after reading, and that
     conversion is part of its time.
+
+    ``columns(path, names, **hints)``: the frame of ``names`` alone (in the file's order), read
+    without reading the others where the format can; the hints name those columns only.
+    ``batches(path, size, **hints)``: an iterator of frames, each of about ``size.rows`` rows (or
+    ``size.bytes`` of the file, for a reader that counts bytes), that together are the frame.
     """
 
     def __init__(self, name, label, suffix, write, read, family, needs=(), losses=(), variants=VARIANTS,
-                 description="", writes=True, reads_bytes=True, to_frame=None):
+                 description="", writes=True, reads_bytes=True, to_frame=None, columns=None, batches=None):
         super(Format, self).__init__(name, label, family, needs, losses, variants, description)
         self.suffix = suffix
         self.write = write
@@ -159,6 +184,8 @@ class Format(Registered):
         self.writes = writes
         self.reads_bytes = reads_bytes
         self.to_frame = to_frame
+        self.columns = columns if columns is None or isinstance(columns, Reader) else Reader(columns)
+        self.batches = batches if batches is None or isinstance(batches, Reader) else Reader(batches)
 
     @property
     def builds_frame(self):

@@ -32,6 +32,45 @@ def check_file(fmt, frame, hints, path, losses, from_bytes=True):
     return sorted(set(seen))
 
 
+def concat_batches(frames):
+    """One frame of a batch reader's frames, as a user would make it. Each batch holds the
+    categories it has, so each categorical is their union (``pd.concat`` would make it text)."""
+    import pandas as pd
+    from pandas.api.types import union_categoricals
+
+    frames = list(frames)
+    if not frames:
+        raise FrameMismatch("the batch reader gave no batch")
+    combined = pd.concat(frames, ignore_index=True)
+    for name in frames[0].columns:
+        if getattr(frames[0][name].dtype, "name", "") == "category":
+            combined[name] = pd.Categorical(union_categoricals([f[name] for f in frames]))
+    return combined
+
+
+# The union lists a categorical's categories in the order the batches show them.
+BATCH_LOSSES = ("category_order",)
+
+
+def hints_for(hints, columns):
+    """A reader's hints for ``columns`` alone."""
+    return dict((key, tuple(c for c in names if c in columns)) for key, names in hints.items())
+
+
+def check_columns(fmt, frame, hints, path, names):
+    """``fmt.columns`` of ``names`` from ``path`` against those columns of ``frame``: the losses seen."""
+    got = fmt.columns(path, names, **hints_for(hints, names))
+    context = "%s %s (columns %s)" % (fmt.name, os.path.basename(path), ", ".join(names))
+    return assert_same_frame(frame[list(names)], got, fmt.losses(), context=context)
+
+
+def check_batches(fmt, frame, hints, path, size):
+    """``fmt.batches`` of ``path``, put together, against ``frame``: the losses seen."""
+    got = concat_batches(fmt.batches(path, size, **hints))
+    context = "%s %s (in batches of %d rows, %d bytes)" % (fmt.name, os.path.basename(path), size.rows, size.bytes)
+    return assert_same_frame(frame, got, tuple(fmt.losses()) + BATCH_LOSSES, context=context)
+
+
 def write_and_check(fmt, frame, hints, path, from_bytes=True):
     """Write ``frame`` to ``path`` with ``fmt``, read it back with ``hints`` and compare (from the
     bytes too, with ``from_bytes``, where a case reads them so).

@@ -5,7 +5,7 @@ Benchmarks, the round-trip checks, the fidelity table and the reports all parame
 imported inside the adapters, so that this package imports in every environment of the release
 matrix; ``Format.warm_up`` imports them in ``setup``, outside any timing.
 """
-from ..registry import Format, Loss, Needs, Registry, UnknownFormatError
+from ..registry import Format, Loss, Needs, Reader, Registry, UnknownFormatError
 from . import arrow, csv, hdf5, json, msgpack, npy, orc, parquet, pickle
 
 # Family order is the order of every table; a format's name is its benchmark parameter, and so
@@ -21,4 +21,4 @@ def get_format(name):
     return FORMATS[name]
 
 
-__all__ = ["FORMATS", "Format", "Loss", "Needs", "POST_2019_FORMATS", "UnknownFormatError", "get_format"]
+__all__ = ["FORMATS", "Format", "Loss", "Needs", "POST_2019_FORMATS", "Reader", "UnknownFormatError", "get_format"]

@@ -64,3 +64,11 @@ def arrow_to_pandas(table, categoricals):
     # Dictionary columns become categoricals anyway; pyarrow < 0.12 refuses to be asked again.
     dictionaries = set(f.name for f in table.schema if str(f.type).startswith("dictionary"))
     return table.to_pandas(categories=[c for c in categoricals if c not in dictionaries] or None)
+
+
+def arrow_batches(batches, categoricals):
+    """Frames of Arrow record batches, one at a time."""
+    import pyarrow as pa
+
+    for batch in batches:
+        yield arrow_to_pandas(pa.Table.from_batches([batch]), categoricals)

@@ -20,6 +20,12 @@ def _feather_read(source, datetimes=(), categoricals=(), texts=()):
     return _io.arrow_to_pandas(feather.read_table(_io.arrow_source(source)), categoricals)
 
 
+def _feather_columns(path, names, datetimes=(), categoricals=(), texts=()):
+    import pyarrow.feather as feather
+
+    return _io.arrow_to_pandas(feather.read_table(path, columns=list(names)), categoricals)
+
+
 def _ipc_writer(kind):
     def write(frame):
         import pyarrow as pa
@@ -90,7 +96,7 @@ def _needs_feather_v2():
 
 FORMATS = [
     Format("feather", "Feather v2", ".feather", _feather_write, _feather_read, "arrow", needs=_needs_feather_v2(),
-           description="DataFrame.to_feather (lz4) / pyarrow.feather.read_table"),
+           description="DataFrame.to_feather (lz4) / pyarrow.feather.read_table", columns=_feather_columns),
     Format("arrow-file", "Arrow IPC file", ".arrow", _ipc_writer("file"), _ipc_file_read, "arrow",
            needs=(PANDAS, PYARROW), description="uncompressed, read fully into pandas"),
     Format("arrow-stream", "Arrow IPC stream", ".arrows", _ipc_writer("stream"), _ipc_stream_read, "arrow",

@@ -1,6 +1,6 @@
 """CSV: pandas' writer and C parser, pandas' pyarrow engine on the same file, and pyarrow.csv."""
 from .. import compat
-from ..registry import Format, Loss, Needs
+from ..registry import Format, Loss, Needs, Reader
 from . import _io
 
 PANDAS = Needs("pandas")
@@ -10,25 +10,53 @@ def _write(frame):
     return frame.to_csv(index=False).encode("utf-8")
 
 
-def _read(source, datetimes=(), categoricals=(), texts=()):
-    import pandas as pd
-
+def _read_csv_kwargs(datetimes, categoricals, texts):
     kwargs = compat.read_csv_datetime_kwargs()
     if categoricals or texts:
         # CSV has no categorical type: ask for one on read, as a user would.
         kwargs["dtype"] = _io.text_dtypes(categoricals, texts)
+    return dict(kwargs, parse_dates=list(datetimes), index_col=False)
+
+
+def _read(source, datetimes=(), categoricals=(), texts=()):
+    import pandas as pd
+
     with _io.buffer(source) as f:
-        frame = pd.read_csv(f, parse_dates=list(datetimes), index_col=False, **kwargs)
+        frame = pd.read_csv(f, **_read_csv_kwargs(datetimes, categoricals, texts))
     return _io.categorize(frame, categoricals)
 
 
-def _pandas_pyarrow_read(source, datetimes=(), categoricals=(), texts=()):
+def _columns(path, names, datetimes=(), categoricals=(), texts=()):
+    import pandas as pd
+
+    frame = pd.read_csv(path, usecols=list(names), **_read_csv_kwargs(datetimes, categoricals, texts))
+    return _io.categorize(frame, categoricals)
+
+
+def _batches(path, size, datetimes=(), categoricals=(), texts=()):
+    import pandas as pd
+
+    reader = pd.read_csv(path, chunksize=size.rows, **_read_csv_kwargs(datetimes, categoricals, texts))
+    try:
+        for frame in reader:
+            yield _io.categorize(frame, categoricals)
+    finally:
+        reader.close()
+
+
+def _pandas_pyarrow_read(source, datetimes=(), categoricals=(), texts=(), usecols=None):
     import pandas as pd
 
     kwargs = {"dtype": _io.text_dtypes(categoricals, texts)} if categoricals or texts else {}
+    if usecols is not None:
+        kwargs["usecols"] = list(usecols)
     with _io.buffer(source) as f:
         frame = pd.read_csv(f, engine="pyarrow", parse_dates=list(datetimes), **kwargs)
     return _io.categorize(frame, [c for c in categoricals if c in texts])
+
+
+def _pandas_pyarrow_columns(path, names, datetimes=(), categoricals=(), texts=()):
+    return _pandas_pyarrow_read(path, datetimes, categoricals, texts, usecols=names)
 
 
 def _pyarrow_write(frame):
@@ -40,14 +68,39 @@ def _pyarrow_write(frame):
     return sink.getvalue().to_pybytes()
 
 
-def _pyarrow_read(source, datetimes=(), categoricals=(), texts=()):
+def _pyarrow_convert(categoricals, texts, names=None):
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     types = dict((name, pa.string()) for name in texts)
     types.update((name, pa.dictionary(pa.int32(), pa.string())) for name in categoricals)
-    table = pcsv.read_csv(_io.arrow_source(source), convert_options=pcsv.ConvertOptions(column_types=types))
+    if names is None:
+        return pcsv.ConvertOptions(column_types=types)
+    return pcsv.ConvertOptions(column_types=types, include_columns=list(names))
+
+
+def _pyarrow_read(source, datetimes=(), categoricals=(), texts=()):
+    import pyarrow.csv as pcsv
+
+    table = pcsv.read_csv(_io.arrow_source(source), convert_options=_pyarrow_convert(categoricals, texts))
     return table.to_pandas()
+
+
+def _pyarrow_columns(path, names, datetimes=(), categoricals=(), texts=()):
+    import pyarrow.csv as pcsv
+
+    return pcsv.read_csv(path, convert_options=_pyarrow_convert(categoricals, texts, names)).to_pandas()
+
+
+def _pyarrow_batches(path, size, datetimes=(), categoricals=(), texts=()):
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    # The streaming reader counts bytes, not rows; it takes the column types from its first block.
+    reader = pcsv.open_csv(path, read_options=pcsv.ReadOptions(block_size=size.bytes),
+                           convert_options=_pyarrow_convert(categoricals, texts))
+    for batch in reader:
+        yield pa.Table.from_batches([batch]).to_pandas()
 
 
 FORMATS = [
@@ -57,16 +110,18 @@ FORMATS = [
                    Loss("timezone", below=("pandas", "0.24")),
                    # pandas < 3's default float parsers can miss the last bit of what to_csv wrote
                    Loss("float_ulp", below=("pandas", "3.0"))),
-           description="pandas to_csv / read_csv with the C parser"),
+           description="pandas to_csv / read_csv with the C parser", columns=_columns, batches=_batches),
     Format("csv-pandas-pyarrow", "CSV (read_csv engine=pyarrow)", ".csv", _write, _pandas_pyarrow_read, "csv",
            needs=(Needs("pandas", "2.0", why="read_csv(engine='pyarrow') arrived in pandas 1.4, and 1.4 and 1.5 fail "
                         "on these files (OverflowError converting the parsed datetimes); it reads them from 2.0"),
                   Needs("pyarrow")),
            writes=False, losses=(Loss("datetime_unit"),),
-           description="written by to_csv, read by pandas.read_csv(engine='pyarrow')"),
+           description="written by to_csv, read by pandas.read_csv(engine='pyarrow')", columns=_pandas_pyarrow_columns),
     Format("csv-pyarrow", "CSV (pyarrow.csv)", ".csv", _pyarrow_write, _pyarrow_read, "csv",
            needs=(PANDAS, Needs("pyarrow", "7.0", why="pyarrow.csv.write_csv arrived in pyarrow 4.0 and writes "
                                 "zoned timestamps from 7.0", modules=("pyarrow.csv",))),
            losses=(Loss("datetime_unit"), Loss("category_order")),
-           description="pyarrow.csv.write_csv / read_csv, then to_pandas"),
+           description="pyarrow.csv.write_csv / read_csv, then to_pandas", columns=_pyarrow_columns,
+           batches=Reader(_pyarrow_batches, needs=(
+               Needs("pyarrow", "2.0", why="pyarrow.csv.open_csv arrived in pyarrow 2.0"),))),
 ]

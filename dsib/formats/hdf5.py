@@ -32,9 +32,25 @@ def _read(source, datetimes=(), categoricals=(), texts=()):
     return _io.categorize(frame, categoricals)
 
 
+def _table_columns(path, names, datetimes=(), categoricals=(), texts=()):
+    import pandas as pd
+
+    with pd.HDFStore(path, mode="r") as store:
+        frame = store.select("frame", columns=list(names))
+    return _io.categorize(frame, categoricals)
+
+
+def _table_batches(path, size, datetimes=(), categoricals=(), texts=()):
+    import pandas as pd
+
+    with pd.HDFStore(path, mode="r") as store:
+        for frame in store.select("frame", chunksize=size.rows):
+            yield _io.categorize(frame, categoricals)
+
+
 FORMATS = [
     Format("hdf-fixed", "HDF5 fixed", ".h5", _writer("fixed"), _read, "hdf5", needs=NEEDS,
            description="pandas HDFStore, format='fixed' (categoricals stored as text)"),
     Format("hdf-table", "HDF5 table", ".h5", _writer("table"), _read, "hdf5", needs=NEEDS,
-           description="pandas HDFStore, format='table'"),
+           description="pandas HDFStore, format='table'", columns=_table_columns, batches=_table_batches),
 ]

@@ -19,10 +19,17 @@ def _read(source, datetimes=(), categoricals=(), texts=()):
     return _io.arrow_to_pandas(orc.ORCFile(_io.arrow_source(source)).read(), categoricals)
 
 
+def _columns(path, names, datetimes=(), categoricals=(), texts=()):
+    import pyarrow.orc as orc
+
+    return _io.arrow_to_pandas(orc.ORCFile(path).read(columns=list(names)), categoricals)
+
+
 FORMATS = [
     Format("orc", "ORC", ".orc", _write, _read, "orc",
            needs=(Needs("pandas"), Needs("pyarrow", "4.0", why="pyarrow.orc.write_table arrived in pyarrow 4.0",
                                          modules=("pyarrow.orc",))),
            # ORC stores no zone and no dictionary type: categories come back in order of appearance.
-           losses=(Loss("timezone"), Loss("category_order")), description="pyarrow.orc"),
+           losses=(Loss("timezone"), Loss("category_order")), description="pyarrow.orc",
+           columns=_columns),
 ]

@@ -1,7 +1,7 @@
 """Parquet: through pyarrow (snappy, uncompressed, zstd) and through fastparquet."""
 import io
 
-from ..registry import Format, Loss, Needs
+from ..registry import Format, Loss, Needs, Reader
 from . import _io
 
 PYARROW = Needs("pyarrow", modules=("pyarrow.parquet",))
@@ -22,6 +22,30 @@ def _read(source, datetimes=(), categoricals=(), texts=()):
     import pyarrow.parquet as pq
 
     return _io.arrow_to_pandas(pq.read_table(_io.arrow_source(source)), categoricals)
+
+
+def _columns(source, names, datetimes=(), categoricals=(), texts=()):
+    import pyarrow.parquet as pq
+
+    return _io.arrow_to_pandas(pq.read_table(source, columns=list(names)), categoricals)
+
+
+def _batches(path, size, datetimes=(), categoricals=(), texts=()):
+    import pyarrow.parquet as pq
+
+    # pre_buffer (from pyarrow 5.0; off by default in 5-16, on in 26) reads ahead the bytes of
+    # every row group to come: with it, a 2M-row file of 100k-row groups peaked 50 MB above a
+    # 1M-row one; without it, both the same (measured here, pyarrow 26). A row group is the bound
+    # either way, and to_parquet writes row groups of up to 1Mi rows.
+    try:
+        found = pq.ParquetFile(path, pre_buffer=False)
+    except TypeError:  # before pyarrow 5.0: nothing read ahead
+        found = pq.ParquetFile(path)
+    return _io.arrow_batches(found.iter_batches(batch_size=size.rows), categoricals)
+
+
+_PYARROW_READERS = dict(columns=_columns, batches=Reader(_batches, needs=(
+    Needs("pyarrow", "3.0", why="ParquetFile.iter_batches arrived in pyarrow 3.0"),)))
 
 
 class _KeptOpen(io.BytesIO):
@@ -49,15 +73,26 @@ def _fastparquet_read(source, datetimes=(), categoricals=(), texts=()):
         return _io.categorize(fastparquet.ParquetFile(f, pandas_nulls=False).to_pandas(), categoricals)
 
 
+def _fastparquet_columns(path, names, datetimes=(), categoricals=(), texts=()):
+    import fastparquet
+
+    with open(path, "rb") as f:
+        frame = fastparquet.ParquetFile(f, pandas_nulls=False).to_pandas(columns=list(names))
+    return _io.categorize(frame, categoricals)
+
+
 FORMATS = [
     Format("parquet", "Parquet", ".parquet", _writer(), _read, "parquet", needs=(PANDAS, PYARROW),
-           losses=(CATEGORY_ORDER,), description="pyarrow, default options (snappy)"),
+           losses=(CATEGORY_ORDER,), description="pyarrow, default options (snappy)", **_PYARROW_READERS),
     Format("parquet-none", "Parquet (uncompressed)", ".parquet", _writer(compression=None), _read, "parquet",
-           needs=(PANDAS, PYARROW), losses=(CATEGORY_ORDER,), description="pyarrow, compression=None"),
+           needs=(PANDAS, PYARROW), losses=(CATEGORY_ORDER,), description="pyarrow, compression=None",
+           **_PYARROW_READERS),
     Format("parquet-zstd", "Parquet (zstd)", ".parquet", _writer(compression="zstd"), _read, "parquet",
-           needs=(PANDAS, PYARROW), losses=(CATEGORY_ORDER,), description="pyarrow, compression='zstd'"),
+           needs=(PANDAS, PYARROW), losses=(CATEGORY_ORDER,), description="pyarrow, compression='zstd'",
+           **_PYARROW_READERS),
     Format("fastparquet", "Parquet (fastparquet)", ".parquet", _fastparquet_write, _fastparquet_read, "parquet",
            needs=(PANDAS, Needs("fastparquet", "2023.10", why="fastparquet {have} writes to file paths only, not "
                                 "into memory (checked: 0.8.x cannot, 2023.10.1 and later can)")),
-           description="fastparquet.write (snappy) / ParquetFile.to_pandas, as pandas' engine='fastparquet'"),
+           description="fastparquet.write (snappy) / ParquetFile.to_pandas, as pandas' engine='fastparquet'",
+           columns=_fastparquet_columns),
 ]

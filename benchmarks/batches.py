@@ -1,0 +1,173 @@
+"""The reads real work needs: a few columns of a file, a file in batches, and more data than a
+memory budget, batch by batch (the ParaText study's load, sum and copy on each batch).
+
+Each reader is checked once per cell before any case runs (``Cells.checked_reader``, in
+``setup_cache``): the projection against those columns of the frame, the batches put together
+against the whole frame. A case's own process then holds no frame but what it reads, so its
+peak memory is the reader's.
+"""
+import itertools
+
+from dsib import cases
+from dsib.formats import FORMATS
+
+from . import CELLS, PARAM_NAMES, PROFILE, VERSIONS, Cell, hints, loads_once, ready, series, warm
+
+
+def check_every_cell(operation, partitioned=False):
+    """``setup_cache``: every cell of ``operation`` that runs here, its reader checked (failures
+    are kept for the cell's own ``setup`` to raise)."""
+    params = cases.params(operation, with_variant=not partitioned)
+    for given in itertools.product(*params):
+        source, name, variant = given if not partitioned else given + ("plain",)
+        if cases.skip_reason(operation, source, name, variant, PROFILE, VERSIONS):
+            continue
+        fmt = FORMATS[name]
+        for partition in CELLS.partitions(source) if partitioned else [None]:
+            try:
+                CELLS.checked_reader(source, fmt, variant, cases.get_operation(operation).reader, partition)
+            except Exception:  # NotImplementedError, FrameMismatch: the cell's setup raises it
+                pass
+
+
+def ready_reader(operation, source, format, variant, partition=None):
+    """In ``setup``: the format and its checked reader's outcome (``path``, ``columns``, ``size``)."""
+    fmt = ready(operation, source, format, variant)
+    checked = CELLS.checked_reader(source, fmt, variant, cases.get_operation(operation).reader, partition)
+    checked["size"] = cases.BatchSize(*checked["size"])
+    return fmt, checked
+
+
+def each_batch(batches, task=None):
+    """``task`` on each batch, which is dropped before the reader makes the next: one batch at a
+    time is what the pass may hold."""
+    for frame in batches:
+        if task is not None:
+            task(frame)
+        del frame
+
+
+def summed(frame):
+    """The ParaText "sum" task: every numeric column summed."""
+    return frame.sum(numeric_only=True)
+
+
+def copied(frame):
+    """The ParaText "copy" task: a new frame of the batch's own data."""
+    return frame.copy(deep=True)
+
+
+class ReadColumns(Cell):
+    """Three of the columns (``cases.projection``: the first two and the last, the text in the str
+    and cat variants) from the file in the page cache, by a reader that leaves the others unread
+    where the format can. Target: a fraction of ``ReadFromPageCache`` of the same cell, in time
+    and in peak memory above the process (``ProcessBaseline``): 3 of 19-20 columns."""
+
+    version = series(1)
+    operation = "read_columns"
+    params, param_names = cases.params(operation), PARAM_NAMES
+    rounds = 1
+    repeat = (1, 3, 1.0)
+
+    def setup_cache(self):
+        check_every_cell(self.operation)
+
+    @loads_once
+    def setup(self, source, format, variant):
+        self.fmt, checked = ready_reader(self.operation, source, format, variant)
+        self.path, self.names = checked["path"], checked["columns"]
+        self.hints = dict((key, tuple(c for c in names if c in self.names))
+                          for key, names in hints(source, variant).items())
+        warm(self.path)
+
+    def time_read(self, source, format, variant):
+        self.fmt.columns(self.path, self.names, **self.hints)
+
+    def peakmem_read(self, source, format, variant):
+        self.fmt.columns(self.path, self.names, **self.hints)
+
+
+class IterateBatches(Cell):
+    """The file in the page cache, a tenth at a time (``cases.BATCHES_A_FILE``: a tenth of its
+    rows, or of its bytes for pyarrow.csv's streaming reader), each batch a frame: alone
+    (``time_iterate``), then with the ParaText tasks on each batch, every numeric column summed
+    (``time_sum``) and a copy into a new frame (``time_copy``).
+
+    Target: ``peakmem_iterate`` above the process (``ProcessBaseline``) bounded by one batch and
+    the reader's buffers: below ``ReadFromPageCache.peakmem_read`` of the same cell. Parquet's
+    bound is a row group (``dsib.formats.parquet``), which to_parquet makes the whole file here."""
+
+    version = series(1)
+    operation = "iterate_batches"
+    params, param_names = cases.params(operation), PARAM_NAMES
+    rounds = 1
+    repeat = (1, 3, 1.0)
+
+    def setup_cache(self):
+        check_every_cell(self.operation)
+
+    @loads_once
+    def setup(self, source, format, variant):
+        self.fmt, checked = ready_reader(self.operation, source, format, variant)
+        self.path, self.size = checked["path"], checked["size"]
+        self.hints = hints(source, variant)
+        warm(self.path)
+
+    def _batches(self):
+        return self.fmt.batches(self.path, self.size, **self.hints)
+
+    def time_iterate(self, source, format, variant):
+        each_batch(self._batches())
+
+    def time_sum(self, source, format, variant):
+        each_batch(self._batches(), summed)
+
+    def time_copy(self, source, format, variant):
+        each_batch(self._batches(), copied)
+
+    def peakmem_iterate(self, source, format, variant):
+        each_batch(self._batches())
+
+
+# The memory a continuous read in batches may take above the process, and the data it reads:
+# the six months at ``default`` are about 870 MB of plain frames, 3.4x the budget.
+MEMORY_BUDGET = 256 << 20
+
+
+class ContinuousReadInBatches(Cell):
+    """The 2019 post's six months (or every partition of a table you brought), each file in
+    batches of a tenth, every numeric column of each batch summed, and nothing kept: a pass over
+    more data than ``MEMORY_BUDGET``.
+
+    Target: ``peakmem_read`` at most ``ProcessBaseline`` + ``MEMORY_BUDGET`` at ``default``, where the
+    frames of the six months are 3.4x that budget; no more than the first month alone
+    (``ContinuousReadMonths.peakmem_first_partition`` reads it whole)."""
+
+    version = series(1)
+    operation = "continuous_read_in_batches"
+    params, param_names = cases.params(operation, with_variant=False), ["source", "format"]
+    rounds = 1
+    repeat = (1, 3, 12.0)
+
+    def setup_cache(self):
+        check_every_cell(self.operation, partitioned=True)
+
+    @loads_once
+    def setup(self, source, format):
+        self.fmt = None
+        self.files = []
+        for partition in CELLS.partitions(source):
+            self.fmt, checked = ready_reader(self.operation, source, format, "plain", partition)
+            self.files.append((checked["path"], checked["size"]))
+            warm(checked["path"])
+        self.hints = hints(source, "plain")
+
+    def _read_all(self):
+        for path, size in self.files:
+            each_batch(self.fmt.batches(path, size, **self.hints), summed)
+
+    def time_read(self, source, format):
+        self._read_all()
+
+    def peakmem_read(self, source, format):
+        self._read_all()
