@@ -67,7 +67,8 @@ FORCE:
 # until its cases' last round: one round, not two, halves the run and the disk it needs.
 RUN_ATTRIBUTES_full := --attribute rounds=1
 
-# FORMAT=<name> and/or SOURCE=<name>: only those cells run, and only their files are built.
+# FORMAT=<name> and/or SOURCE=<name>: only those cells run, and only their files are built
+# (DSIB_SELECT tells the suite's setup_cache which cells the run selects).
 # ENGINE=<name>, or ENGINE=all: only that engine's cells, or every engine's (dsib/engines).
 FORMAT ?=
 SOURCE ?=
@@ -86,7 +87,8 @@ run: workspace servers $(ASV_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
 	$(if $(FORMAT)$(SOURCE)$(ENGINE),$(BIN)/python -m dsib_tools select --format "$(FORMAT)" --source "$(SOURCE)" \
 		--engine "$(ENGINE)" -o $(SELECT_FILE))
-	$(WATCH_LOAD) $(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --record-samples --show-stderr \
+	$(if $(FORMAT)$(SOURCE)$(ENGINE),DSIB_SELECT="$$(cat $(SELECT_FILE))") \
+		$(WATCH_LOAD) $(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --record-samples --show-stderr \
 		--durations 12 \
 		$(if $(FORMAT)$(SOURCE)$(ENGINE),-b "$$(cat $(SELECT_FILE))") $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 

@@ -2,32 +2,25 @@
 memory budget, batch by batch (the ParaText study's load, sum and copy on each batch).
 
 Each reader is checked once per cell before any case runs (``Cells.checked_reader``, in
-``setup_cache``): the projection against those columns of the frame, the batches put together
-against the whole frame. A case's own process then holds no frame but what it reads, so its
-peak memory is the reader's.
+``setup_cache``: ``build_every_cell``): the projection against those columns of the frame, the
+batches put together against the whole frame. A case's own process then holds no frame but what
+it reads, so its peak memory is the reader's.
 """
-import itertools
-
 from dsib import cases
 from dsib.formats import FORMATS
 
-from . import CELLS, PARAM_NAMES, PROFILE, VERSIONS, Cell, hints, loads_once, ready, series, warm
+from . import CELLS, PARAM_NAMES, PROFILE, VERSIONS, Cell, build_every_cell, hints, loads_once, ready, series, warm
 
 
-def check_every_cell(operation, partitioned=False):
-    """``setup_cache``: every cell of ``operation`` that runs here, its reader checked (failures
-    are kept for the cell's own ``setup`` to raise)."""
-    params = cases.params(operation, with_variant=not partitioned)
-    for given in itertools.product(*params):
-        source, name, variant = given if not partitioned else given + ("plain",)
-        if cases.skip_reason(operation, source, name, variant, PROFILE, VERSIONS):
-            continue
-        fmt = FORMATS[name]
-        for partition in CELLS.partitions(source) if partitioned else [None]:
-            try:
-                CELLS.checked_reader(source, fmt, variant, cases.get_operation(operation).reader, partition)
-            except Exception:  # NotImplementedError, FrameMismatch: the cell's setup raises it
-                pass
+def build_readers(operation, partitioned=False):
+    """``build_every_cell``'s ``build``: the cell's file and its reader checked (each partition's)."""
+    reader = cases.get_operation(operation).reader
+
+    def build(source, format, variant="plain"):
+        if cases.skip_reason(operation, source, format, variant, PROFILE, VERSIONS) is None:
+            for partition in CELLS.partitions(source) if partitioned else [None]:
+                CELLS.checked_reader(source, FORMATS[format], variant, reader, partition)
+    return build
 
 
 def ready_reader(operation, source, format, variant, partition=None):
@@ -70,7 +63,7 @@ class ReadColumns(Cell):
     repeat = (1, 3, 1.0)
 
     def setup_cache(self):
-        check_every_cell(self.operation)
+        build_every_cell(type(self), build_readers(self.operation))
 
     @loads_once
     def setup(self, source, format, variant):
@@ -104,7 +97,7 @@ class IterateBatches(Cell):
     repeat = (1, 3, 1.0)
 
     def setup_cache(self):
-        check_every_cell(self.operation)
+        build_every_cell(type(self), build_readers(self.operation))
 
     @loads_once
     def setup(self, source, format, variant):
@@ -150,7 +143,7 @@ class ContinuousReadInBatches(Cell):
     repeat = (1, 3, 12.0)
 
     def setup_cache(self):
-        check_every_cell(self.operation, partitioned=True)
+        build_every_cell(type(self), build_readers(self.operation, partitioned=True))
 
     @loads_once
     def setup(self, source, format):

@@ -95,6 +95,14 @@ def _grid_markdown(res, names, sources=None, variants=None, load=None):
     return grid_report(res, names, sources or list(GRID), variants or list(VARIANTS), FORMATS.names(), load)
 
 
+def _batches_markdown(res, names, sources=None, load=None):
+    from dsib.cases import SOURCES
+
+    from .report import batches_report
+
+    return batches_report(res, names, sources or list(SOURCES), load)
+
+
 def _versions():
     import numpy
     import pandas
@@ -126,6 +134,10 @@ def cmd_report(args):
     if not args.engines:
         print()
         print(_grid_markdown(res, names, sources, args.variant and [args.variant], args.load))
+        batches = _batches_markdown(res, names, sources, args.load)
+        if batches:
+            print()
+            print(batches)
     if args.dataset:  # the engines are not run on a brought table
         return 0
     engines = _engines_markdown(res, names, sources, args.variant and [args.variant], args.load)
@@ -214,6 +226,8 @@ def _report_sections(results, load):
                           "benchmark process's peak RSS (interpreter and libraries included). A skipped cell "
                           "names its reason below its table. " + grid_scale],
          _grid_markdown(res, names, load=load).split("\n\n")),
+        ("Reads in batches", ["More data than a memory budget, a batch at a time."],
+         [_batches_markdown(res, names, load=load) or "This run has no continuous read in batches."]),
         ("Databases and engines", ["Each engine's ingest and query of the taxi frame and TSBS \"cpu\" (dsib/engines)."],
          _engines_markdown(res, names, load=load).split("\n\n")),
         ("Fidelity", ["What each pandas type becomes after a round trip, with %s. preserved: same dtype and "

@@ -175,7 +175,7 @@ def asv_samples(root, config, results_dir, machine, commit, cell):
     command = [sys.executable, "-m", "asv", "run", "--config", config, "--machine", machine, "--record-samples",
                "--show-stderr", "-b", "^%s$" % re.escape(cell[2]), commit + "^!"]
     proc = subprocess.run(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True)
+                          universal_newlines=True, env=dict(os.environ, DSIB_SELECT=command[-2]))
     value, (stats, samples), _ = _cells(results_dir, machine, commit).get(cell[2], (None, (None, None), None))
     if proc.returncode != 0 or not samples:
         raise AuditError("asv run of %s measured nothing (status %d, value %r):\n%s" % (

@@ -397,8 +397,11 @@ def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, samplin
         if patterns:
             # The machine's load is logged beside the results, as for every run (dsib_tools.load).
             logs.append(load.log_path(results_dir, machine))
+            # The suite's setup_cache builds the cells these patterns select only (benchmarks.SELECTED).
+            selecting = dict(env, DSIB_SELECT="|".join("(?:%s)" % p for p in patterns))
             statuses.append(load.watch(continuous_command(config, machine, base_hash, head_hash, pass_factor,
-                                                          patterns, pass_sampling), logs[-1], cwd=root, env=env))
+                                                          patterns, pass_sampling), logs[-1], cwd=root,
+                                       env=selecting))
     try:
         verdict = changes(results_dir, machine, base_hash, head_hash, factor)
     except CompareError:

@@ -88,6 +88,12 @@ def _cell(res, names, benchmark, wanted):
     return None, None
 
 
+def _param_values(res, names, benchmark, param):
+    """The values of ``param`` in the results of ``benchmark``."""
+    axes = dict(zip(names.get(benchmark, []), res.get_result_params(benchmark)))
+    return [_param_value(v) for v in axes.get(param, [])]
+
+
 def case_value(res, names, benchmark, fmt, extra):
     """The value of one case; None if the case failed or was not run, NaN if it was skipped."""
     return _case(res, names, benchmark, fmt, extra)[0]
@@ -273,6 +279,8 @@ def grid_cell(res, names, row, fmt, given, reasons, load=None):
     if benchmark not in res.get_all_result_keys():
         return "not run"  # results of another suite, or a run of some cases only (-b)
     value, stats = _case(res, names, benchmark, fmt, given)
+    if value is None and fmt not in _param_values(res, names, benchmark, "format"):
+        value = float("nan")  # not a parameter: a format without the reader the case times
     if value is None:
         return "failed"
     if _missing(value):
@@ -290,6 +298,14 @@ def grid_cell(res, names, row, fmt, given, reasons, load=None):
     return "n/a" if _missing(frame) or value <= 0 else "%.0f" % (frame / MIB / value)
 
 
+def measured_on(rows, source):
+    """The rows whose operation measures ``source`` (the reads real work needs: the first taxi grid
+    and a table you brought)."""
+    from dsib.cases import get_operation
+
+    return [row for row in rows if source in get_operation(row.cls.operation).sources]
+
+
 def grid_table(res, names, source, variant, formats, load=None):
     """Markdown: rows are cases, columns are formats; a skipped cell names its reason below."""
     from .suite import GRID
@@ -298,7 +314,7 @@ def grid_table(res, names, source, variant, formats, load=None):
     reasons = []
     lines = ["| %s / %s | %s |" % (source, variant, " | ".join(formats)),
              "|---|" + "|".join("---:" for _ in formats) + "|"]
-    for row in GRID:
+    for row in measured_on(GRID, source):
         cells = [grid_cell(res, names, row, f, given, reasons, load) for f in formats]
         lines.append("| %s | %s |" % (row.label, " | ".join(cells)))
     if reasons:
@@ -445,3 +461,50 @@ def engines_report(res, names, sources, variants, load=None):
             lines.append("| %s | %s | %s | %s: %s |" % (label, study, figure, variant, ours))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+BATCHES_LEGEND = ("A continuous read in batches: every partition of the source, each file a tenth at a time, every "
+                  "numeric column of each batch summed and nothing kept (benchmarks/batches.py). Target: its peak "
+                  "memory above the process (the format's ProcessBaseline) within the budget, where the frames of "
+                  "the partitions are at least twice it (the six months at default). Times are asv's medians (± half the IQR as a share, n "
+                  "samples); memory is one measurement each, in MiB.")
+
+
+def batches_report(res, names, sources, load=None):
+    """Markdown: the continuous read in batches of each source, against its memory budget."""
+    from benchmarks.batches import MEMORY_BUDGET
+    from dsib import cases
+    from dsib.cases import get_operation
+
+    from .suite import name
+    from benchmarks import batches, reads, sizes
+
+    operation = get_operation(batches.ContinuousReadInBatches.operation)
+    timed = name(batches.ContinuousReadInBatches, "time_read")
+    if timed not in res.get_all_result_keys():
+        return ""
+    lines = [BATCHES_LEGEND, "", "| source | format | pass | peak | process | above the process | budget | "
+             "data: frames of the partitions | the first partition read whole, peak |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for source in [s for s in sources if s in operation.sources]:
+        whole = reads.ContinuousReadMonths if source == "nyc_taxi_month" else reads.ContinuousRead
+        for fmt in _param_values(res, names, timed, "format"):
+            given = {"source": source}
+            value, stats = _cell(res, names, timed, dict(given, format=fmt))
+            if _missing(value):
+                continue
+            peak = _cell(res, names, name(batches.ContinuousReadInBatches, "peakmem_read"), dict(given, format=fmt))[0]
+            base = _cell(res, names, name(reads.ProcessBaseline, "peakmem_baseline"), {"format": fmt})[0]
+            frame = _cell(res, names, name(sizes.Sizes, "track_frame_size"),
+                          dict(given, format=fmt, variant="plain"))[0]
+            first = _cell(res, names, name(whole, "peakmem_first_partition"), dict(given, format=fmt))[0]
+            partitions = len(cases.SOURCES[source].partitions)
+            cells = [format_seconds(value) + _relative_spread(value, stats) + _under_load(res, timed, load)]
+            cells += ["n/a" if _missing(v) else "%.0f" % (v / MIB) for v in (peak, base)]
+            cells.append("n/a" if _missing(peak) or _missing(base) else "%.0f" % ((peak - base) / MIB))
+            cells.append("%.0f" % (MEMORY_BUDGET / MIB))
+            cells.append("n/a" if _missing(frame) else "%.0f (%d x %.0f)" % (partitions * frame / MIB, partitions,
+                                                                           frame / MIB))
+            cells.append("n/a" if _missing(first) else "%.0f" % (first / MIB))
+            lines.append("| %s | %s | %s |" % (source, fmt, " | ".join(cells)))
+    return "\n".join(lines)

@@ -10,7 +10,7 @@ import pkgutil
 from collections import namedtuple
 
 import benchmarks
-from benchmarks import prepare, reads, sizes, writes
+from benchmarks import batches, prepare, reads, sizes, writes
 
 PREFIXES = ("time_", "timeraw_", "peakmem_", "mem_", "track_")
 
@@ -89,6 +89,12 @@ GRID = [
     GridRow("write, disk + fsync", writes.WriteDurable, "time_write", "time"),
     GridRow("write, peak MiB", writes.WriteToBytes, "peakmem_write", "mib"),
     GridRow("file MiB", sizes.Sizes, "track_file_size", "mib"),
+    GridRow("read 3 columns", batches.ReadColumns, "time_read", "time"),
+    GridRow("read 3 columns, peak MiB", batches.ReadColumns, "peakmem_read", "mib"),
+    GridRow("in batches", batches.IterateBatches, "time_iterate", "time"),
+    GridRow("in batches + sum", batches.IterateBatches, "time_sum", "time"),
+    GridRow("in batches + copy", batches.IterateBatches, "time_copy", "time"),
+    GridRow("in batches, peak MiB", batches.IterateBatches, "peakmem_iterate", "mib"),
 ]
 
 
