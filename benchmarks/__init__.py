@@ -145,9 +145,10 @@ def selected(cls, given):
     """Whether asv's ``-b`` of this run selects the cell ``given`` (parameter values) of ``cls``."""
     if SELECTED is None:
         return True
-    method = min(m for m in dir(cls) if m.startswith(("time_", "peakmem_", "track_")))
-    name = "%s.%s.%s(%s)" % (cls.__module__.rsplit(".", 1)[-1], cls.__name__, method, ", ".join(repr(p) for p in given))
-    return re.search(SELECTED, name) is not None
+    prefix = "%s.%s." % (cls.__module__.rsplit(".", 1)[-1], cls.__name__)
+    params = "(%s)" % ", ".join(repr(p) for p in given)
+    return any(re.search(SELECTED, prefix + method + params) for method in dir(cls)
+               if method.startswith(("time_", "peakmem_", "track_")))
 
 
 def build_every_cell(cls, build):

@@ -259,3 +259,27 @@ def test_prepare_times_the_generator_into_a_fresh_directory_each_sample():
     bench.time_generate_plain_month(1000)
     bench.time_string_columns(1000)
     bench.teardown(1000)
+
+
+def test_setup_cache_builds_every_selected_cell_and_leaves_failures_to_the_case(monkeypatch):
+    import benchmarks
+    from benchmarks import reads
+
+    built = []
+
+    def build(*given):
+        built.append(given)
+        if given[1] == "csv":
+            raise NotImplementedError("the case's setup says why")
+
+    benchmarks.build_every_cell(reads.ReadFromPageCache, build)
+    assert len(built) == len(list(itertools.product(*reads.ReadFromPageCache.params)))
+    # asv's -b of the run (DSIB_SELECT): only its cells, whichever method the pattern names
+    monkeypatch.setattr(benchmarks, "SELECTED", r"^reads\.ReadFromPageCache\.time_read\('nyc_taxi', '(csv|orc)'")
+    del built[:]
+    benchmarks.build_every_cell(reads.ReadFromPageCache, build)
+    assert sorted(set((s, f) for s, f, v in built)) == [("nyc_taxi", "csv"), ("nyc_taxi", "orc")]
+    monkeypatch.setattr(benchmarks, "SELECTED", r"SerializeForQuestDB")
+    del built[:]
+    benchmarks.build_every_cell(reads.ReadFromPageCache, build)
+    assert built == []
