@@ -8,6 +8,7 @@ it reads, so its peak memory is the reader's.
 """
 from dsib import cases
 from dsib.formats import FORMATS
+from dsib.roundtrip import hints_for
 
 from . import CELLS, PARAM_NAMES, PROFILE, VERSIONS, Cell, build_every_cell, hints, loads_once, ready, series, warm
 
@@ -69,8 +70,7 @@ class ReadColumns(Cell):
     def setup(self, source, format, variant):
         self.fmt, checked = ready_reader(self.operation, source, format, variant)
         self.path, self.names = checked["path"], checked["columns"]
-        self.hints = dict((key, tuple(c for c in names if c in self.names))
-                          for key, names in hints(source, variant).items())
+        self.hints = hints_for(hints(source, variant), self.names)
         warm(self.path)
 
     def time_read(self, source, format, variant):

@@ -85,14 +85,20 @@ def _load_results(args):
     return machine, res, param_names(args.results_dir)
 
 
-def _grid_markdown(res, names, sources=None, variants=None, load=None):
+# report --batches: the whole read beside three columns and batches of the same file.
+BATCH_ROWS = ("read, page cache", "read, peak MiB", "read 3 columns", "read 3 columns, peak MiB", "in batches",
+              "in batches + sum", "in batches + copy", "in batches, peak MiB")
+
+
+def _grid_markdown(res, names, sources=None, variants=None, load=None, rows=None):
     from data_prep import VARIANTS
     from dsib.cases import GRID
     from dsib.formats import FORMATS
 
     from .report import grid_report
 
-    return grid_report(res, names, sources or list(GRID), variants or list(VARIANTS), FORMATS.names(), load)
+    formats = [f.name for f in FORMATS.values() if rows is None or f.columns or f.batches]
+    return grid_report(res, names, sources or list(GRID), variants or list(VARIANTS), formats, load, rows)
 
 
 def _batches_markdown(res, names, sources=None, load=None):
@@ -133,12 +139,18 @@ def cmd_report(args):
     sources = [args.dataset] if args.dataset else args.source and [args.source]
     if not args.engines:
         print()
-        print(_grid_markdown(res, names, sources, args.variant and [args.variant], args.load))
+        grid_sources = sources
+        if args.batches and not sources:  # the sources three columns and batches are measured on
+            from dsib.cases import get_operation
+
+            grid_sources = list(get_operation("iterate_batches").sources)
+        print(_grid_markdown(res, names, grid_sources, args.variant and [args.variant], args.load,
+                             rows=BATCH_ROWS if args.batches else None))
         batches = _batches_markdown(res, names, sources, args.load)
         if batches:
             print()
             print(batches)
-    if args.dataset:  # the engines are not run on a brought table
+    if args.dataset or args.batches:  # the engines are not run on a brought table
         return 0
     engines = _engines_markdown(res, names, sources, args.variant and [args.variant], args.load)
     if engines:
@@ -660,6 +672,9 @@ def main(argv=None):
             p.add_argument("--source", default=None, help="nyc_taxi, tsbs_cpu or rocklin (default: all)")
             p.add_argument("--variant", default=None)
             p.add_argument("--engines", action="store_true", help="the engines' blocks alone")
+            p.add_argument("--batches", action="store_true",
+                           help="the reads real work needs alone: three columns and batches beside the whole read, "
+                           "and the continuous read in batches")
             p.add_argument("--dataset", default=None, metavar="NAME",
                            help="the block of a table you brought (make bench DATASET=NAME; --env DSIB_PROFILEown)")
         else:

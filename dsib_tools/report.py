@@ -306,15 +306,16 @@ def measured_on(rows, source):
     return [row for row in rows if source in get_operation(row.cls.operation).sources]
 
 
-def grid_table(res, names, source, variant, formats, load=None):
-    """Markdown: rows are cases, columns are formats; a skipped cell names its reason below."""
+def grid_table(res, names, source, variant, formats, load=None, labels=None):
+    """Markdown: rows are cases (those ``labels`` name, else all), columns are formats; a skipped
+    cell names its reason below."""
     from .suite import GRID
 
     given = {"source": source, "variant": variant}
     reasons = []
     lines = ["| %s / %s | %s |" % (source, variant, " | ".join(formats)),
              "|---|" + "|".join("---:" for _ in formats) + "|"]
-    for row in measured_on(GRID, source):
+    for row in measured_on([r for r in GRID if labels is None or r.label in labels], source):
         cells = [grid_cell(res, names, row, f, given, reasons, load) for f in formats]
         lines.append("| %s | %s |" % (row.label, " | ".join(cells)))
     if reasons:
@@ -322,11 +323,15 @@ def grid_table(res, names, source, variant, formats, load=None):
     return "\n".join(lines)
 
 
-def grid_report(res, names, sources, variants, formats, load=None):
+def grid_report(res, names, sources, variants, formats, load=None, labels=None):
+    from .suite import GRID
+
     blocks = [GRID_LEGEND]
     for source in sources:
+        if labels is not None and not measured_on([r for r in GRID if r.label in labels], source):
+            continue
         for variant in variants:
-            blocks.append(grid_table(res, names, source, variant, formats, load))
+            blocks.append(grid_table(res, names, source, variant, formats, load, labels))
     return "\n\n".join(blocks)
 
 

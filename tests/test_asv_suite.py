@@ -208,6 +208,35 @@ def test_every_format_report_has_a_value_in_every_case_that_makes_sense(asv_tiny
     assert throughput.split(" | ")[mmap] == "no frame", "a read that builds no frame shows no throughput"
 
 
+def test_the_batches_report_puts_three_columns_and_batches_beside_the_whole_read(asv_tiny):
+    from benchmarks.batches import MEMORY_BUDGET
+
+    report = _run([sys.executable, "-m", "dsib_tools", "report", "--batches", "--results-dir", asv_tiny["results"],
+                   "--machine", MACHINE], ROOT, asv_tiny["env"])
+    assert report.returncode == 0, report.stdout
+    assert "failed" not in report.stdout and "not run" not in report.stdout
+    tables = [t for t in report.stdout.split("\n\n") if t.startswith("| nyc_taxi /")]
+    assert len(tables) == 3, "the first taxi grid's three variants"
+    header = tables[0].splitlines()[0].strip("| ").split(" | ")
+    assert header[1:] == ["parquet", "parquet-none", "parquet-zstd", "fastparquet", "feather", "csv",
+                          "csv-pandas-pyarrow", "csv-pyarrow", "hdf-table", "orc"], "formats with a reader only"
+    rows = dict((line.strip("| ").split(" | ")[0], line.strip("| ").split(" | ")[1:])
+                for line in tables[0].splitlines()[2:] if line.startswith("| "))
+    figure = r"^\S+ \((±\d+%, n=\d+|1 sample)\)( \(under load\))?$"
+    for label in ("read, page cache", "read 3 columns", "in batches", "in batches + sum", "in batches + copy"):
+        assert re.match(figure, rows[label][0]), (label, rows[label])
+    assert all(re.match(figure, cell) for cell in rows["read 3 columns"]), rows["read 3 columns"]
+    assert rows["in batches"][header.index("fastparquet") - 1].startswith("skip ")
+    assert "Parquet (fastparquet) has no reader of batches of a size asked" in report.stdout
+    assert re.match(r"^\d+$", rows["in batches, peak MiB"][0])
+    continuous = [line.strip("| ").split(" | ") for line in report.stdout.splitlines()
+                  if line.startswith("| nyc_taxi_month |")]
+    assert [c[1] for c in continuous] == ["parquet", "csv"]
+    for cells in continuous:
+        assert re.match(figure, cells[2]) and cells[6] == "%d" % (MEMORY_BUDGET >> 20), cells
+        assert all(re.match(r"^-?\d+", c) for c in cells[3:6] + cells[7:]), cells
+
+
 def test_the_engines_report_has_every_engines_ingest_and_query_and_the_studies_comparisons(asv_tiny):
     from dsib.engines import ENGINES
     from dsib_tools.report import ENGINE_COMPARISONS, STUDY_COMPARISONS

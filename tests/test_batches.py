@@ -15,7 +15,7 @@ from dsib import cases
 from dsib.fidelity import FrameMismatch
 from dsib.formats import FORMATS
 from dsib.registry import Reader, installed_versions
-from dsib.roundtrip import check_batches, check_columns, concat_batches, write_and_check
+from dsib.roundtrip import check_batches, check_columns, concat_batches, hints_for, write_and_check
 
 READERS = [(f.name, reader, v) for f in FORMATS.values() for reader in ("columns", "batches")
            if getattr(f, reader) is not None for v in VARIANTS if v in f.variants]
@@ -46,7 +46,7 @@ def test_reader_gives_back_its_part_of_the_frame(tiny_data_dir, tmp_path, datase
         names = cases.projection(frame.columns)
         assert len(names) == min(3, len(frame.columns)) and names[-1] == frame.columns[-1]
         check_columns(fmt, frame, hints, path, names)
-        got = fmt.columns(path, names, **dict((k, tuple(c for c in v if c in names)) for k, v in hints.items()))
+        got = fmt.columns(path, names, **hints_for(hints, names))
         assert list(got.columns) == names
     else:
         size = cases.batch_size(len(frame), os.path.getsize(path))
