@@ -155,8 +155,8 @@ def build_every_cell(cls, build):
     """In ``setup_cache``, which asv runs in a process of its own before a class's cases:
     ``build(*given)`` for each of the class's cells this run selects, so that no case builds its
     cell in its own process, where its peak memory would hold the build (a month's
-    ``peakmem_first_partition`` read 828 MiB where its case built the files, 465 MiB where this had). A cell
-    that cannot be built is left for its case's ``setup`` to skip or fail with the reason."""
+    ``peakmem_first_partition`` read 828 MiB where its case built the files, 465 MiB where this
+    had). A cell that cannot be built is left for its case's ``setup`` to skip or fail, saying why."""
     for given in itertools.product(*cls.params):
         if selected(cls, given):
             try:
