@@ -55,7 +55,7 @@ workspace: $(BIN)/.ready
 # rewritten on every call, so that BUILD and ASV_ENV_DIR given on the command line always apply.
 $(ASV_CONF): asv.conf.json $(BIN)/.ready FORCE
 	$(BIN)/python -m dsib_tools config --profile $(PROFILE) --envs newest --results-dir $(LOCAL_RESULTS) \
-		--html-dir $(LOCAL_HTML) --env-dir $(ASV_ENV_DIR) -o $@
+		--html-dir $(LOCAL_HTML) --env-dir $(ASV_ENV_DIR) $(if $(DATASET),--dataset $(DATASET)) -o $@
 
 $(MATRIX_CONF): asv.conf.json $(BIN)/.ready FORCE
 	$(BIN)/python -m dsib_tools config --profile $(PROFILE) --envs all --results-dir $(LOCAL_RESULTS) \
@@ -103,15 +103,22 @@ run-matrix: workspace servers $(MATRIX_CONF)
 		$(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
 ## site: asv's dashboard and dsib's pages of build/results, in build/html
+# The environments of this run: the profile's, or those of the table you brought (its name, then
+# the profile, in asv's environment name).
+RUN_ENV := $(if $(DATASET),DSIB_DATASET$(DATASET)-DSIB_PROFILE,DSIB_PROFILE$(PROFILE))
+
 site: $(ASV_CONF)
 	$(BIN)/python -m asv publish --config $(ASV_CONF)
 	$(BIN)/python -m dsib_tools site --results-dir $(LOCAL_RESULTS) --html-dir $(LOCAL_HTML) --machine $(MACHINE) \
-		--env DSIB_PROFILE$(PROFILE)
+		--env $(RUN_ENV)
 	@echo "The site of this run: $(LOCAL_HTML)/index.html (python -m asv preview --config $(ASV_CONF))"
 
+# The post's table; for a table you brought, its own block.
 table: $(BIN)/.ready
-	$(BIN)/python -m dsib_tools table --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --env DSIB_PROFILE$(PROFILE) \
-		--with-2019
+	$(if $(DATASET),$(BIN)/python -m dsib_tools report --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) \
+		--env $(RUN_ENV) --dataset $(DATASET),\
+		$(BIN)/python -m dsib_tools table --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --env $(RUN_ENV) \
+		--with-2019)
 
 ## record: the deliberate step into the committed history: copy MACHINE's new results from
 ## build/results into results/, then republish html/ from results/. Review and commit both.

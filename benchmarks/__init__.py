@@ -28,7 +28,7 @@ import os
 import re
 import sys
 
-from data_prep import PROFILES
+from data_prep import PROFILES, DatasetError
 from dsib import cases
 from dsib.cells import Cells
 from dsib.formats import FORMATS
@@ -99,6 +99,11 @@ def series(number):
     return "%d.%s" % (number, SCALE)
 
 
+# What the table you brought held when the run was configured (dsib_tools.config: it is in the
+# environment's name, so a table brought again with other rows is another series).
+TABLE = os.environ.get("DSIB_TABLE") or None
+
+
 def ready(operation, source, format, variant="plain"):
     """In ``setup``: the format of a cell that runs, imported and warmed up by one tiny round
     trip, so that no import or lazy initialisation lands in a timing; asv's skip
@@ -108,6 +113,10 @@ def ready(operation, source, format, variant="plain"):
         raise NotImplementedError(reason)
     fmt = FORMATS[format]
     if cases.SOURCES[source].own:  # a table a user brought: a format that cannot hold it skips, saying why
+        holds = CELLS.store(source).digest[:12]
+        if TABLE and holds != TABLE:
+            raise DatasetError("the table %s holds other rows (%s) than this run was configured for (%s): it was "
+                               "brought again since; run make bench DATASET=%s again" % (source, holds, TABLE, source))
         CELLS.checked_file(source, fmt, variant)
     fmt.warm_up()
     return fmt

@@ -323,7 +323,7 @@ def cmd_config(args):
     with open(args.base) as f:
         base = json.load(f)
     conf = derive_config(base, args.profile, args.results_dir, args.html_dir, args.env_dir, args.repo,
-                         args.benchmark_dir, args.envs)
+                         args.benchmark_dir, args.envs, args.dataset, args.data_dir)
     text = json.dumps(conf, indent=4) + "\n"
     if args.output == "-":
         sys.stdout.write(text)
@@ -654,6 +654,9 @@ def main(argv=None):
     p.add_argument("--benchmark-dir")
     p.add_argument("--envs", choices=("all", "newest"), default="all",
                    help="every include entry of the base config, or the newest pyarrow/pandas only")
+    p.add_argument("--dataset", default=None, metavar="NAME",
+                   help="a table you brought: its name and contents' digest go into every environment's name")
+    p.add_argument("--data-dir", default=None, help="where the table is (default: data_prep's)")
     p.add_argument("-o", "--output", default="-")
     p.set_defaults(func=cmd_config)
     for name, func, text in (("report", cmd_report, "every format: rows are cases, columns are formats"),

@@ -2,20 +2,34 @@
 import json
 
 
+def table_digest(name, data_dir=None):
+    """What a brought table holds, in short: its store's digest (every file's checksum)."""
+    from data_prep.own import open_table
+
+    return open_table(name, data_dir, verify="sizes")[1].digest[:12]
+
+
 def derive_config(base, profile=None, results_dir=None, html_dir=None, env_dir=None, repo=None,
-                  benchmark_dir=None, envs="all"):
+                  benchmark_dir=None, envs="all", dataset=None, data_dir=None):
     """``base`` with the profile recorded in every environment (its name, hence its series) and,
-    with ``envs="newest"``, only the matrix entry of the newest pyarrow and pandas."""
+    with ``envs="newest"``, only the matrix entry of the newest pyarrow and pandas. With a
+    ``dataset`` (a table you brought), its name and what it holds are recorded too: two tables,
+    or one table brought again with other rows, never share a series."""
     from .matrix import newest
 
     conf = json.loads(json.dumps(base))
     if envs == "newest":
         conf["include"] = [newest(conf["include"])]
+    recorded = {}
     if profile:
+        recorded["DSIB_PROFILE"] = profile
+    if dataset:
+        recorded.update(DSIB_DATASET=dataset, DSIB_TABLE=table_digest(dataset, data_dir))
+    for name, value in sorted(recorded.items()):
         for entry in conf.get("include", []):
-            entry.setdefault("env_nobuild", {})["DSIB_PROFILE"] = profile
+            entry.setdefault("env_nobuild", {})[name] = value
         if conf.get("matrix"):
-            conf["matrix"].setdefault("env_nobuild", {})["DSIB_PROFILE"] = [profile]
+            conf["matrix"].setdefault("env_nobuild", {})[name] = [value]
     for key, value in (("results_dir", results_dir), ("html_dir", html_dir), ("env_dir", env_dir),
                        ("repo", repo), ("benchmark_dir", benchmark_dir)):
         if value:

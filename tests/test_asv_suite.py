@@ -494,7 +494,15 @@ def test_make_bench_runs_real_tlc_files_and_a_table_you_brought(asv_tiny, tmp_pa
                    + how, repo, env)
         assert run.returncode == 0, run.stdout[-6000:]
         (res,) = [r for r in iter_results_for_machine(os.path.join(build, "results"), MACHINE)
-                  if r.env_name.endswith("DSIB_PROFILE" + profile)]
+                  if "DSIB_PROFILE" + profile in r.env_name.split("-")]
+        if profile == "own":  # the table's name and what it holds: a series of its own
+            from dsib_tools.config import table_digest
+
+            assert "DSIB_DATASETmine" in res.env_name.split("-"), res.env_name
+            assert "DSIB_TABLE" + table_digest("mine", os.path.join(repo, "data")) in res.env_name.split("-")
+            assert "| mine / str |" in run.stdout, "make bench DATASET= prints the table's block"
+            with open(os.path.join(build, "html", "dsib", "index.html")) as f:
+                assert "mine / str" in f.read(), "and its site shows it"
         measured, failed = [], []
         for key in res.get_all_result_keys():
             params = res.get_result_params(key)

@@ -18,6 +18,7 @@ from data_prep import DatasetError, load_frame, read_hints
 from data_prep import own
 from data_prep.own import OWN_PROFILE, TableError, add_table, open_table
 from dsib.fidelity import assert_same_frame
+from dsib_tools.config import derive_config, table_digest
 
 from .conftest import ROOT
 
@@ -311,9 +312,9 @@ def test_a_file_larger_than_the_memory_its_process_may_use_comes_in(tmp_path):
 GRID_RUN = """
 import inspect, itertools, json, sys
 import benchmarks
-from benchmarks import reads, sizes, writes
+from benchmarks import batches, reads, sizes, writes
 name, outcomes = sys.argv[1], []
-for module in (reads, writes, sizes):
+for module in (reads, writes, sizes, batches):
     for cls_name, cls in inspect.getmembers(module, inspect.isclass):
         if cls.__module__ != module.__name__ or "source" not in getattr(cls, "param_names", ()):
             continue
@@ -355,9 +356,43 @@ def test_the_grid_runs_on_a_brought_table_with_no_failed_cell(tmp_path, fmt):
     for name in ("benchmarks.reads.ReadFromPageCache.time_read", "benchmarks.writes.WriteToBytes.time_write",
                  "benchmarks.reads.ContinuousRead.time_read", "benchmarks.sizes.Sizes.track_file_size"):
         assert name in ran_names, name
+    for name in ("benchmarks.batches.ReadColumns.time_read", "benchmarks.batches.IterateBatches.time_sum",
+                 "benchmarks.batches.ContinuousReadInBatches.peakmem_read"):
+        assert name in ran_names, name
     parquet = [o for o in ran if o[1][:2] == ["mine", "parquet"] and o[0].endswith("ReadFromPageCache.time_read")]
     assert sorted(p[2] for _, p, _ in parquet) == ["cat", "plain", "str"]
     skips = [o for o in outcomes if o[2].startswith("skipped")]
     # A format that cannot give back a column says which: CSV has no nullable integers.
     csv_str = [o[2] for o in skips if o[1] == ["mine", "csv", "str"] and o[0].endswith("ReadFromPageCache.time_read")]
     assert csv_str and "CSV cannot hold this table: column 'small' (Int" in csv_str[0], csv_str
+
+
+def test_a_table_brought_again_with_other_rows_starts_another_series(tmp_path):
+    """make bench DATASET=NAME records the table's name and what it holds in the environment's
+    name (asv's series): other rows under the same name are another series, the same rows the same."""
+    data_dir = str(tmp_path / "data")
+    base = {"include": [{"python": "3.11", "req": {"pandas": "3.1.1"}}]}
+    recorded = []
+    for rows in (100, 200, 200):
+        add_table("mine", make_file(tmp_path, "parquet", every_kind(rows)), data_dir, progress=False)
+        recorded.append(derive_config(base, OWN_PROFILE, dataset="mine", data_dir=data_dir)["include"][0]["env_nobuild"])
+    assert all(r["DSIB_DATASET"] == "mine" and r["DSIB_PROFILE"] == OWN_PROFILE for r in recorded)
+    assert recorded[0]["DSIB_TABLE"] != recorded[1]["DSIB_TABLE"] == recorded[2]["DSIB_TABLE"]
+
+
+def test_a_run_configured_for_other_rows_refuses_the_table(tmp_path):
+    """The environment's name records what the table held when the run was configured
+    (DSIB_TABLE); a table brought again since then fails its cells, saying so, rather than
+    adding other rows' figures to that series."""
+    data_dir = str(tmp_path / "data")
+    add_table("mine", make_file(tmp_path, "parquet", every_kind(300)), data_dir, progress=False)
+    code = ("import benchmarks\ntry:\n    benchmarks.ready('read_from_page_cache', 'mine', 'parquet')\n"
+            "except Exception as exc:\n    print(type(exc).__name__, exc)\nelse:\n    print('ran')")
+    outputs = []
+    for digest in (table_digest("mine", data_dir), "000000000000"):
+        env = dict(os.environ, DSIB_PROFILE=OWN_PROFILE, DSIB_DATASET="mine", DSIB_DATA_DIR=data_dir,
+                   DSIB_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT, DSIB_TABLE=digest)
+        outputs.append(subprocess.run([sys.executable, "-c", code], cwd=str(tmp_path), env=env, check=True,
+                                      stdout=subprocess.PIPE, universal_newlines=True).stdout.strip())
+    assert outputs[0] == "ran", outputs
+    assert outputs[1].startswith("DatasetError") and "brought again" in outputs[1], outputs
