@@ -35,7 +35,7 @@ from data_prep import frame_nbytes, load_frame, open_dataset
 from .cases import SOURCES, batch_size, projection, read_from_bytes
 from .engines import TABLE
 from .fidelity import FrameMismatch
-from .roundtrip import check_batches, check_columns, ingest_and_check, raise_for_outcome, write_and_check
+from .roundtrip import check_batches, check_columns, ingest_and_check, raise_for_outcome, write_and_check, write_atomic
 
 KEEP = 2  # builds kept per cell: the two commits of a comparison
 OUTCOME = "outcome.json"
@@ -219,26 +219,32 @@ class Cells(object):
         return outcome
 
     def checked_reader(self, source, fmt, variant, reader, partition=None):
-        """The cell's file read by ``fmt``'s ``reader`` (``columns``: its ``projection``;
-        ``batches``: a tenth of the file at a time, put together) and compared with the frame, once
-        per cell and kept as files are, so that no case's process (its peak memory) holds the
-        frame. Returns what a case asks: ``path``, ``columns``, ``size`` (the batch size); raised
+        """The cell's file (or the file the reader reads, ``Reader.writes``) read by ``fmt``'s
+        ``reader`` (``columns``: its ``projection``; ``batches``: a tenth of the file at a time, put
+        together) and compared with the frame, once per cell and kept as files are, so that no
+        case's process (its peak memory) holds the frame. Returns what a case asks: ``path``, ``columns``, ``size`` (the batch size); raised
         as asv's skip or failure where the check has one."""
         src, store = SOURCES[source], self.store(source)
         partition = partition or store.partitions[0]
         path = self.checked_file(source, fmt, variant, partition)["path"]
         key = _key(reader, store.digest, partition, src.rows(self.profile), variant, fmt.name)
+        writes = getattr(fmt, reader).writes
 
         def build(tmp):
             frame = self.frame(source, variant, partition)
             hints = src.dataset.read_hints(variant)
             outcome = {"path": None, "skip": None, "error": None, "losses": [], "columns": projection(frame.columns),
                        "size": batch_size(len(frame), os.path.getsize(path))}
+            read_from = path
             try:
+                if writes is not None:  # a file written for this reader (row groups, record batches of a batch)
+                    outcome["path"] = "batches" + fmt.suffix
+                    read_from = os.path.join(tmp, outcome["path"])
+                    write_atomic(read_from, writes(frame, outcome["size"]))
                 if reader == "columns":
-                    outcome["losses"] = check_columns(fmt, frame, hints, path, outcome["columns"])
+                    outcome["losses"] = check_columns(fmt, frame, hints, read_from, outcome["columns"])
                 else:
-                    outcome["losses"] = check_batches(fmt, frame, hints, path, outcome["size"])
+                    outcome["losses"] = check_batches(fmt, frame, hints, read_from, outcome["size"])
             except FrameMismatch as exc:
                 outcome["error"] = str(exc)
             except Exception as exc:  # one cell fails, not the whole run
@@ -252,7 +258,7 @@ class Cells(object):
 
         outcome = _outcome(_built(self._where(source, "%s.%s" % (fmt.name, reader), variant, partition), key, build))
         raise_for_outcome(outcome)
-        outcome["path"] = path
+        outcome["path"] = outcome["path"] or path
         return outcome
 
     def table(self, source, engine, variant):

@@ -70,12 +70,15 @@ class Loss(namedtuple("Loss", ["name", "since", "below"])):
         return True
 
 
-class Reader(namedtuple("Reader", ["call", "needs"])):
+class Reader(namedtuple("Reader", ["call", "needs", "writes"])):
     """A reader beside the format's ``read`` (``Format.columns``, ``Format.batches``), with what
-    it needs beyond what the format needs (an API newer than the format's)."""
+    it needs beyond what the format needs (an API newer than the format's), and ``writes(frame,
+    size) -> bytes`` where it reads a file written for it (Parquet in row groups, Arrow IPC in
+    record batches, of ``size.rows``, as a user who reads in batches writes them; None: the
+    format's own file)."""
 
-    def __new__(cls, call, needs=()):
-        return super(Reader, cls).__new__(cls, call, tuple(needs))
+    def __new__(cls, call, needs=(), writes=None):
+        return super(Reader, cls).__new__(cls, call, tuple(needs), writes)
 
     def __call__(self, *args, **kwargs):
         return self.call(*args, **kwargs)

@@ -1,7 +1,7 @@
 """Arrow: Feather v2, the IPC file and stream formats, and the IPC file memory-mapped."""
 import io
 
-from ..registry import Format, Needs
+from ..registry import Format, Needs, Reader
 from . import _io
 
 PANDAS = Needs("pandas")
@@ -39,6 +39,54 @@ def _ipc_writer(kind):
         writer.close()
         return sink.getvalue().to_pybytes()
     return write
+
+
+def _ipc_batch_writer(kind):
+    """The writer's file in record batches of a batch: the suite's IPC writer writes one."""
+    def write(frame, size):
+        import pyarrow as pa
+
+        table = _io.arrow_table(frame)
+        sink = pa.BufferOutputStream()
+        opener = pa.RecordBatchFileWriter if kind == "file" else pa.RecordBatchStreamWriter
+        writer = opener(sink, table.schema)
+        for batch in table.to_batches(size.rows):  # max_chunksize, named chunksize before pyarrow 0.15
+            writer.write_batch(batch)
+        writer.close()
+        return sink.getvalue().to_pybytes()
+    return write
+
+
+def _feather_batch_write(frame, size):
+    """Feather v2 in record batches of a batch (to_feather's are 64Ki rows)."""
+    import pyarrow.feather as feather
+
+    buf = io.BytesIO()
+    feather.write_feather(frame, buf, chunksize=size.rows)
+    return buf.getvalue()
+
+
+def _ipc_file_batches(path, size, datetimes=(), categoricals=(), texts=()):
+    """An IPC file's record batches, one at a time, read from the file (not mapped: a map's
+    pages would stay in the process's memory)."""
+    import pyarrow as pa
+
+    reader = pa.ipc.open_file(path)
+    return _io.arrow_batches((reader.get_batch(i) for i in range(reader.num_record_batches)), categoricals)
+
+
+def _ipc_stream_batches(path, size, datetimes=(), categoricals=(), texts=()):
+    import pyarrow as pa
+
+    def batches():
+        with pa.OSFile(path) as f:
+            reader = pa.ipc.open_stream(f)
+            while True:
+                try:
+                    yield reader.read_next_batch()
+                except StopIteration:
+                    return
+    return _io.arrow_batches(batches(), categoricals)
 
 
 def _ipc_file_read(source, datetimes=(), categoricals=(), texts=()):
@@ -96,11 +144,14 @@ def _needs_feather_v2():
 
 FORMATS = [
     Format("feather", "Feather v2", ".feather", _feather_write, _feather_read, "arrow", needs=_needs_feather_v2(),
-           description="DataFrame.to_feather (lz4) / pyarrow.feather.read_table", columns=_feather_columns),
+           description="DataFrame.to_feather (lz4) / pyarrow.feather.read_table", columns=_feather_columns,
+           batches=Reader(_ipc_file_batches, writes=_feather_batch_write)),
     Format("arrow-file", "Arrow IPC file", ".arrow", _ipc_writer("file"), _ipc_file_read, "arrow",
-           needs=(PANDAS, PYARROW), description="uncompressed, read fully into pandas"),
+           needs=(PANDAS, PYARROW), description="uncompressed, read fully into pandas",
+           batches=Reader(_ipc_file_batches, writes=_ipc_batch_writer("file"))),
     Format("arrow-stream", "Arrow IPC stream", ".arrows", _ipc_writer("stream"), _ipc_stream_read, "arrow",
-           needs=(PANDAS, PYARROW), description="uncompressed, read fully into pandas"),
+           needs=(PANDAS, PYARROW), description="uncompressed, read fully into pandas",
+           batches=Reader(_ipc_stream_batches, writes=_ipc_batch_writer("stream"))),
     Format("arrow-file-mmap", "Arrow IPC file, memory-mapped + byte sum", ".arrow", _ipc_writer("file"), _mmap_read,
            "arrow", needs=(PANDAS, PYARROW), writes=False, reads_bytes=False, to_frame=_mmap_frame,
            description="a memory map of the file, then every byte of every buffer summed; no pandas frame"),

@@ -18,6 +18,13 @@ def _writer(**options):
     return write
 
 
+def _batch_writer(**options):
+    """The writer's file in row groups of a batch: to_parquet's own are up to 1Mi rows."""
+    def write(frame, size):
+        return _writer(row_group_size=size.rows, **options)(frame)
+    return write
+
+
 def _read(source, datetimes=(), categoricals=(), texts=()):
     import pyarrow.parquet as pq
 
@@ -36,7 +43,7 @@ def _batches(path, size, datetimes=(), categoricals=(), texts=()):
     # pre_buffer (from pyarrow 5.0; off by default in 5-16, on in 26) reads ahead the bytes of
     # every row group to come: with it, a 2M-row file of 100k-row groups peaked 50 MB above a
     # 1M-row one; without it, both the same (measured here, pyarrow 26). A row group is the bound
-    # either way, and to_parquet writes row groups of up to 1Mi rows.
+    # either way: the file is written in row groups of a batch (_batch_writer).
     try:
         found = pq.ParquetFile(path, pre_buffer=False)
     except TypeError:  # before pyarrow 5.0: nothing read ahead
@@ -44,8 +51,11 @@ def _batches(path, size, datetimes=(), categoricals=(), texts=()):
     return _io.arrow_batches(found.iter_batches(batch_size=size.rows), categoricals)
 
 
-_PYARROW_READERS = dict(columns=_columns, batches=Reader(_batches, needs=(
-    Needs("pyarrow", "3.0", why="ParquetFile.iter_batches arrived in pyarrow 3.0"),)))
+_ITER_BATCHES = (Needs("pyarrow", "3.0", why="ParquetFile.iter_batches arrived in pyarrow 3.0"),)
+
+
+def _pyarrow_readers(**options):
+    return dict(columns=_columns, batches=Reader(_batches, needs=_ITER_BATCHES, writes=_batch_writer(**options)))
 
 
 class _KeptOpen(io.BytesIO):
@@ -83,13 +93,13 @@ def _fastparquet_columns(path, names, datetimes=(), categoricals=(), texts=()):
 
 FORMATS = [
     Format("parquet", "Parquet", ".parquet", _writer(), _read, "parquet", needs=(PANDAS, PYARROW),
-           losses=(CATEGORY_ORDER,), description="pyarrow, default options (snappy)", **_PYARROW_READERS),
+           losses=(CATEGORY_ORDER,), description="pyarrow, default options (snappy)", **_pyarrow_readers()),
     Format("parquet-none", "Parquet (uncompressed)", ".parquet", _writer(compression=None), _read, "parquet",
            needs=(PANDAS, PYARROW), losses=(CATEGORY_ORDER,), description="pyarrow, compression=None",
-           **_PYARROW_READERS),
+           **_pyarrow_readers(compression=None)),
     Format("parquet-zstd", "Parquet (zstd)", ".parquet", _writer(compression="zstd"), _read, "parquet",
            needs=(PANDAS, PYARROW), losses=(CATEGORY_ORDER,), description="pyarrow, compression='zstd'",
-           **_PYARROW_READERS),
+           **_pyarrow_readers(compression="zstd")),
     Format("fastparquet", "Parquet (fastparquet)", ".parquet", _fastparquet_write, _fastparquet_read, "parquet",
            needs=(PANDAS, Needs("fastparquet", "2023.10", why="fastparquet {have} writes to file paths only, not "
                                 "into memory (checked: 0.8.x cannot, 2023.10.1 and later can)")),
