@@ -147,11 +147,12 @@ class ContinuousReadInBatches(Cell):
 
     @loads_once
     def setup(self, source, format):
-        self.fmt = None
+        self.fmt = ready(self.operation, source, format)  # first: a skipped source has no partitions here
+        reader = cases.get_operation(self.operation).reader
         self.files = []
         for partition in CELLS.partitions(source):
-            self.fmt, checked = ready_reader(self.operation, source, format, "plain", partition)
-            self.files.append((checked["path"], checked["size"]))
+            checked = CELLS.checked_reader(source, self.fmt, "plain", reader, partition)
+            self.files.append((checked["path"], cases.BatchSize(*checked["size"])))
             warm(checked["path"])
         self.hints = hints(source, "plain")
 
