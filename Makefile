@@ -214,8 +214,9 @@ browser:
 	fi
 
 ## test: the test suite, real asv runs included
+# --durations: where CI's time goes, in every log (it should stay near 20 minutes).
 test: $(BIN)/.ready browser $(BIN)/actionlint servers
-	$(BIN)/python -m pytest -ra tests
+	$(BIN)/python -m pytest -ra --durations=25 tests
 
 clean-env:
 	rm -rf $(VENV) .asv/env
