@@ -87,8 +87,9 @@ class IterateBatches(Cell):
     (``time_sum``) and a copy into a new frame (``time_copy``).
 
     Target: ``peakmem_iterate`` above the process (``ProcessBaseline``) bounded by one batch and
-    the reader's buffers: below ``ReadFromPageCache.peakmem_read`` of the same cell. Parquet's
-    bound is a row group (``dsib.formats.parquet``), which to_parquet makes the whole file here."""
+    the reader's buffers: below ``ReadFromPageCache.peakmem_read`` of the same cell. Parquet and
+    Arrow IPC read files written in row groups or record batches of a batch (``Reader.writes``):
+    as the formats' writers make them, a grid file is one piece."""
 
     version = series(1)
     operation = "iterate_batches"
@@ -123,7 +124,7 @@ class IterateBatches(Cell):
 
 
 # The memory a continuous read in batches may take above the process, and the data it reads:
-# the six months at ``default`` are about 870 MB of plain frames, 3.4x the budget.
+# the six months at ``default`` are 830 MiB of plain frames, 3.2x the budget.
 MEMORY_BUDGET = 256 << 20
 
 
@@ -133,7 +134,7 @@ class ContinuousReadInBatches(Cell):
     more data than ``MEMORY_BUDGET``.
 
     Target: ``peakmem_read`` at most ``ProcessBaseline`` + ``MEMORY_BUDGET`` at ``default``, where the
-    frames of the six months are 3.4x that budget; no more than the first month alone
+    frames of the six months are 3.2x that budget; no more than the first month alone
     (``ContinuousReadMonths.peakmem_first_partition`` reads it whole)."""
 
     version = series(1)
