@@ -175,11 +175,17 @@ def build_every_cell(cls, build):
 
 
 def build_files(operation, partitioned=False):
-    """``build_every_cell``'s ``build`` of a file case: the cell's checked file (each partition's)."""
+    """``build_every_cell``'s ``build`` of a file case: the cell's checked file (each partition's),
+    and where the operation times another reader (``Operation.reader``), that reader checked."""
+    reader = cases.get_operation(operation).reader
+
     def build(source, format, variant="plain"):
         if cases.skip_reason(operation, source, format, variant, PROFILE, VERSIONS) is None:
             for partition in CELLS.partitions(source) if partitioned else [None]:
-                CELLS.checked_file(source, FORMATS[format], variant, partition)
+                if reader:
+                    CELLS.checked_reader(source, FORMATS[format], variant, reader, partition)
+                else:
+                    CELLS.checked_file(source, FORMATS[format], variant, partition)
     return build
 
 

@@ -7,29 +7,15 @@ batches put together against the whole frame. A case's own process then holds no
 it reads, so its peak memory is the reader's.
 """
 from dsib import cases
-from dsib.formats import FORMATS
 from dsib.roundtrip import hints_for
 
-from . import CELLS, PARAM_NAMES, PROFILE, VERSIONS, Cell, build_every_cell, hints, loads_once, ready, series, warm
-
-
-def build_readers(operation, partitioned=False):
-    """``build_every_cell``'s ``build``: the cell's file and its reader checked (each partition's)."""
-    reader = cases.get_operation(operation).reader
-
-    def build(source, format, variant="plain"):
-        if cases.skip_reason(operation, source, format, variant, PROFILE, VERSIONS) is None:
-            for partition in CELLS.partitions(source) if partitioned else [None]:
-                CELLS.checked_reader(source, FORMATS[format], variant, reader, partition)
-    return build
+from . import CELLS, PARAM_NAMES, Cell, build_every_cell, build_files, hints, loads_once, ready, series, warm
 
 
 def ready_reader(operation, source, format, variant, partition=None):
     """In ``setup``: the format and its checked reader's outcome (``path``, ``columns``, ``size``)."""
     fmt = ready(operation, source, format, variant)
-    checked = CELLS.checked_reader(source, fmt, variant, cases.get_operation(operation).reader, partition)
-    checked["size"] = cases.BatchSize(*checked["size"])
-    return fmt, checked
+    return fmt, CELLS.checked_reader(source, fmt, variant, cases.get_operation(operation).reader, partition)
 
 
 def each_batch(batches, task=None):
@@ -64,7 +50,7 @@ class ReadColumns(Cell):
     repeat = (1, 3, 1.0)
 
     def setup_cache(self):
-        build_every_cell(type(self), build_readers(self.operation))
+        build_every_cell(type(self), build_files(self.operation))
 
     @loads_once
     def setup(self, source, format, variant):
@@ -98,7 +84,7 @@ class IterateBatches(Cell):
     repeat = (1, 3, 1.0)
 
     def setup_cache(self):
-        build_every_cell(type(self), build_readers(self.operation))
+        build_every_cell(type(self), build_files(self.operation))
 
     @loads_once
     def setup(self, source, format, variant):
@@ -144,7 +130,7 @@ class ContinuousReadInBatches(Cell):
     repeat = (1, 3, 12.0)
 
     def setup_cache(self):
-        build_every_cell(type(self), build_readers(self.operation, partitioned=True))
+        build_every_cell(type(self), build_files(self.operation, partitioned=True))
 
     @loads_once
     def setup(self, source, format):
@@ -153,7 +139,7 @@ class ContinuousReadInBatches(Cell):
         self.files = []
         for partition in CELLS.partitions(source):
             checked = CELLS.checked_reader(source, self.fmt, "plain", reader, partition)
-            self.files.append((checked["path"], cases.BatchSize(*checked["size"])))
+            self.files.append((checked["path"], checked["size"]))
             warm(checked["path"])
         self.hints = hints(source, "plain")
 

@@ -32,7 +32,7 @@ import uuid
 
 from data_prep import frame_nbytes, load_frame, open_dataset
 
-from .cases import SOURCES, batch_size, projection, read_from_bytes
+from .cases import SOURCES, BatchSize, batch_size, projection, read_from_bytes
 from .engines import TABLE
 from .fidelity import FrameMismatch
 from .roundtrip import check_batches, check_columns, ingest_and_check, raise_for_outcome, write_and_check, write_atomic
@@ -222,8 +222,9 @@ class Cells(object):
         """The cell's file (or the file the reader reads, ``Reader.writes``) read by ``fmt``'s
         ``reader`` (``columns``: its ``projection``; ``batches``: a tenth of the file at a time, put
         together) and compared with the frame, once per cell and kept as files are, so that no
-        case's process (its peak memory) holds the frame. Returns what a case asks: ``path``, ``columns``, ``size`` (the batch size); raised
-        as asv's skip or failure where the check has one."""
+        case's process (its peak memory) holds the frame. Returns what a case asks: ``path``,
+        ``columns``, ``size`` (a ``BatchSize``); raised as asv's skip or failure where the check
+        has one."""
         src, store = SOURCES[source], self.store(source)
         partition = partition or store.partitions[0]
         path = self.checked_file(source, fmt, variant, partition)["path"]
@@ -259,6 +260,7 @@ class Cells(object):
         outcome = _outcome(_built(self._where(source, "%s.%s" % (fmt.name, reader), variant, partition), key, build))
         raise_for_outcome(outcome)
         outcome["path"] = outcome["path"] or path
+        outcome["size"] = BatchSize(*outcome["size"])  # a list, as JSON keeps it
         return outcome
 
     def table(self, source, engine, variant):
