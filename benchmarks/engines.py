@@ -10,7 +10,6 @@ import shutil
 from data_prep import VARIANTS
 from dsib import cases
 from dsib.engines import ENGINES, TABLE, questdb
-from dsib.fidelity import FrameMismatch
 from dsib.registry import installed_versions
 
 from . import CELLS, PROFILE, Cell, build_every_cell, hints, loads_once, series
@@ -143,9 +142,10 @@ class QueryFromEngine(Cell):
 
 class SerializeForQuestDB(Cell):
     """TSBS "cpu" into the QuestDB client's in-memory ILP buffer, no server: the serialisation
-    alone of the ingestion study, a loop of ``row`` calls against ``dataframe()``. Once per
-    process, before anything is timed, both paths serialise the cell and must give the same
-    bytes (the engines' cases check what QuestDB makes of them)."""
+    alone of the ingestion study, a loop of ``row`` calls against ``dataframe()``. Before any case
+    runs, both paths serialise each cell and must give the same bytes, in ``setup_cache``'s process,
+    so that no case's peak memory holds the other path's buffer (the engines' cases check what
+    QuestDB makes of them)."""
 
     version = series(1)
     measures = MEASURES
@@ -154,23 +154,14 @@ class SerializeForQuestDB(Cell):
     rounds = 1
     repeat = (1, 3, 1.0)
 
+    def setup_cache(self):
+        build_every_cell(type(self), check_serializers)
+
     @loads_once
     def _load(self, source, path, variant):
-        # The serialisation needs what questdb-dataframe needs, less its server.
-        reason = cases.engine_skip_reason("ingest", source, "questdb-dataframe", variant, PROFILE,
-                                          installed_versions(ENGINES["questdb-dataframe"].packages))
-        if reason:
-            raise NotImplementedError(reason)
+        check_serializers(source, path, variant)
         self.frame = CELLS.frame(source, variant)
         self.serialize = questdb.SERIALIZERS[path]
-        made = []
-        for serialize in (questdb.serialize_rows, questdb.serialize_dataframe):
-            buffer = questdb.new_buffer()
-            serialize(buffer, self.frame, TABLE)
-            made.append(bytes(buffer))
-        if made[0] != made[1]:
-            raise FrameMismatch("the row loop and dataframe() serialise %s/%s differently (%d and %d bytes)"
-                                % (source, variant, len(made[0]), len(made[1])))
 
     def setup(self, source, path, variant):
         self._load(source, path, variant)
@@ -181,3 +172,27 @@ class SerializeForQuestDB(Cell):
 
     def peakmem_serialize(self, source, path, variant):
         self.serialize(self.buffer, self.frame, TABLE)
+
+
+def check_serializers(source, path, variant):
+    """asv's skip where the serialisation cannot run here; else the kept check that the row loop
+    and ``dataframe()`` serialise the cell alike (its failure where they do not)."""
+    # The serialisation needs what questdb-dataframe needs, less its server.
+    reason = cases.engine_skip_reason("ingest", source, "questdb-dataframe", variant, PROFILE,
+                                      installed_versions(ENGINES["questdb-dataframe"].packages))
+    if reason:
+        raise NotImplementedError(reason)
+    CELLS.checked_once(source, variant, "questdb-serializers", serialized_alike)
+
+
+def serialized_alike(frame):
+    """None where the row loop and ``dataframe()`` give the same bytes for ``frame``, else how not."""
+    made = []
+    for serialize in (questdb.serialize_rows, questdb.serialize_dataframe):
+        buffer = questdb.new_buffer()
+        serialize(buffer, frame, TABLE)
+        made.append(bytes(buffer))
+    if made[0] != made[1]:
+        return "the row loop and dataframe() serialise the frame differently (%d and %d bytes)" % (
+            len(made[0]), len(made[1]))
+    return None

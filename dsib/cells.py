@@ -285,6 +285,19 @@ class Cells(object):
         raise_for_outcome(outcome)
         return outcome
 
+    def checked_once(self, source, variant, what, check):
+        """``check(frame)`` of the cell's frame (None, or what differs), made once and kept as files
+        are, so that no case's process (its peak memory) holds what the check made; raised as asv's
+        failure where it found a difference. ``what`` names the check in the cache."""
+        src, store = SOURCES[source], self.store(source)
+        partition = store.partitions[0]
+        key = _key("check", what, store.digest, partition, src.rows(self.profile), variant)
+
+        def build(tmp):
+            return {"path": None, "skip": None, "error": check(self.frame(source, variant))}
+
+        raise_for_outcome(_outcome(_built(self._where(source, "check-" + what, variant), key, build)))
+
     def scratch(self, prefix):
         """A new directory of its own for a case's database, in the cache's file system, named
         after this process. Those of processes that have ended are removed first: asv ends a

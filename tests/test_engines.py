@@ -76,3 +76,32 @@ def test_every_engine_warms_up_before_its_cases_are_timed(server_tmp_path, name)
     directory = server_tmp_path / "db"
     directory.mkdir()
     get_engine(name).warm_up(str(directory))
+
+
+def test_questdb_serialisations_are_checked_once_outside_the_cases(tiny_data_dir, tmp_path, monkeypatch):
+    """The row loop and dataframe() must serialise a cell alike; the check runs once, in the
+    cache (setup_cache's process), and a case whose paths differ fails instead of timing them."""
+    pytest.importorskip("questdb")
+    from benchmarks import engines as cases_of_engines
+    from dsib.cells import Cells
+    from dsib.engines import questdb
+    from dsib.fidelity import FrameMismatch
+
+    cells = Cells("tiny", tiny_data_dir, str(tmp_path / "cache"))
+    frame = cells.frame("tsbs_cpu", "cat")
+    assert cases_of_engines.serialized_alike(frame) is None
+    calls = []
+
+    def counted(frame):
+        calls.append(len(frame))
+        return cases_of_engines.serialized_alike(frame)
+
+    cells.checked_once("tsbs_cpu", "cat", "serializers", counted)
+    cells.checked_once("tsbs_cpu", "cat", "serializers", counted)
+    assert calls == [len(frame)], "kept, not made again by the next case's process"
+
+    loop = questdb.serialize_rows
+    monkeypatch.setattr(questdb, "serialize_rows", lambda buffer, frame, table: loop(buffer, frame.iloc[:-1], table))
+    assert "differently" in cases_of_engines.serialized_alike(frame)
+    with pytest.raises(FrameMismatch, match="differently"):
+        cells.checked_once("tsbs_cpu", "plain", "serializers", cases_of_engines.serialized_alike)
