@@ -242,9 +242,9 @@
     });
     var unknown = document.getElementById("case-unknown");
     unknown.hidden = !st.unknown.length;
-    unknown.textContent = st.unknown.length ? "No case " + st.unknown.map(function (id) { return "\u201c" + id + "\u201d"; })
-      .join(", ") + " on machine " + D.machine + " (profile " + D.profile + "): the list below holds every case this "
-      + "page has." : "";
+    unknown.textContent = st.unknown.length ? "No case "
+      + st.unknown.map(function (id) { return "\u201c" + id + "\u201d"; }).join(", ") + " on machine " + D.machine
+      + " (profile " + D.profile + "): the list below holds every case this page has." : "";
     document.getElementById("case-title").textContent = cases.map(function (c) { return c.label; }).join(" · ");
     var headline = document.getElementById("case-headline");
     headline.textContent = "";
@@ -268,7 +268,8 @@
     var units = [];
     cases.forEach(function (c) { if (units.indexOf(c.unit) < 0) units.push(c.unit); });
     units.forEach(function (unit) {  // one plot per unit: seconds and bytes share no axis
-      var same = cases.map(function (c, k) { return c.unit === unit ? k : -1; }).filter(function (k) { return k >= 0; });
+      var same = cases.map(function (c, k) { return c.unit === unit ? k : -1; })
+        .filter(function (k) { return k >= 0; });
       box.appendChild(plot(same.map(function (k) { return cases[k]; }), same.map(function (k) { return colors[k]; }),
                            st.view, unit));
     });
@@ -308,7 +309,8 @@
     var head = el("tr");
     ["", "before", "after", "after / before", "case"].forEach(function (t) { head.appendChild(el("th", {}, t)); });
     table.appendChild(head);
-    var rows = D.cases.filter(function (c) { return isNumber(c.values[a]) && isNumber(c.values[b]) && c.values[a] > 0; })
+    var rows = D.cases
+      .filter(function (c) { return isNumber(c.values[a]) && isNumber(c.values[b]) && c.values[a] > 0; })
       .map(function (c) { return {c: c, ratio: c.values[b] / c.values[a]}; })
       .filter(function (r) { return !changedOnly || r.ratio >= FACTOR || r.ratio <= 1 / FACTOR; })
       .sort(function (x, y) { return y.ratio - x.ratio; });
@@ -328,7 +330,8 @@
     });
     if (!rows.length) {
       var none = el("tr");
-      none.appendChild(el("td", {colspan: 5}, "no case measured in both releases" + (changedOnly ? " changed by 10 % or more" : "")));
+      none.appendChild(el("td", {colspan: 5}, "no case measured in both releases"
+                                               + (changedOnly ? " changed by 10 % or more" : "")));
       table.appendChild(none);
     }
   }
