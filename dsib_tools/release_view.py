@@ -5,7 +5,9 @@ Written by ``python -m dsib_tools site`` beside the dsib report: ``html/dsib/rel
 figures and the 2019 table per release, static), ``releases-data.js`` (the numbers) and
 ``releases.js`` (a small SVG plotter: asv's dashboard libraries are jQuery plugins we do not need).
 A case opens directly at ``releases.html#case=<benchmark>/<param>/<param>…`` (``&view=pandas`` for
-the pandas order)."""
+the pandas order). Another published machine has ``releases-<machine>.html`` and its data file; a
+selector on each page goes between them. ``release-regressions.html`` lists the steps up that asv's
+step detection finds along each case's releases, for every machine."""
 import html
 import itertools
 import json
@@ -440,15 +442,17 @@ def _step_rows(data, view, page):
     envs = data["envs"]
     steps = sorted(((ratio, case, before, after) for case in data["cases"]
                     for before, after, ratio in case["steps"][view]), key=lambda s: (-s[0], s[1]["id"]))
-    return ["<tr class='step' data-case='%s'><td><a href='%s'>%s</a></td><td>%s</td><td>%s</td><td>%s</td>"
-            "<td>%s</td><td class='ratio' data-ratio='%r'>%s</td></tr>" % (
-                html.escape(case["id"], quote=True), html.escape(case_href(case["id"], view, page), quote=True),
-                html.escape(case_label(case)), html.escape(envs[before]["label"]), html.escape(envs[after]["label"]),
-                html.escape(with_spread(case, before)), html.escape(with_spread(case, after)), ratio,
-                change_text(case["unit"], 1 / ratio) + (
-                    " (%s)" % html.escape(kind_change(case["params"], envs[before], envs[after]))
-                    if kind_change(case["params"], envs[before], envs[after]) else ""))
-            for ratio, case, before, after in steps]
+    rows = []
+    for ratio, case, before, after in steps:
+        kinds = kind_change(case["params"], envs[before], envs[after])
+        rows.append("<tr class='step' data-case='%s'><td><a href='%s'>%s</a></td><td>%s</td><td>%s</td><td>%s</td>"
+                    "<td>%s</td><td class='ratio' data-ratio='%r'>%s</td></tr>" % (
+                        html.escape(case["id"], quote=True), html.escape(case_href(case["id"], view, page), quote=True),
+                        html.escape(case_label(case)), html.escape(envs[before]["label"]),
+                        html.escape(envs[after]["label"]), html.escape(with_spread(case, before)),
+                        html.escape(with_spread(case, after)), ratio,
+                        html.escape(change_text(case["unit"], 1 / ratio) + (" (%s)" % kinds if kinds else ""))))
+    return rows
 
 
 def render_regressions(datas):
