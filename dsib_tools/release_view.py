@@ -411,7 +411,7 @@ releases</a>).</p>
 <p>What <code>python -m dsib_tools compare-versions</code> prints, for two releases of this page: each case's
 medians with their spread and after / before. + slower (or larger) by 10 %% or more, - faster (or smaller) by
 10 %% or more, ~ such a change whose interquartile ranges overlap (compare-versions applies asv's test to the
-samples, which this page does not carry).</p>
+samples, which this page does not carry); a figure without a range (one sample) is judged by its ratio alone.</p>
 <p><label>Before <select id="compare-a"></select></label> <label>After <select id="compare-b"></select></label>
 <label><input type="checkbox" id="compare-changed" checked> only changes of 10 %% or more</label></p>
 <p id="compare-note"></p>

@@ -125,10 +125,13 @@ def test_two_releases_compared_give_each_case_its_ratio(browser, site):
                                                    for i in (order[0], order[-1]))]
     assert sorted(r[0] for r in rows) == sorted(both) and both
     for ident, ratio, mark in rows:
-        values = by_id[ident]["values"]
+        values, spreads = by_id[ident]["values"], [by_id[ident]["spread"][i] for i in (order[0], order[-1])]
         assert ratio == pytest.approx(values[order[-1]] / values[order[0]])
-        assert mark in ("", "~") if 1 / 1.1 < ratio < 1.1 else mark in ("+", "-", "~")
-        assert mark != "+" or ratio >= 1.1
+        ranged = all(sp and sp[2] > 1 and None not in sp[:2] for sp in spreads)
+        overlap = ranged and not (spreads[0][0] > spreads[1][1] or spreads[1][0] > spreads[0][1])
+        expected = "" if 1 / 1.1 < ratio < 1.1 else "~" if overlap else "+" if ratio > 1 else "-"
+        assert mark == expected, (ident, ratio, spreads)
+    assert set(r[2] for r in rows) >= {"", "+", "-", "~"}
     assert [r[1] for r in rows] == sorted((r[1] for r in rows), reverse=True)
     checkbox.click()
     changed = browser.execute_script("return document.querySelectorAll('#compare-table tr.compared').length")

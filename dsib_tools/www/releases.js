@@ -293,8 +293,10 @@
   /* --- two releases compared, as compare-versions prints them ---------------------------- */
   var FACTOR = 1.1;
 
-  function disjoint(a, b) {
-    if (!a || !b || a[2] < 2 || b[2] < 2 || ![a[0], a[1], b[0], b[1]].every(isNumber)) return false;
+  // Where either figure has no interquartile range (one sample, none recorded), the ratio alone
+  // decides, as asv's own test does without samples and as the steps page does.
+  function distinct(a, b) {
+    if (!a || !b || a[2] < 2 || b[2] < 2 || ![a[0], a[1], b[0], b[1]].every(isNumber)) return true;
     return a[0] > b[1] || b[0] > a[1];
   }
 
@@ -316,7 +318,7 @@
       .sort(function (x, y) { return y.ratio - x.ratio; });
     rows.forEach(function (r) {
       var c = r.c, changed = r.ratio >= FACTOR || r.ratio <= 1 / FACTOR;
-      var mark = !changed ? "" : !disjoint(c.spread[a], c.spread[b]) ? "~" : r.ratio > 1 ? "+" : "-";
+      var mark = !changed ? "" : !distinct(c.spread[a], c.spread[b]) ? "~" : r.ratio > 1 ? "+" : "-";
       var tr = el("tr", {"class": "compared", "data-case": c.id});
       tr.appendChild(el("td", {"class": "mark"}, mark));
       tr.appendChild(el("td", {}, withSpread(c, a)));
