@@ -19,6 +19,7 @@ from urllib.parse import quote
 from asv.benchmarks import Benchmarks
 from asv.config import Config
 from asv.results import iter_results_for_machine
+from asv.step_detect import solve_potts_approx
 from asv.util import human_value
 from packaging.version import InvalidVersion, Version
 
@@ -201,8 +202,6 @@ def steps_up(cells, spread, order, penalty=STEP_PENALTY):
     between neighbouring releases with numbers where asv's Potts solver starts a new level, the
     ratio is ``penalty`` or more, and the two interquartile ranges do not overlap (where either
     release has one sample, the ratio alone decides)."""
-    from asv.step_detect import solve_potts_approx
-
     have = [i for i in order if is_number(cells[i]) and cells[i] > 0]
     if len(have) < 2:
         return []
