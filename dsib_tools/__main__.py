@@ -178,7 +178,7 @@ def machine_page(machine, first):
 
 def cmd_site(args):
     """The report page of each ``--machine`` (the first's is the dsib page of asv's navigation bar,
-    linked to the others'), and the release view of the first."""
+    linked to the others'), and the release view of each, the first's the default."""
     from .report import NoResults
     from .site import write_page
 
@@ -211,7 +211,8 @@ def cmd_site(args):
                                       others=others))
     from .release_view import write
 
-    print("wrote %s" % write(args.html_dir, args.results_dir, names[0]))
+    for path in write(args.html_dir, args.results_dir, *names):
+        print("wrote %s" % path)
     return 0
 
 

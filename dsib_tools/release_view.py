@@ -5,7 +5,9 @@ Written by ``python -m dsib_tools site`` beside the dsib report: ``html/dsib/rel
 figures and the 2019 table per release, static), ``releases-data.js`` (the numbers) and
 ``releases.js`` (a small SVG plotter: asv's dashboard libraries are jQuery plugins we do not need).
 A case opens directly at ``releases.html#case=<benchmark>/<param>/<param>…`` (``&view=pandas`` for
-the pandas order)."""
+the pandas order). Another published machine has ``releases-<machine>.html`` and its data file; a
+selector on each page goes between them. ``release-regressions.html`` lists the steps up that asv's
+step detection finds along each case's releases, for every machine."""
 import html
 import itertools
 import json
@@ -17,6 +19,7 @@ from urllib.parse import quote
 from asv.benchmarks import Benchmarks
 from asv.config import Config
 from asv.results import iter_results_for_machine
+from asv.step_detect import solve_potts_approx
 from asv.util import human_value
 from packaging.version import InvalidVersion, Version
 
@@ -163,13 +166,54 @@ def case_rows(benchmarks, results):
                        [s.get(combo) if is_number(c) else None for s, c in zip(spreads, cells)])
 
 
-def headline(cells, order):
-    """First and last environment of ``order`` that have a number, and first / last (> 1: faster)."""
+def summary(cells, order):
+    """Per case in one order of releases: the best release (lowest median: every unit here is
+    seconds or bytes), the previous and the newest that have a number, and best / newest and
+    previous / newest (> 1: the newest is faster or smaller); None where fewer than two have one."""
     have = [i for i in order if is_number(cells[i])]
     if len(have) < 2:
         return None
-    first, last = have[0], have[-1]
-    return {"first": first, "last": last, "ratio": cells[first] / cells[last] if cells[last] else None}
+    newest, previous = have[-1], have[-2]
+    best = min(have, key=lambda i: cells[i])
+
+    def ratio(i):
+        return cells[i] / cells[newest] if cells[newest] else None
+
+    return {"best": best, "previous": previous, "newest": newest, "best_ratio": ratio(best),
+            "previous_ratio": ratio(previous)}
+
+
+# asv's step detection fits a piecewise-constant level to the log of the medians (so that a step is a
+# ratio whatever the case's scale), paying log(STEP_PENALTY) per new level: with one point per release
+# (asv's autogamma expects a long commit history and fits a single level to 14 points), a lasting
+# shift or a one-release spike of about this ratio or more becomes a step.
+STEP_PENALTY = 1.25
+
+
+def _disjoint(a, b):
+    """Whether two [q_25, q_75, n] spreads are known and do not overlap."""
+    if not (a and b and a[2] > 1 and b[2] > 1 and all(is_number(q) for q in a[:2] + b[:2])):
+        return False
+    return a[0] > b[1] or b[0] > a[1]
+
+
+def steps_up(cells, spread, order, penalty=STEP_PENALTY):
+    """The upward steps (slower, larger) of one case along ``order``: (before, after, after / before)
+    between neighbouring releases with numbers where asv's Potts solver starts a new level, the
+    ratio is ``penalty`` or more, and the two interquartile ranges do not overlap (where either
+    release has one sample, the ratio alone decides)."""
+    have = [i for i in order if is_number(cells[i]) and cells[i] > 0]
+    if len(have) < 2:
+        return []
+    right, _, _ = solve_potts_approx([math.log(cells[i]) for i in have], [1.0] * len(have), gamma=math.log(penalty))
+    found = []
+    for boundary in right[:-1]:
+        before, after = have[boundary - 1], have[boundary]
+        ratio = cells[after] / cells[before]
+        sampled = all(spread[i] and spread[i][2] > 1 for i in (before, after))
+        if ratio >= penalty and (_disjoint(spread[before], spread[after]) or not sampled):
+            found.append((before, after, ratio))
+    return found
 
 
 def build(results_dir, machine):
@@ -187,12 +231,15 @@ def build(results_dir, machine):
     orders = dict((view, sorted(range(len(results)), key=lambda i: [_version(envs[i][k]) for k in keys]))
                   for view, keys in VIEWS.items())
     cases = [{"id": ident, "benchmark": name, "params": params, "unit": unit, "values": cells, "spread": spread,
-              "headline": dict((view, headline(cells, order)) for view, order in orders.items())}
+              "headline": dict((view, summary(cells, order)) for view, order in orders.items()),
+              "steps": dict((view, steps_up(cells, spread, order)) for view, order in orders.items())}
              for ident, name, params, unit, cells, spread in case_rows(benchmarks, results)]
     for case in cases:
         for h in case["headline"].values():
             if h is not None:
-                h["kinds"] = kind_change(case["params"], results[h["first"]].params, results[h["last"]].params)
+                for which in ("best", "previous"):
+                    h[which + "_kinds"] = kind_change(case["params"], results[h[which]].params,
+                                                      results[h["newest"]].params)
     known = set(c["id"] for c in cases)
     names = param_names(results_dir)
     return {"machine": machine, "profile": PUBLISHED_PROFILE, "envs": envs, "views": VIEWS, "orders": orders,
@@ -210,14 +257,45 @@ def change_text(unit, ratio):
     return "%.2f× %s" % (ratio, better) if ratio >= 1 else "%.2f× %s" % (1 / ratio, worse)
 
 
-def case_href(ident, view="pyarrow"):
-    return "#case=%s" % quote(ident, safe="/") + ("" if view == "pyarrow" else "&view=" + view)
+# Memory and sizes in MiB (1 MiB = 2**20 bytes), as the README and the report give them.
+BYTE_STEPS = ((1, "B"), (2 ** 10, "KiB"), (2 ** 20, "MiB"), (2 ** 30, "GiB"), (2 ** 40, "TiB"))
+
+
+def human(value, unit):
+    """A median as the page's script writes it: asv's human_value for times, binary units for bytes."""
+    if unit != "bytes" or not is_number(value):
+        return human_value(value, unit)
+    factor, suffix = [step for step in BYTE_STEPS if abs(value) >= step[0]][-1] if abs(value) >= 1 else BYTE_STEPS[0]
+    scaled = value / factor
+    return ("%d" % round(scaled) if abs(scaled) >= 1000 else "%.3g" % scaled) + suffix
+
+
+def page_name(machine, reference):
+    """The reference machine's release view is releases.html; another machine's has its own page."""
+    return "releases.html" if reference else "releases-%s.html" % quote(machine, safe="")
+
+
+def data_name(machine, reference):
+    return "releases-data.js" if reference else "releases-data-%s.js" % quote(machine, safe="")
+
+
+REGRESSIONS_PAGE = "release-regressions.html"
+
+
+def case_href(ident, view="pyarrow", page=""):
+    return page + "#case=%s" % quote(ident, safe="/") + ("" if view == "pyarrow" else "&view=" + view)
+
+
+def case_label(case):
+    """The case's name as the page's script writes it: benchmark (param=value, …)."""
+    given = ", ".join("%s=%s" % kv for kv in case["params"].items())
+    return case["benchmark"] + (" (%s)" % given if given else "")
 
 
 def with_spread(case, i):
     """A cell's median with its interquartile range and sample count, as the page's script shows it."""
     value, spread = case["values"][i], case["spread"][i]
-    text = human_value(value, case["unit"])
+    text = human(value, case["unit"])
     if not is_number(value):
         return text
     if not spread:
@@ -226,8 +304,17 @@ def with_spread(case, i):
         return text + " (one sample)"
     if not (is_number(spread[0]) and is_number(spread[1])):
         return text + " (n=%d)" % spread[2]
-    return text + " (IQR %s–%s, n=%d)" % (human_value(spread[0], case["unit"]), human_value(spread[1], case["unit"]),
-                                         spread[2])
+    return text + " (IQR %s–%s, n=%d)" % (human(spread[0], case["unit"]), human(spread[1], case["unit"]), spread[2])
+
+
+def _against_newest(case, h, which):
+    if h[which] == h["newest"]:
+        text = "the newest is the best"
+    else:
+        text = change_text(case["unit"], h[which + "_ratio"])
+        if h[which + "_kinds"]:
+            text += " (%s)" % h[which + "_kinds"]
+    return "<td class='ratio %s' data-ratio='%r'>%s</td>" % (which, h[which + "_ratio"], html.escape(text))
 
 
 def _headline_rows(data):
@@ -237,23 +324,37 @@ def _headline_rows(data):
     for label, ident in data["headlines"]:
         case = by_id[ident]
         h = case["headline"]["pyarrow"]
-        link = "<a href='%s'>%s</a>" % (case_href(ident), html.escape(label))
+        link = "<a class='case-link' href='%s'>%s</a>" % (case_href(ident), html.escape(label))
         if h is None:
             only = [i for i, v in enumerate(case["values"]) if is_number(v)][0]
-            rows.append("<tr><td>%s</td><td colspan='3'>only %s measured: %s</td><td>n/a</td></tr>"
-                        % (link, html.escape(envs[only]["label"]), with_spread(case, only)))
+            rows.append("<tr><td>%s</td><td colspan='6'>only %s measured: %s</td></tr>"
+                        % (link, html.escape(envs[only]["label"]), html.escape(with_spread(case, only))))
             continue
-        first, last = (envs[h[k]]["label"] for k in ("first", "last"))
-        before, after = (with_spread(case, h[k]) for k in ("first", "last"))
-        rows.append("<tr class='headline' data-case='%s'><td>%s</td><td>%s → %s</td><td>%s</td><td>%s</td>"
-                    "<td class='ratio' data-ratio='%r'>%s</td></tr>" % (
-                        html.escape(ident), link, html.escape(first), html.escape(last), before, after, h["ratio"],
-                        change_text(case["unit"], h["ratio"]) + (" (%s)" % html.escape(h["kinds"]) if h["kinds"] else "")))
-    return rows or ["<tr><td colspan='5'>none of the headline cases has a result at benchmarks.json's "
+        cells = ["<td class='%s' data-release='%d'>%s<br>%s</td>" % (
+            which, h[which], html.escape(envs[h[which]]["label"]), html.escape(with_spread(case, h[which])))
+            for which in ("best", "previous", "newest")]
+        steps = "<br>".join("%s → %s: %s" % (html.escape(envs[a]["label"]), html.escape(envs[b]["label"]),
+                                             change_text(case["unit"], 1 / ratio))
+                            for a, b, ratio in case["steps"]["pyarrow"]) or "none"
+        rows.append("<tr class='headline' data-case='%s'><td>%s</td>%s%s%s<td class='steps'>%s</td></tr>" % (
+            html.escape(ident), link, "".join(cells), _against_newest(case, h, "best"),
+            _against_newest(case, h, "previous"), steps))
+    return rows or ["<tr><td colspan='7'>none of the headline cases has a result at benchmarks.json's "
                     "versions</td></tr>"]
 
 
-def render(data):
+STYLE = """body{font-family:sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}"""
+
+
+def _machine_options(machines, current):
+    return "".join("<option value='%s'%s>%s</option>" % (html.escape(page_name(m, i == 0), quote=True),
+                                                         " selected" if m == current else "", html.escape(m))
+                   for i, m in enumerate(machines))
+
+
+def render(data, machines):
+    """The release view of ``data["machine"]``; ``machines``: every published one, the reference first."""
     envs = data["envs"]
     newest = data["orders"]["pyarrow"][-1] if envs else None
     options = "".join("<option value='%d'%s>%s</option>" % (i, " selected" if i == newest else "",
@@ -269,34 +370,51 @@ def render(data):
 <html><head><meta charset="utf-8"><title>dsib: releases</title>
 <link rel="icon" href="../swallow.ico">
 <style>
-body{font-family:sans-serif;margin:1.5em;color:#222}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}
+%(style)s
 #layout{display:flex;gap:1.5em;align-items:flex-start}
 #case-panel{width:26em;flex:none}#case-list{height:32em;overflow-y:scroll;border:1px solid #ccc;
 margin:0;padding:0;list-style:none;font-size:12px}#case-list li{padding:1px 4px}
 #case-list li.selected{background:#dde8f8}#case-filter{width:100%%;box-sizing:border-box}
 #plot svg{border:1px solid #ddd;background:#fff}.views a{margin-right:1em}.views a.active{font-weight:bold}
 .axis{font-size:11px;fill:#444}.series polyline{fill:none;stroke-width:2}.series line.iqr{stroke-width:1.5}
+.legend{font-size:11px}#case-unknown{color:#b00;font-weight:bold}
+#compare-table td.slower{color:#b00}#compare-table td.faster{color:#070}
 </style></head><body>
-<p><a href="../index.html">&larr; asv dashboard</a> · <a href="index.html">dsib report</a></p>
+<p><a href="../index.html">&larr; asv dashboard</a> · <a href="index.html">dsib report</a> ·
+<a href="%(regressions)s">steps between releases</a></p>
 <h1>Across releases</h1>
+<p><label>Machine <select id="machine-select">%(machines)s</select></label></p>
 <p>Machine <code>%(machine)s</code>, profile <code>%(profile)s</code>; %(n_envs)d release combinations, each at its
 newest commit; %(n_cases)d cases (one per benchmark and parameters). Values are asv's medians; a bar through
 a point is its interquartile range, and the table under a plot gives each median's range and number of samples;
-a gap is a case skipped or failed in that environment.</p>
+a gap is a case skipped or failed in that environment. Memory and sizes are in MiB (2<sup>20</sup> bytes).</p>
 <h2 id="headlines">Headline figures</h2>
-<p>Oldest against newest release, in pyarrow order, that both have the case, on this machine.</p>
-<table><thead><tr><th>Case</th><th>Releases</th><th>Before</th><th>After</th><th>Change</th></tr></thead>
+<p>Per case, in pyarrow order, on this machine: the best release (lowest median), the one before the newest and
+the newest, and how the newest compares with the other two. Steps up: where asv's step detection, run along the
+releases, finds the case slower or larger (every case's steps: <a href="%(regressions)s">steps between
+releases</a>).</p>
+<table id="headline-table"><thead><tr><th>Case</th><th>Best</th><th>Previous</th><th>Newest</th>
+<th>Newest against best</th><th>Newest against previous</th><th>Steps up</th></tr></thead>
 <tbody>%(headlines)s</tbody></table>
 <h2 id="plot-section">Every case</h2>
 <p class="views">Order by: <a id="view-pyarrow" href="#view=pyarrow">pyarrow release</a>
 <a id="view-pandas" href="#view=pandas">pandas release</a></p>
+<p id="case-unknown" hidden></p>
 <div id="layout">
 <div id="case-panel"><input id="case-filter" type="search" placeholder="filter cases: e.g. grid read parquet plain">
 <p id="case-count"></p><ul id="case-list"></ul></div>
 <div id="plot-panel"><h3 id="case-title"></h3><p id="case-headline"></p><div id="plot"></div>
 <table id="case-values"></table></div>
 </div>
+<h2 id="compare">Compare two releases</h2>
+<p>What <code>python -m dsib_tools compare-versions</code> prints, for two releases of this page: each case's
+medians with their spread and after / before. + slower (or larger) by 10 %% or more, - faster (or smaller) by
+10 %% or more, ~ such a change whose interquartile ranges overlap (compare-versions applies asv's test to the
+samples, which this page does not carry); a figure without a range (one sample) is judged by its ratio alone.</p>
+<p><label>Before <select id="compare-a"></select></label> <label>After <select id="compare-b"></select></label>
+<label><input type="checkbox" id="compare-changed" checked> only changes of 10 %% or more</label></p>
+<p id="compare-note"></p>
+<table id="compare-table"></table>
 <h2 id="table-2019">The 2019 post's table, for one release</h2>
 <p><select id="table-2019-env">%(options)s</select></p>
 %(tables)s
@@ -309,30 +427,86 @@ the hypervisor took 5 %% or more, is marked "(under load)" in the tables.</p>
 <table><thead><tr><th>Release</th><th>Commit</th><th>Text in the str and cat frames</th><th>Load over the run</th>
 <th>Benchmarks under load</th></tr></thead><tbody>%(loads)s</tbody></table>
 <noscript><p>The plots need JavaScript; the figures above do not.</p></noscript>
-<script src="releases-data.js"></script>
+<script src="%(data)s"></script>
 <script src="releases.js"></script>
 </body></html>
-""" % {"machine": html.escape(data["machine"]), "profile": html.escape(data["profile"]), "n_envs": len(envs),
-       "n_cases": len(data["cases"]), "headlines": "\n".join(_headline_rows(data)), "options": options,
-       "tables": tables, "loads": loads}
+""" % {"style": STYLE, "machine": html.escape(data["machine"]), "profile": html.escape(data["profile"]),
+       "n_envs": len(envs), "n_cases": len(data["cases"]), "headlines": "\n".join(_headline_rows(data)),
+       "options": options, "tables": tables, "loads": loads, "regressions": REGRESSIONS_PAGE,
+       "machines": _machine_options(machines, data["machine"]),
+       "data": html.escape(data_name(data["machine"], data["machine"] == machines[0]), quote=True)}
 
 
-def write(html_dir, results_dir, machine):
-    """Write html/dsib/releases.html with its data and script; returns the page's path."""
-    data = build(results_dir, machine)
+def _step_rows(data, view, page):
+    envs = data["envs"]
+    steps = sorted(((ratio, case, before, after) for case in data["cases"]
+                    for before, after, ratio in case["steps"][view]), key=lambda s: (-s[0], s[1]["id"]))
+    rows = []
+    for ratio, case, before, after in steps:
+        kinds = kind_change(case["params"], envs[before], envs[after])
+        rows.append("<tr class='step' data-case='%s'><td><a href='%s'>%s</a></td><td>%s</td><td>%s</td><td>%s</td>"
+                    "<td>%s</td><td class='ratio' data-ratio='%r'>%s</td></tr>" % (
+                        html.escape(case["id"], quote=True), html.escape(case_href(case["id"], view, page), quote=True),
+                        html.escape(case_label(case)), html.escape(envs[before]["label"]),
+                        html.escape(envs[after]["label"]), html.escape(with_spread(case, before)),
+                        html.escape(with_spread(case, after)), ratio,
+                        html.escape(change_text(case["unit"], 1 / ratio) + (" (%s)" % kinds if kinds else ""))))
+    return rows
+
+
+def render_regressions(datas):
+    """Every upward step of every case, per published machine (the reference first) and order."""
+    parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>dsib: steps between releases</title>",
+             "<link rel='icon' href='../swallow.ico'><style>%s</style></head><body>" % STYLE,
+             "<p><a href='../index.html'>&larr; asv dashboard</a> · <a href='index.html'>dsib report</a> · "
+             "<a href='releases.html'>releases</a></p>",
+             "<h1>Steps between releases</h1>",
+             "<p>asv's step detection (<code>asv.step_detect</code>: its Potts solver, as asv runs it along the "
+             "commits) run along the releases of each case, in each order of the release view, on the log of the "
+             "medians, so that a step is a ratio. Listed: the steps up (slower, or more memory or bytes) of "
+             "%.2f× or more between neighbouring releases whose interquartile ranges do not overlap, or where "
+             "either release has one sample. A step that a later release undoes is listed too: a spike is a "
+             "regression of that release. Largest first.</p>" % STEP_PENALTY]
+    for k, data in enumerate(datas):
+        page = page_name(data["machine"], k == 0)
+        for view in VIEWS:
+            rows = _step_rows(data, view, page)
+            parts.append("<h2 id='%s-%s'>Machine %s, in %s order: %d steps</h2>" % (
+                html.escape(data["machine"], quote=True), view, html.escape(data["machine"]), view, len(rows)))
+            parts.append("<table class='steps' data-machine='%s' data-view='%s'><thead><tr><th>Case</th>"
+                         "<th>From</th><th>To</th><th>Before</th><th>After</th><th>Change</th></tr></thead>"
+                         "<tbody>%s</tbody></table>" % (html.escape(data["machine"], quote=True), view,
+                                                        "\n".join(rows) or "<tr><td colspan='6'>none</td></tr>"))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write(html_dir, results_dir, machine, *others):
+    """The release view of ``machine`` (html/dsib/releases.html) and of each of ``others`` (their own
+    pages, one machine selector across them), their data and script, and the steps page; returns
+    the pages' paths."""
+    machines = [machine] + list(others)
+    datas = [build(results_dir, m) for m in machines]
     out = os.path.join(html_dir, "dsib")
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "releases-data.js"), "w") as f:
-        # allow_nan=False: JSON has no NaN; a skipped case is spelled "skipped" by _cell.
-        numbers = dict((k, v) for k, v in data.items() if k != "tables_2019")  # the tables are in the page
-        # 4 significant digits plot the same and halve the file; the ratios were taken before.
-        numbers["cases"] = [dict(c, values=[float("%.4g" % v) if is_number(v) else v for v in c["values"]],
-                                 spread=[[float("%.4g" % q) if is_number(q) else None for q in sp[:2]] + sp[2:]
-                                         if sp else None for sp in c["spread"]])
-                            for c in data["cases"]]
-        f.write("window.DSIB_RELEASES = %s;\n" % json.dumps(numbers, allow_nan=False, separators=(",", ":")))
     shutil.copy(os.path.join(WWW, "releases.js"), os.path.join(out, "releases.js"))
-    path = os.path.join(out, "releases.html")
-    with open(path, "w") as f:
-        f.write(render(data))
-    return path
+    paths = []
+    for k, data in enumerate(datas):
+        with open(os.path.join(out, data_name(data["machine"], k == 0)), "w") as f:
+            # allow_nan=False: JSON has no NaN; a skipped case is spelled "skipped" by _cell.
+            numbers = dict((key, v) for key, v in data.items() if key != "tables_2019")  # the tables are in the page
+            # 4 significant digits plot the same and halve the file; the ratios were taken before. The
+            # steps are on their own page.
+            numbers["cases"] = [dict([(key, v) for key, v in c.items() if key != "steps"],
+                                     values=[float("%.4g" % v) if is_number(v) else v for v in c["values"]],
+                                     spread=[[float("%.4g" % q) if is_number(q) else None for q in sp[:2]] + sp[2:]
+                                             if sp else None for sp in c["spread"]])
+                                for c in data["cases"]]
+            f.write("window.DSIB_RELEASES = %s;\n" % json.dumps(numbers, allow_nan=False, separators=(",", ":")))
+        paths.append(os.path.join(out, page_name(data["machine"], k == 0)))
+        with open(paths[-1], "w") as f:
+            f.write(render(data, machines))
+    paths.append(os.path.join(out, REGRESSIONS_PAGE))
+    with open(paths[-1], "w") as f:
+        f.write(render_regressions(datas))
+    return paths

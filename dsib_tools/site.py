@@ -13,7 +13,8 @@ import shutil
 
 PAGE = "dsib/index.html"
 # The dashboard's navigation bar gets one entry per dsib page: (id, page, text).
-LINKS = [("dsib-report-link", PAGE, "dsib report"), ("dsib-releases-link", "dsib/releases.html", "releases")]
+LINKS = [("dsib-report-link", PAGE, "dsib report"), ("dsib-releases-link", "dsib/releases.html", "releases"),
+         ("dsib-release-regressions-link", "dsib/release-regressions.html", "release steps")]
 WWW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "www")
 # asv 0.6.6's CDN addresses and the vendored copy of each (under html/vendor/).
 VENDORED = {

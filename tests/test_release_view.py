@@ -55,7 +55,8 @@ def _assert_ordered(data):
 
 
 def _assert_headlines_match(data, cells):
-    """Every headline (per case, per view) is first / last of the raw values, in the view's order."""
+    """Every headline (per case, per view) is the best, previous and newest of the raw values, in the
+    view's order, with best / newest and previous / newest."""
     labels = [e["label"] for e in data["envs"]]
     checked = 0
     for case in data["cases"]:
@@ -66,8 +67,10 @@ def _assert_headlines_match(data, cells):
             if len(have) < 2:
                 assert h is None
                 continue
-            assert (labels[h["first"]], labels[h["last"]]) == (have[0], have[-1])
-            assert h["ratio"] == pytest.approx(raw[have[0]] / raw[have[-1]], rel=1e-12)
+            best = min(have, key=lambda label: raw[label])
+            assert [labels[h[k]] for k in ("best", "previous", "newest")] == [best, have[-2], have[-1]]
+            assert h["best_ratio"] == pytest.approx(raw[best] / raw[have[-1]], rel=1e-12)
+            assert h["previous_ratio"] == pytest.approx(raw[have[-2]] / raw[have[-1]], rel=1e-12)
             checked += 1
     return checked
 
@@ -94,12 +97,13 @@ def test_committed_results_every_published_case_in_release_order(tmp_path):
 
 def test_two_releases_order_and_headline(tmp_path):
     """The reference file posing as releases older than any real environment (pyarrow 0.10.0 /
-    pandas 0.22.0), with every value tripled."""
+    pandas 0.22.0), with every value a third: where that release is a case's best, the newest (the
+    reference itself) is 3x slower than it."""
     results_dir = copy_results(tmp_path)
     reference = reference_file(results_dir)
     with open(reference) as f:
         keys = current_keys(json.load(f), current_benchmarks(results_dir))
-    pose_as(reference, results_dir, scale=dict((k, 3.0) for k in keys), python="3.7", pyarrow="0.10.0",
+    pose_as(reference, results_dir, scale=dict((k, 1 / 3.0) for k in keys), python="3.7", pyarrow="0.10.0",
             pandas="0.22.0")
     html_dir = str(tmp_path / "html")
     release_view.write(html_dir, results_dir, MACHINE)
@@ -113,21 +117,24 @@ def test_two_releases_order_and_headline(tmp_path):
     checked = 0
     for case in data["cases"]:
         h = case["headline"]["pyarrow"]
-        if h and envs[h["first"]]["pyarrow"] == "0.10.0" and envs[h["last"]]["pyarrow"] == "26.0.1":
-            assert h["ratio"] == pytest.approx(3.0)
+        if h and envs[h["best"]]["pyarrow"] == "0.10.0" and envs[h["newest"]]["pyarrow"] == "26.0.1":
+            assert h["best_ratio"] == pytest.approx(1 / 3.0)
             checked += 1
     assert checked > 100
     with open(os.path.join(html_dir, "dsib", "releases.html")) as f:
         page = f.read()
-    for label, ident in data["headlines"]:  # the page's headline rows carry the same ratio
-        ratio = [c for c in data["cases"] if c["id"] == ident][0]["headline"]["pyarrow"]["ratio"]
-        assert "data-case='%s'" % ident in page and "data-ratio='%r'" % ratio in page
+    for label, ident in data["headlines"]:  # the page's headline rows carry the same ratios
+        h = [c for c in data["cases"] if c["id"] == ident][0]["headline"]["pyarrow"]
+        row = page[page.index("data-case='%s'" % ident):]
+        row = row[:row.index("</tr>")]
+        assert "data-ratio='%r'" % h["best_ratio"] in row and "data-ratio='%r'" % h["previous_ratio"] in row
 
 
 def test_published_site_has_the_release_view_linked():
     html_dir = committed("html")
     with open(os.path.join(html_dir, "index.html")) as f:
-        assert f.read().count('href="dsib/releases.html"') == 1
+        index = f.read()
+    assert index.count('href="dsib/releases.html"') == 1 and index.count('href="dsib/release-regressions.html"') == 1
     data = _written_data(html_dir)
     assert data["cases"] and data["machine"] == MACHINE
 
@@ -183,11 +190,77 @@ def test_headlines_across_pandas_3_say_the_text_frames_differ_in_kind(tmp_path):
         for h in case["headline"].values():
             if h is None:
                 continue
-            majors = set(int(envs[h[k]]["pandas"].split(".")[0]) >= 3 for k in ("first", "last"))
-            expected = case["params"].get("variant") in ("str", "cat") and len(majors) == 2
-            assert bool(h["kinds"]) == expected, (case["id"], h)
-            said += expected
+            for which in ("best", "previous"):
+                majors = set(int(envs[h[k]]["pandas"].split(".")[0]) >= 3 for k in (which, "newest"))
+                expected = case["params"].get("variant") in ("str", "cat") and len(majors) == 2
+                assert bool(h[which + "_kinds"]) == expected, (case["id"], h)
+                said += expected
     assert said > 10
     with open(os.path.join(html_dir, "dsib", "releases.html")) as f:
         page = f.read()
     assert "(text: Python objects → Arrow-backed str)</td>" in page, "a str headline of the page says so"
+
+
+def test_best_previous_and_newest_skip_the_releases_without_a_number():
+    # Releases in order 0, 1, 4, 2, 3: the newest with a number is 2 (3 failed), the one before it 1
+    # (4 was skipped), the lowest median 0's.
+    cells = [1.0, 4.0, 2.0, "failed", "skipped"]
+    h = release_view.summary(cells, [0, 1, 4, 2, 3])
+    assert (h["best"], h["previous"], h["newest"]) == (0, 1, 2)
+    assert h["best_ratio"] == pytest.approx(1.0 / 2.0) and h["previous_ratio"] == pytest.approx(4.0 / 2.0)
+    assert release_view.change_text("seconds", h["best_ratio"]) == "2.00× slower"
+    assert release_view.change_text("seconds", h["previous_ratio"]) == "2.00× faster"
+    assert release_view.summary([3.0, "skipped", None], [0, 1, 2]) is None
+
+
+def _spread(values, width=0.03, n=10):
+    return [[v * (1 - width), v * (1 + width), n] for v in values]
+
+
+def test_asv_step_detection_finds_a_known_step_and_a_spike():
+    step = [1.0, 1.02, 0.98, 1.01, 2.0, 2.03, 1.98, 2.01]
+    assert [(a, b, round(r, 6)) for a, b, r in release_view.steps_up(step, _spread(step), range(8))] == \
+        [(3, 4, round(2.0 / 1.01, 6))]
+    # The same values in the reverse order: the step goes down, and only steps up are regressions.
+    assert release_view.steps_up(step, _spread(step), list(reversed(range(8)))) == []
+    spike = [1.0, 1.01, 0.99, 3.0, 1.0, 1.02]
+    assert [(a, b) for a, b, _ in release_view.steps_up(spike, _spread(spike), range(6))] == [(2, 3)]
+
+
+def test_asv_step_detection_finds_none_in_noise_or_within_the_spread():
+    noise = [1.0, 1.06, 0.97, 1.04, 0.99, 1.05, 0.96, 1.02]
+    assert release_view.steps_up(noise, _spread(noise), range(8)) == []
+    step = [1.0, 1.02, 0.98, 1.01, 2.0, 2.03, 1.98, 2.01]
+    assert release_view.steps_up(step, _spread(step, width=0.5), range(8)) == [], \
+        "interquartile ranges that overlap make no step"
+    assert len(release_view.steps_up(step, _spread(step, n=1), range(8))) == 1, "one sample each: the ratio decides"
+
+
+def test_committed_results_largest_release_to_release_jump_of_the_csv_cat_read_is_a_listed_step(tmp_path):
+    """The release-regressions page lists the largest jump up of the post's CSV cat read between
+    neighbouring releases, when it is a step of 1.25x or more beyond the spread (the pandas 2.2.3 spike
+    in the committed history), and links it to its case."""
+    html_dir = str(tmp_path / "html")
+    release_view.write(html_dir, RESULTS, MACHINE)
+    data = _written_data(html_dir)
+    case = [c for c in data["cases"] if c["id"] == "file_formats.Read.time_read/csv/cat"][0]
+    order = [i for i in data["orders"]["pyarrow"] if release_view.is_number(case["values"][i])]
+    before, after = max(zip(order, order[1:]), key=lambda pair: case["values"][pair[1]] / case["values"][pair[0]])
+    spreads = case["spread"][before], case["spread"][after]
+    if case["values"][after] / case["values"][before] < release_view.STEP_PENALTY or spreads[1][0] <= spreads[0][1]:
+        pytest.skip("the committed history has no step up in the CSV cat read")
+    with open(os.path.join(html_dir, "dsib", release_view.REGRESSIONS_PAGE)) as f:
+        page = f.read()
+    envs = data["envs"]
+    row = ("<tr class='step' data-case='file_formats.Read.time_read/csv/cat'><td><a href='releases.html"
+           "#case=file_formats.Read.time_read/csv/cat'>file_formats.Read.time_read (format=csv, variant=cat)</a></td>"
+           "<td>%s</td><td>%s</td>" % (envs[before]["label"], envs[after]["label"]))
+    assert row in page
+
+
+def test_bytes_are_written_in_binary_units():
+    assert release_view.human(517 * 2 ** 20, "bytes") == "517MiB"
+    assert release_view.human(1000 * 2 ** 10, "bytes") == "1000KiB"
+    assert release_view.human(1.5 * 2 ** 30, "bytes") == "1.5GiB"
+    case = {"values": [542e6], "spread": [[540e6, 545e6, 3]], "unit": "bytes"}
+    assert release_view.with_spread(case, 0) == "517MiB (IQR 515MiB–520MiB, n=3)"

@@ -57,7 +57,7 @@ def test_asv_template_made_offline_and_linked_idempotently(tmp_path):
     shutil.copytree(os.path.join(os.path.dirname(asv.__file__), "www"), html_dir)
     os.makedirs(os.path.join(html_dir, "dsib"))
     open(os.path.join(html_dir, "regressions.xml"), "w").close()  # publish writes it beside the template
-    for name in ("index.html", "releases.html"):
+    for name in ("index.html", "releases.html", "release-regressions.html"):
         with open(os.path.join(html_dir, "dsib", name), "w") as f:
             f.write("<html><body><a href='../index.html'>back</a></body></html>")
     for _ in range(2):

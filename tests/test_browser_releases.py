@@ -1,0 +1,213 @@
+"""The release view (html/dsib/releases.html) and its steps page in a real headless Chromium, on
+the published site; the machine selector on a site published for two machines."""
+import functools
+import glob
+import http.server
+import json
+import os
+import re
+import shutil
+import threading
+
+import pytest
+
+from dsib_tools import release_view
+
+from .results_copy import MACHINE, RESULTS, STATS
+from .test_browser import HTML, _Quiet, _assert_no_severe, _open, _wait_for, browser, site  # noqa: F401 (fixtures)
+
+PLOTTED = "return Array.prototype.map.call(document.querySelectorAll('#plot g.series'), " \
+          "function (g) { return g.getAttribute('data-case'); })"
+
+
+def _data(driver):
+    return _wait_for(driver, "return window.DSIB_RELEASES", "the release data")
+
+
+def _case_of_unit(data, unit, avoid=()):
+    return [c["id"] for c in data["cases"] if c["unit"] == unit and c["id"] not in avoid
+            and sum(isinstance(v, (int, float)) for v in c["values"]) > 1][0]
+
+
+def _show(driver, site, cases):
+    _open(driver, site + "dsib/releases.html#" + "&".join("case=" + c for c in cases))
+    assert _wait_for(driver, PLOTTED + ".length === %d && true" % len(cases), "the cases' plot")
+
+
+def test_legend_colours_are_the_table_header_colours(browser, site):
+    _open(browser, site + "dsib/releases.html")
+    data = _data(browser)
+    # Two timed cases and a memory one between them: two plots, one colour per case across both.
+    timed = _case_of_unit(data, "seconds")
+    cases = [timed, _case_of_unit(data, "bytes"), _case_of_unit(data, "seconds", avoid=[timed])]
+    _show(browser, site, cases)
+    legend = browser.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('#plot .legend rect.swatch'), function (r) {"
+        " return [r.getAttribute('data-case'), getComputedStyle(r).fill]; })")
+    headers = browser.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('#case-values th[data-case]'), function (th) {"
+        " return [th.getAttribute('data-case'), getComputedStyle(th).color]; })")
+    lines = browser.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('#plot g.series'), function (g) {"
+        " return [g.getAttribute('data-case'), getComputedStyle(g).stroke]; })")
+    assert [c for c, _ in headers] == cases
+    assert sorted(legend) == sorted(headers) == sorted(lines)
+    assert len(set(colour for _, colour in headers)) == 3
+    _assert_no_severe(browser)
+
+
+def test_tick_unit_is_the_axis_title_unit_and_bytes_are_mib(browser, site):
+    _open(browser, site + "dsib/releases.html")
+    data = _data(browser)
+    memory = _case_of_unit(data, "bytes")
+    _show(browser, site, [_case_of_unit(data, "seconds"), memory])
+    axes = browser.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('#plot svg'), function (s) {"
+        " return [s.getAttribute('data-unit'), s.querySelector('.axis-title').textContent,"
+        " Array.prototype.map.call(s.querySelectorAll('text.tick'), function (t) { return t.textContent; })]; })")
+    assert sorted(unit for unit, _, _ in axes) == ["bytes", "seconds"]
+    for unit, title, ticks in axes:
+        named = re.search(r"\((\w+)", title).group(1)
+        assert ticks and all(re.fullmatch(r"[\d.]+" + named, t) for t in ticks), (title, ticks)
+        if unit == "bytes":
+            assert named == "MiB" or named.endswith("iB"), title
+    cells = browser.execute_script("return Array.prototype.map.call("
+                                   "document.querySelectorAll('#case-values td:nth-child(3)'), "
+                                   "function (td) { return td.textContent; })")
+    measured = [c for c in cells if re.match(r"\d", c)]
+    assert measured and all(re.match(r"[\d.]+[KMGT]?iB ", c) for c in measured), cells
+    page = browser.find_element("tag name", "body").text
+    assert not re.search(r"\d[kMGT]\b(?!iB)", page), "a decimal byte unit left on the page"
+    _assert_no_severe(browser)
+
+
+def test_a_headline_click_scrolls_its_plot_into_view(browser, site):
+    _open(browser, site + "dsib/releases.html")
+    _data(browser)
+    links = browser.find_elements("css selector", "#headline-table a.case-link")
+    assert links, "the page has headline figures"
+    link = links[-1]
+    case = link.find_element("xpath", "./ancestor::tr").get_attribute("data-case")
+    browser.execute_script("window.scrollTo(0, 0)")
+    link.click()
+    assert _wait_for(browser, PLOTTED + "[0] === %s" % json.dumps(case), "the headline's case plotted")
+    top = browser.execute_script("return document.getElementById('plot').getBoundingClientRect().top")
+    assert 0 <= top < browser.execute_script("return window.innerHeight"), "the plot is in view"
+    _assert_no_severe(browser)
+
+
+def test_an_unknown_case_says_so_and_plots_nothing(browser, site):
+    _open(browser, site + "dsib/releases.html#case=does.not.exist")
+    message = _wait_for(browser, "var p = document.getElementById('case-unknown');"
+                                 "return !p.hidden && p.textContent", "the unknown case's message")
+    assert "does.not.exist" in message
+    assert browser.execute_script(PLOTTED) == []
+    _assert_no_severe(browser)
+
+
+def test_two_releases_compared_give_each_case_its_ratio(browser, site):
+    _open(browser, site + "dsib/releases.html")
+    data = _data(browser)
+    order = data["orders"]["pyarrow"]
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element("id", "compare-a")).select_by_value(str(order[0]))
+    Select(browser.find_element("id", "compare-b")).select_by_value(str(order[-1]))
+    checkbox = browser.find_element("id", "compare-changed")
+    if checkbox.is_selected():
+        checkbox.click()  # every case measured in both, not only the changed ones
+    rows = browser.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('#compare-table tr.compared'), function (tr) {"
+        " return [tr.getAttribute('data-case'), +tr.querySelector('td.ratio').getAttribute('data-ratio'),"
+        " tr.querySelector('td.mark').textContent]; })")
+    by_id = dict((c["id"], c) for c in data["cases"])
+    both = [c["id"] for c in data["cases"] if all(isinstance(c["values"][i], (int, float)) and c["values"][i] > 0
+                                                   for i in (order[0], order[-1]))]
+    assert sorted(r[0] for r in rows) == sorted(both) and both
+    for ident, ratio, mark in rows:
+        values, spreads = by_id[ident]["values"], [by_id[ident]["spread"][i] for i in (order[0], order[-1])]
+        assert ratio == pytest.approx(values[order[-1]] / values[order[0]])
+        ranged = all(sp and sp[2] > 1 and None not in sp[:2] for sp in spreads)
+        overlap = ranged and not (spreads[0][0] > spreads[1][1] or spreads[1][0] > spreads[0][1])
+        expected = "" if 1 / 1.1 < ratio < 1.1 else "~" if overlap else "+" if ratio > 1 else "-"
+        assert mark == expected, (ident, ratio, spreads)
+    assert set(r[2] for r in rows) >= {"", "+", "-", "~"}
+    assert [r[1] for r in rows] == sorted((r[1] for r in rows), reverse=True)
+    checkbox.click()
+    changed = browser.execute_script("return document.querySelectorAll('#compare-table tr.compared').length")
+    assert changed == sum(1 for r in rows if not 1 / 1.1 < r[1] < 1.1)
+    _assert_no_severe(browser)
+
+
+def test_a_step_of_the_regressions_page_opens_its_case(browser, site):
+    _open(browser, site + "dsib/" + release_view.REGRESSIONS_PAGE)
+    steps = browser.find_elements("css selector", "table.steps[data-view='pandas'] tr.step")
+    if not steps:
+        pytest.skip("the published history has no step up in pandas order")
+    step = steps[0]
+    case = step.get_attribute("data-case")
+    step.find_element("css selector", "a").click()
+    assert _wait_for(browser, PLOTTED + "[0] === %s" % json.dumps(case), "the step's case plotted")
+    assert browser.execute_script("return document.getElementById('view-pandas').className") == "active"
+    _assert_no_severe(browser)
+
+
+OTHER = "posed-2c"
+
+
+@pytest.fixture(scope="module")
+def two_machine_site(tmp_path_factory):
+    """The published site, with the release views republished for the reference machine and a second
+    one whose results are the reference's, every value doubled."""
+    root = tmp_path_factory.mktemp("two-machines")
+    html_dir, results_dir = str(root / "html"), str(root / "results")
+    shutil.copytree(HTML, html_dir)
+    shutil.copytree(RESULTS, results_dir)
+    os.makedirs(os.path.join(results_dir, OTHER))
+    for path in glob.glob(os.path.join(results_dir, MACHINE, "*.json")):
+        with open(path) as f:
+            d = json.load(f)
+        if os.path.basename(path) == "machine.json":
+            d["machine"] = OTHER
+        else:
+            d["params"]["machine"] = OTHER
+            columns = d["result_columns"]
+            for row in d["results"].values():
+                for column in ("result",) + STATS:
+                    if columns.index(column) < len(row) and row[columns.index(column)] is not None:
+                        row[columns.index(column)] = [None if v is None else v * 2 for v in row[columns.index(column)]]
+        with open(os.path.join(results_dir, OTHER, os.path.basename(path)), "w") as f:
+            json.dump(d, f)
+    release_view.write(html_dir, results_dir, MACHINE, OTHER)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=html_dir))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield "http://127.0.0.1:%d/" % server.server_port
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_machine_selector_shows_the_other_machine_s_data(browser, two_machine_site):
+    from selenium.webdriver.support.ui import Select
+
+    _open(browser, two_machine_site + "dsib/releases.html")
+    data = _data(browser)
+    assert data["machine"] == MACHINE, "the reference machine is the default"
+    case = data["headlines"][0][1]
+    _open(browser, two_machine_site + "dsib/releases.html#case=" + case)
+    before = _wait_for(browser, "return document.querySelector('#case-values td:nth-child(2)') &&"
+                                " Array.prototype.map.call(document.querySelectorAll('#case-values td:nth-child(2)'),"
+                                " function (td) { return td.textContent; })", "the case's values")
+    Select(browser.find_element("id", "machine-select")).select_by_visible_text(OTHER)
+    _wait_for(browser, "return window.DSIB_RELEASES && window.DSIB_RELEASES.machine === %s" % json.dumps(OTHER),
+              "the other machine's data")
+    assert browser.execute_script(PLOTTED) == [case], "the same case, on the other machine"
+    after = browser.execute_script("return Array.prototype.map.call("
+                                   "document.querySelectorAll('#case-values td:nth-child(2)'), "
+                                   "function (td) { return td.textContent; })")
+    ours = dict((c["id"], c) for c in data["cases"])[case]
+    theirs = dict((c["id"], c) for c in browser.execute_script("return window.DSIB_RELEASES.cases"))[case]
+    assert [v * 2 if isinstance(v, (int, float)) else v for v in ours["values"]] == \
+        pytest.approx(theirs["values"], rel=1e-3)
+    assert after != before
+    assert browser.find_element("id", "machine-select").get_attribute("value") == "releases-%s.html" % OTHER
+    _assert_no_severe(browser)
