@@ -512,8 +512,8 @@ def cmd_merge_results(args):
     except MergeError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 1
-    print("%s: %d files of machine %s merged from %d shards" % (args.into, len(pairs), args.machine,
-                                                                  len(args.trees)))
+    print("%s: %d shards of machine %s merged, %d files copied" % (args.into, len(args.trees), args.machine,
+                                                                     len(pairs)))
     return 0
 
 

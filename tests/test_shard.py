@@ -89,6 +89,16 @@ def test_config_writes_only_the_shards_environments_and_asv_lists_those(tmp_path
     assert refused.returncode == 2 and "a shard is i/N with 1 <= i <= N" in refused.stdout, refused.stdout
 
 
+@pytest.mark.parametrize("text", ["0/2", "3/2", "x"])
+def test_make_stops_on_a_bad_shard_before_asv_runs(text):
+    config = ".asv-matrix-curated-tiny-shard%s.conf.json" % text.replace("/", "of")
+    done = subprocess.run(["make", "-o", os.path.join(sys.prefix, "bin", ".ready"), "VENV=" + sys.prefix,
+                           "PROFILE=tiny", "SHARD=" + text, config], cwd=ROOT, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
+    assert done.returncode != 0 and "(shard 1/4 is the first of four), not '%s'" % text in done.stdout, done.stdout
+    assert not os.path.exists(os.path.join(ROOT, config))
+
+
 # --- merge-results, on copies of the committed history's real results files ---
 
 COMMITTED_MACHINE = "xeon-2c-24g"

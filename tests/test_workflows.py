@@ -108,6 +108,9 @@ def test_the_sweep_runs_its_shards_on_one_hardware_class_then_merges_and_deploys
     assert deploy["needs"] == "merge" and merge["needs"] == "shard"
     assert any(s.get("uses", "").startswith("actions/deploy-pages") for s in deploy["steps"])
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    publish = _workflows()["publish.yml"]["concurrency"]["group"]
+    assert deploy["concurrency"]["group"] == publish != doc["concurrency"]["group"], \
+        "deployments take turns with publish.yml's; the hours of shards do not hold its runs"
 
 
 @pytest.mark.parametrize("name", ["pr-benchmarks.yml", "publish.yml", "sweep.yml"])
