@@ -28,7 +28,7 @@ space := $(empty) $(empty)
 PYENV_BINS := $(subst $(space),:,$(wildcard $(HOME)/.pyenv/versions/*/bin))
 export PATH := $(abspath $(BIN)):$(PYENV_BINS):$(PATH)
 ASV_CONF := .asv-$(PROFILE).conf.json
-# MATRIX=sweeps: bench-matrix runs every release of asv.sweeps.conf.json (60 environments) in place
+# MATRIX=sweeps: bench-matrix runs every release of asv.sweeps.conf.json (59 environments) in place
 # of the curated asv.conf.json (14).
 MATRIX ?= curated
 MATRIX_BASE_curated := asv.conf.json
@@ -122,7 +122,7 @@ run-matrix: workspace servers $(MATRIX_CONF)
 ## when the shards' hardware, benchmarks.json or a results file's content disagree.
 SHARDS ?=
 merge-results: workspace
-	$(BIN)/python -m dsib_tools merge-results --machine $(MACHINE) --into $(LOCAL_RESULTS) $(wildcard $(SHARDS))
+	$(BIN)/python -m dsib_tools merge-results --machine $(MACHINE) --into $(LOCAL_RESULTS) $(SHARDS)
 
 ## site: asv's dashboard and dsib's pages of build/results, in build/html
 # The environments of this run: the profile's, or those of the table you brought (its name, then
