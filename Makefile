@@ -28,9 +28,18 @@ space := $(empty) $(empty)
 PYENV_BINS := $(subst $(space),:,$(wildcard $(HOME)/.pyenv/versions/*/bin))
 export PATH := $(abspath $(BIN)):$(PYENV_BINS):$(PATH)
 ASV_CONF := .asv-$(PROFILE).conf.json
-MATRIX_CONF := .asv-matrix-$(PROFILE).conf.json
+# MATRIX=sweeps: bench-matrix runs every release of asv.sweeps.conf.json (59 environments) in place
+# of the curated asv.conf.json (14).
+MATRIX ?= curated
+MATRIX_BASE_curated := asv.conf.json
+MATRIX_BASE_sweeps := asv.sweeps.conf.json
+MATRIX_BASE := $(or $(MATRIX_BASE_$(MATRIX)),$(error MATRIX is curated or sweeps, not "$(MATRIX)"))
+# SHARD=i/N: only shard i of N of the matrix's environments, so that N runners of one hardware class
+# share a sweep (dsib_tools/matrix.py: shard); `make merge-results` joins their results trees.
+SHARD ?=
+MATRIX_CONF := .asv-matrix-$(MATRIX)-$(PROFILE)$(if $(SHARD),-shard$(subst /,of,$(SHARD))).conf.json
 
-.PHONY: bench bench-matrix data workspace servers run run-matrix site table record publish compare noise audit test \
+.PHONY: bench bench-matrix data workspace servers run run-matrix merge-results site table record publish compare noise audit test \
 	lint-workflows browser go clean-env clean-cache FORCE
 
 # dsib itself is not installed here: every tool runs as `python -m dsib_tools` / `python -m data_prep`
@@ -57,9 +66,10 @@ $(ASV_CONF): asv.conf.json $(BIN)/.ready FORCE
 	$(BIN)/python -m dsib_tools config --profile $(PROFILE) --envs newest --results-dir $(LOCAL_RESULTS) \
 		--html-dir $(LOCAL_HTML) --env-dir $(ASV_ENV_DIR) $(if $(DATASET),--dataset $(DATASET)) -o $@
 
-$(MATRIX_CONF): asv.conf.json $(BIN)/.ready FORCE
-	$(BIN)/python -m dsib_tools config --profile $(PROFILE) --envs all --results-dir $(LOCAL_RESULTS) \
-		--html-dir $(LOCAL_HTML) --env-dir $(ASV_ENV_DIR) -o $@
+$(MATRIX_CONF): $(MATRIX_BASE) $(BIN)/.ready FORCE
+	$(BIN)/python -m dsib_tools config --base $(MATRIX_BASE) --profile $(PROFILE) --envs all \
+		$(if $(SHARD),--shard "$(SHARD)") --results-dir $(LOCAL_RESULTS) --html-dir $(LOCAL_HTML) \
+		--env-dir $(ASV_ENV_DIR) -o $@
 
 FORCE:
 
@@ -83,24 +93,36 @@ WATCH_LOAD = $(BIN)/python -m dsib_tools watch-load --results-dir $(LOCAL_RESULT
 servers: $(BIN)/.ready
 	$(BIN)/python -m dsib_tools servers
 
+SELECTING := $(FORMAT)$(SOURCE)$(ENGINE)
+WRITE_SELECTION = $(if $(SELECTING),$(BIN)/python -m dsib_tools select --format "$(FORMAT)" --source "$(SOURCE)" \
+	--engine "$(ENGINE)" -o $(SELECT_FILE))
+RUN_SELECTED = $(if $(SELECTING),DSIB_SELECT="$$(cat $(SELECT_FILE))")
+SELECTED_BENCHMARKS = $(if $(SELECTING),-b "$$(cat $(SELECT_FILE))")
+
 run: workspace servers $(ASV_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
-	$(if $(FORMAT)$(SOURCE)$(ENGINE),$(BIN)/python -m dsib_tools select --format "$(FORMAT)" --source "$(SOURCE)" \
-		--engine "$(ENGINE)" -o $(SELECT_FILE))
-	$(if $(FORMAT)$(SOURCE)$(ENGINE),DSIB_SELECT="$$(cat $(SELECT_FILE))") \
-		$(WATCH_LOAD) $(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --record-samples --show-stderr \
-		--durations 12 \
-		$(if $(FORMAT)$(SOURCE)$(ENGINE),-b "$$(cat $(SELECT_FILE))") $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
+	$(WRITE_SELECTION)
+	$(RUN_SELECTED) $(WATCH_LOAD) $(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --record-samples \
+		--show-stderr --durations 12 $(SELECTED_BENCHMARKS) $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
-## bench-matrix: the curated release matrix of asv.conf.json (2018 -> today) into build/results.
+## bench-matrix: the curated release matrix of asv.conf.json (2018 -> today) into build/results;
+## MATRIX=sweeps: every release of asv.sweeps.conf.json. SHARD=i/N: only shard i of N of its
+## environments (FORMAT, SOURCE and ENGINE select cells as for bench).
 ## It resumes: environments whose results this commit already has (here or committed) are skipped.
 bench-matrix: data run-matrix site
 
 run-matrix: workspace servers $(MATRIX_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
-	$(WATCH_LOAD) $(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) --skip-existing \
-		--record-samples --show-stderr \
-		$(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
+	$(WRITE_SELECTION)
+	$(RUN_SELECTED) $(WATCH_LOAD) $(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) \
+		--skip-existing --record-samples --show-stderr $(SELECTED_BENCHMARKS) $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
+
+## merge-results: the results trees of the shards of one sweep (SHARDS="DIR ...", each a shard's
+## build/results) joined into build/results, for MACHINE; `make site` then publishes them. Refused
+## when the shards' hardware, benchmarks.json or a results file's content disagree.
+SHARDS ?=
+merge-results: workspace
+	$(BIN)/python -m dsib_tools merge-results --machine $(MACHINE) --into $(LOCAL_RESULTS) $(SHARDS)
 
 ## site: asv's dashboard and dsib's pages of build/results, in build/html
 # The environments of this run: the profile's, or those of the table you brought (its name, then

@@ -12,6 +12,7 @@
   machine  record this machine's hardware for asv under a stable name
   workspace  start build/results from the committed results (make bench writes there)
   record   copy a machine's results from build/results into the committed results/ (make record)
+  merge-results  join the results trees of a sweep's shards into one (make merge-results)
   matrix-check  every curated environment's run of the suite: cells run, skipped, failed
   select   asv's -b regex for one format's or one source's cells (make bench FORMAT=... SOURCE=...)
   lock     record each benchmark's series and measured code (benchmarks/series.lock)
@@ -318,13 +319,26 @@ def cmd_readme(args):
     return 0
 
 
+def _shard(text):
+    from .matrix import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(exc.args[0])
+
+
 def cmd_config(args):
     from .config import derive_config
 
     with open(args.base) as f:
         base = json.load(f)
-    conf = derive_config(base, args.profile, args.results_dir, args.html_dir, args.env_dir, args.repo,
-                         args.benchmark_dir, args.envs, args.dataset, args.data_dir)
+    try:
+        conf = derive_config(base, args.profile, args.results_dir, args.html_dir, args.env_dir, args.repo,
+                             args.benchmark_dir, args.envs, args.dataset, args.data_dir, args.shard)
+    except ValueError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
     text = json.dumps(conf, indent=4) + "\n"
     if args.output == "-":
         sys.stdout.write(text)
@@ -488,6 +502,19 @@ def cmd_workspace(args):
     copied = seed(args.committed, args.local)
     print("%s: %d committed results files copied in (this run writes here, not to %s)"
           % (args.local, copied, args.committed))
+    return 0
+
+
+def cmd_merge_results(args):
+    from .merge import MergeError, merge
+
+    try:
+        pairs = merge(args.trees, args.into, args.machine)
+    except MergeError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 1
+    print("%s: %d shards of machine %s merged, %d files copied" % (args.into, len(args.trees), args.machine,
+                                                                     len(pairs)))
     return 0
 
 
@@ -658,6 +685,8 @@ def main(argv=None):
     p.add_argument("--dataset", default=None, metavar="NAME",
                    help="a table you brought: its name and contents' digest go into every environment's name")
     p.add_argument("--data-dir", default=None, help="where the table is (default: data_prep's)")
+    p.add_argument("--shard", type=_shard, metavar="I/N",
+                   help="only shard I of N of the environments (1-based; each environment in exactly one shard)")
     p.add_argument("-o", "--output", default="-")
     p.set_defaults(func=cmd_config)
     for name, func, text in (("report", cmd_report, "every format: rows are cases, columns are formats"),
@@ -775,6 +804,11 @@ def main(argv=None):
     p.add_argument("--committed", default="results")
     p.add_argument("--local", default=os.path.join("build", "results"))
     p.set_defaults(func=cmd_workspace)
+    p = sub.add_parser("merge-results", help="join the results trees of a sweep's shards (one machine) into one")
+    p.add_argument("--machine", required=True)
+    p.add_argument("--into", required=True, help="the merged tree (e.g. build/results, seeded by make workspace)")
+    p.add_argument("trees", nargs="+", metavar="SHARD_TREE", help="a shard's results tree (its build/results)")
+    p.set_defaults(func=cmd_merge_results)
     p = sub.add_parser("record", help="copy MACHINE's new or changed results into the committed history")
     p.add_argument("--machine", required=True)
     p.add_argument("--local", default=os.path.join("build", "results"))

@@ -10,16 +10,21 @@ def table_digest(name, data_dir=None):
 
 
 def derive_config(base, profile=None, results_dir=None, html_dir=None, env_dir=None, repo=None,
-                  benchmark_dir=None, envs="all", dataset=None, data_dir=None):
+                  benchmark_dir=None, envs="all", dataset=None, data_dir=None, shard=None):
     """``base`` with the profile recorded in every environment (its name, hence its series) and,
     with ``envs="newest"``, only the matrix entry of the newest pyarrow and pandas. With a
     ``dataset`` (a table you brought), its name and what it holds are recorded too: two tables,
-    or one table brought again with other rows, never share a series."""
-    from .matrix import newest
+    or one table brought again with other rows, never share a series. ``shard=(i, N)`` keeps the
+    environments of shard i of N (``matrix.shard``): asv then builds and runs only those."""
+    from .matrix import newest, shard as shard_of
 
     conf = json.loads(json.dumps(base))
     if envs == "newest":
         conf["include"] = [newest(conf["include"])]
+    if shard:
+        if conf.get("matrix"):
+            raise ValueError("a shard takes include entries; this config also has a matrix of combinations")
+        conf["include"] = shard_of(conf["include"], *shard)
     recorded = {}
     if profile:
         recorded["DSIB_PROFILE"] = profile

@@ -8,6 +8,7 @@ every release of the sweeps. An entry pins its whole environment, and asv's plug
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,29 @@ def newest(include):
         return (version_tuple(req.get("pyarrow", "0")), version_tuple(req.get("pandas", "0")),
                 version_tuple(entry["python"]))
     return max(include, key=key)
+
+
+def parse_shard(text):
+    """``"i/N"`` (1-based, as ``make bench-matrix SHARD=i/N`` takes it) as ``(i, N)``."""
+    match = re.fullmatch(r"(\d+)/(\d+)", (text or "").strip())
+    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise ValueError("a shard is i/N with 1 <= i <= N (shard 1/4 is the first of four), not %r" % text)
+    return int(match.group(1)), int(match.group(2))
+
+
+def shard(include, index, count):
+    """Shard ``index`` of ``count``: every ``count``-th environment, from the ``index``-th on, of
+    the distinct entries in the order of their JSON text. That order is the entries' own, not
+    the config file's, so every runner given the same environments draws the same shards, and
+    each environment falls in exactly one (an entry listed twice is one environment: two shards
+    would run it twice). Consecutive entries tend to share a Python and an era, hence
+    round-robin rather than blocks: the shards' run times stay close."""
+    ordered = [json.loads(text) for text in sorted(set(json.dumps(entry, sort_keys=True) for entry in include))]
+    chosen = ordered[index - 1::count]
+    if not chosen:
+        raise ValueError("shard %d/%d is empty: the matrix has %d environments, fewer than %d shards"
+                         % (index, count, len(ordered), count))
+    return chosen
 
 
 def label(entry):

@@ -83,11 +83,41 @@ def test_pushes_to_main_run_make_bench_and_deploy_its_site_to_pages():
     assert doc["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
 
 
-@pytest.mark.parametrize("name", ["pr-benchmarks.yml", "publish.yml"])
+def test_the_sweep_runs_its_shards_on_one_hardware_class_then_merges_and_deploys_them():
+    doc = _workflows()["sweep.yml"]
+    assert "workflow_dispatch" in doc["on"]
+    shard, merge = doc["jobs"]["shard"], doc["jobs"]["merge"]
+    shards = shard["strategy"]["matrix"]["shard"]
+    assert shards == list(range(1, len(shards) + 1)) and len(shards) > 1
+    with open(os.path.join(ROOT, ".github", "actionlint.yaml")) as f:
+        declared = yaml.safe_load(f)["self-hosted-runner"]["labels"]
+    (hardware,) = [label for label in shard["runs-on"] if label in declared]
+    assert "self-hosted" in shard["runs-on"]
+    (run,) = _run_steps({"jobs": {"shard": shard}})
+    assert run.startswith("make data run-matrix MATRIX=sweeps ") and "MACHINE=%s" % hardware in run.split()
+    assert " SHARD=${{ matrix.shard }}/${{ strategy.job-total }} " in run, "N is the matrix's own size"
+    upload = [s for s in shard["steps"] if s.get("uses", "").startswith("actions/upload-artifact")][0]["with"]
+    assert upload["path"].split() == ["build/results/benchmarks.json", "build/results/" + hardware]
+    download = [s for s in merge["steps"] if s.get("uses", "").startswith("actions/download-artifact")][0]["with"]
+    assert upload["name"].replace("${{ matrix.shard }}", "*") == download["pattern"]
+    (run,) = _run_steps({"jobs": {"merge": merge}})
+    assert run == 'make merge-results site MACHINE=%s SHARDS="%s/*"' % (hardware, download["path"])
+    pages = [s for s in merge["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact")]
+    assert pages and pages[0]["with"]["path"] == "build/html"
+    deploy = doc["jobs"]["deploy"]
+    assert deploy["needs"] == "merge" and merge["needs"] == "shard"
+    assert any(s.get("uses", "").startswith("actions/deploy-pages") for s in deploy["steps"])
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    publish = _workflows()["publish.yml"]["concurrency"]["group"]
+    assert deploy["concurrency"]["group"] == publish != doc["concurrency"]["group"], \
+        "deployments take turns with publish.yml's; the hours of shards do not hold its runs"
+
+
+@pytest.mark.parametrize("name", ["pr-benchmarks.yml", "publish.yml", "sweep.yml"])
 def test_workflow_steps_are_makefile_commands(name):
     """What CI runs is what a developer runs: every run step is a make target that exists."""
     for run in _run_steps(_workflows()[name]):
-        words = run.split()
+        words = run.replace("${{ matrix.shard }}/${{ strategy.job-total }}", "1/4").split()
         assert words[0] == "make"
         dry = subprocess.run(["make", "-n"] + [w.replace("$GITHUB_STEP_SUMMARY", "/dev/null").replace('"', "")
                                                .replace("$BASE_REF", "main") for w in words[1:]],
