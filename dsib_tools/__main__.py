@@ -227,7 +227,7 @@ def cmd_site(args):
 
 def _report_sections(results, load):
     from data_prep import PROFILES
-    from .fidelity_table import markdown
+    from .fidelity_table import markdown, whole
     from dsib.formats import FORMATS
     from .report import describe, markdown_table
 
@@ -254,7 +254,7 @@ def _report_sections(results, load):
          _engines_markdown(res, names, load=load).split("\n\n")),
         ("Fidelity", ["What each pandas type becomes after a round trip, with %s. preserved: same dtype and "
                       "values; ≈: a documented loss (same values); →: the dtype it came back as." % _versions()],
-         [markdown(list(FORMATS.values()))]),
+         [markdown(list(FORMATS.values()), shorten=whole)]),
     ]
 
 

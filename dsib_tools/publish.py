@@ -91,8 +91,10 @@ def open_on_newest_release(html_dir):
     """Put the newest environment's value first in each parameter of ``index.json``."""
     path = os.path.join(html_dir, "index.json")
     index = _load(path)
-    if not index.get("graph_param_list") or not isinstance(index.get("params"), dict):
+    if not isinstance(index.get("graph_param_list"), list) or not isinstance(index.get("params"), dict):
         raise ValueError("%s has no params and graph_param_list: not asv 0.6's index" % path)
+    if not index["graph_param_list"]:
+        return None  # no environment has every benchmark: asv's graphs are empty, nothing to open on
     newest = newest_environment(index["graph_param_list"])
     for key, values in index["params"].items():
         if key in newest and newest[key] in values:
