@@ -7,13 +7,14 @@ version is gone from ``benchmarks.json`` (asv ignores them anyway) and every env
 lacks a benchmark of ``benchmarks.json``. The results directory itself is only read: committed
 history is never deleted.
 
-After publishing, asv's generated files get two rewrites (idempotent; each fails loudly when
+After publishing, asv's generated files get three rewrites (idempotent; each fails loudly when
 asv's text is not the one it was written against):
 
 - ``index.json`` lists each parameter's values with the newest release's first, because asv's
   list view opens on the first value of every parameter (pyarrow 0.11.1 by plain string order);
 - ``summarygrid.js`` links a thumbnail of fewer than two points (one commit: no line to draw) to
-  the release view, which plots every case across releases instead of across commits."""
+  the release view, which plots every case across releases instead of across commits;
+- ``asv.js`` keeps a cached graph's data for the callback it promised it to (see CACHE_PATCH)."""
 import json
 import os
 import shutil
@@ -117,31 +118,46 @@ SUMMARY_PATCH = """            ).done(function(data) {
                     return;
                 }
                 var options = {""" % RELEASES_PAGE
+# asv 0.6.6's asv.js resolves a cached graph a millisecond later from the cache, which a load
+# finishing meanwhile may have emptied (it empties it whole past 5 graphs): a graph page of more
+# environments then plots `undefined` on every toggle (TypeError in filter_graph_data).
+CACHE_ANCHOR = """        if (graph_cache[url]) {
+            setTimeout(function() {
+                dfd.resolve(graph_cache[url]);
+            }, 1);
+        }"""
+CACHE_PATCH = """        var cached = graph_cache[url];  /* dsib: the data found, whatever the cache holds later */
+        if (cached) {
+            setTimeout(function() {
+                dfd.resolve(cached);
+            }, 1);
+        }"""
+REWRITES = (("summarygrid.js", SUMMARY_ANCHOR, SUMMARY_PATCH), ("asv.js", CACHE_ANCHOR, CACHE_PATCH))
 
 
-def link_empty_thumbnails(html_dir):
-    path = os.path.join(html_dir, "summarygrid.js")
+def rewrite(path, anchor, patch):
+    """Replace asv's ``anchor`` in ``path`` by ``patch``, once (idempotent)."""
     with open(path) as f:
         text = f.read()
-    if SUMMARY_PATCH in text:
+    if patch in text:
         return False
-    if text.count(SUMMARY_ANCHOR) != 1:
-        raise ValueError("%s is not asv 0.6.6's: no single place to link empty thumbnails from" % path)
+    if text.count(anchor) != 1:
+        raise ValueError("%s is not asv 0.6.6's: its text to rewrite is not there once:\n%s" % (path, anchor))
     with open(path, "w") as f:
-        f.write(text.replace(SUMMARY_ANCHOR, SUMMARY_PATCH))
+        f.write(text.replace(anchor, patch))
     return True
 
 
-def publish(config_path, results_dir=None, html_dir=None):
-    """asv publish of ``config_path``'s results (or ``results_dir``) into its html (or ``html_dir``),
-    from a staging copy; returns the environments left out."""
+def publish(config_path, html_dir=None):
+    """asv publish of ``config_path``'s results into its html (or ``html_dir``), from a staging
+    copy; returns the environments left out."""
     conf = _load(config_path)
     # asv reads a config's paths from the config's directory, and the staged config is elsewhere.
     base = os.path.dirname(os.path.abspath(config_path))
     for key in ("repo", "benchmark_dir", "env_dir"):
         if key in conf:
             conf[key] = os.path.join(base, conf[key])
-    results_dir = results_dir or os.path.join(base, conf["results_dir"])
+    results_dir = os.path.join(base, conf["results_dir"])
     html_dir = os.path.abspath(html_dir or os.path.join(base, conf["html_dir"]))
     with tempfile.TemporaryDirectory(prefix="dsib-publish-") as tmp:
         staging = os.path.join(tmp, "results")
@@ -152,5 +168,6 @@ def publish(config_path, results_dir=None, html_dir=None):
         subprocess.run([sys.executable, "-m", "asv", "publish", "--config", staged_config,
                         "--html-dir", html_dir], check=True)
     open_on_newest_release(html_dir)
-    link_empty_thumbnails(html_dir)
+    for name, anchor, patch in REWRITES:
+        rewrite(os.path.join(html_dir, name), anchor, patch)
     return left_out

@@ -85,7 +85,8 @@ def table_to_html(text, ident, skip_reasons=()):
     for token in tokens:
         for child in token.children or ():
             if child.type == "link_open" and child.attrGet("href").startswith(anchor):
-                child.attrSet("title", skip_reasons[int(child.attrGet("href")[len(anchor):]) - 1])
+                reason = skip_reasons[int(child.attrGet("href")[len(anchor):]) - 1]
+                child.attrSet("title", reason.replace("`", ""))  # a tooltip shows text, not Markdown
     return _MARKDOWN.renderer.render(tokens, _MARKDOWN.options, {})
 
 
