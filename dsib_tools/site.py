@@ -55,7 +55,7 @@ _SKIP_NOTE = re.compile(r"^skip (\d+): ")
 _SKIP_CELL = re.compile(r"(?<=\|) *skip (\d+) *(?=\|)")
 STYLE = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
          "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}td{text-align:right}"
-         "td:first-child{text-align:left}td{max-width:28em;overflow-wrap:anywhere}"
+         "td:first-child{text-align:left}td{max-width:28em;overflow-wrap:break-word}"
          "code{font-size:90%;background:#f4f4f4;padding:0 2px}nav.toc li{margin:1px 0}")
 
 
