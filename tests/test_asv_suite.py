@@ -313,8 +313,8 @@ def test_the_site_has_a_report_page_for_each_machine_linked_both_ways(asv_tiny, 
     for name, page in ((MACHINE, "index.html"), ("dsib-other", "machine-dsib-other.html")):
         with open(os.path.join(html, "dsib", page)) as f:
             pages[name] = f.read()
-        assert "machine `%s`" % name in pages[name], name
-        assert "Databases and engines" in pages[name] and pages[name].count("<table>") == 1 + 9 + (6 + 1 + 1 + 1) + 1
+        assert "machine <code>%s</code>" % name in pages[name], name
+        assert "Databases and engines" in pages[name] and pages[name].count("<table id=") == 1 + 9 + (6 + 1 + 1 + 1) + 1
     assert "Other machines' reports: <a href='machine-dsib-other.html'>dsib-other</a>" in pages[MACHINE]
     assert "Other machines' reports: <a href='index.html'>%s</a>" % MACHINE in pages["dsib-other"]
     assert "<title>dsib report: machine dsib-other</title>" in pages["dsib-other"]
