@@ -14,9 +14,8 @@ import shutil
 from markdown_it import MarkdownIt
 
 PAGE = "dsib/index.html"
-RELEASES = "dsib/releases.html"
 # The dashboard's navigation bar gets one entry per dsib page: (id, page, text).
-LINKS = [("dsib-report-link", PAGE, "dsib report"), ("dsib-releases-link", RELEASES, "releases")]
+LINKS = [("dsib-report-link", PAGE, "dsib report"), ("dsib-releases-link", "dsib/releases.html", "releases")]
 WWW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "www")
 # asv 0.6.6's CDN addresses and the vendored copy of each (under html/vendor/).
 VENDORED = {
@@ -48,6 +47,8 @@ def markdown_table_to_html(text):
     return "\n".join(out)
 
 
+# The report page links the release view of the same site.
+RELEASES = "dsib/releases.html"
 # CommonMark with GitHub's tables and no raw HTML: code spans become <code>, every other character
 # of the report's text is escaped.
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
