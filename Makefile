@@ -130,7 +130,7 @@ merge-results: workspace
 RUN_ENV := $(if $(DATASET),DSIB_DATASET$(DATASET)-DSIB_PROFILE,DSIB_PROFILE$(PROFILE))
 
 site: $(ASV_CONF)
-	$(BIN)/python -m asv publish --config $(ASV_CONF)
+	$(BIN)/python -m dsib_tools publish --config $(ASV_CONF)
 	$(BIN)/python -m dsib_tools site --results-dir $(LOCAL_RESULTS) --html-dir $(LOCAL_HTML) --machine $(MACHINE) \
 		--env $(RUN_ENV)
 	@echo "The site of this run: $(LOCAL_HTML)/index.html (python -m asv preview --config $(ASV_CONF))"
@@ -160,7 +160,7 @@ REFERENCE_MACHINE := xeon-2c-24g
 PUBLISHED_MACHINES = $(REFERENCE_MACHINE) $(sort $(filter-out $(REFERENCE_MACHINE),$(patsubst results/%/machine.json,%,\
 	$(wildcard results/*/machine.json))))
 publish: $(BIN)/.ready
-	$(BIN)/python -m asv publish --config asv.conf.json
+	$(BIN)/python -m dsib_tools publish --config asv.conf.json
 	$(BIN)/python -m dsib_tools site --results-dir results --html-dir html $(foreach m,$(PUBLISHED_MACHINES),--machine $(m)) \
 		--env DSIB_PROFILE$(PROFILE)
 

@@ -3,6 +3,7 @@
   table    print the 2019 post's comparison table from results/ as Markdown
   report   print every format's cases (time, throughput, peak memory, size) as Markdown
   fidelity print which pandas types survive which format
+  publish  asv publish from a copy of results/ without stale results or incomplete environments
   site     write the dsib pages of html/ (report, releases) from results/ and link them from asv's dashboard
   compare-versions  asv compare between two environments (library releases) at one commit
   compare  asv continuous BASE..HEAD at the pr profile (make compare)
@@ -177,6 +178,15 @@ def machine_page(machine, first):
     return PAGE if first else "dsib/machine-%s.html" % machine
 
 
+def cmd_publish(args):
+    from .publish import publish
+
+    for machine, env_name, lacking in publish(args.config, html_dir=args.html_dir):
+        print("left out of asv's graphs: %s %s (no results for %d benchmarks, e.g. %s)" % (
+            machine, env_name, len(lacking), lacking[0]))
+    return 0
+
+
 def cmd_site(args):
     """The report page of each ``--machine`` (the first's is the dsib page of asv's navigation bar,
     linked to the others'), and the release view of each, the first's the default."""
@@ -219,7 +229,7 @@ def cmd_site(args):
 
 def _report_sections(results, load):
     from data_prep import PROFILES
-    from .fidelity_table import markdown
+    from .fidelity_table import markdown, whole
     from dsib.formats import FORMATS
     from .report import describe, markdown_table
 
@@ -246,7 +256,7 @@ def _report_sections(results, load):
          _engines_markdown(res, names, load=load).split("\n\n")),
         ("Fidelity", ["What each pandas type becomes after a round trip, with %s. preserved: same dtype and "
                       "values; ≈: a documented loss (same values); →: the dtype it came back as." % _versions()],
-         [markdown(list(FORMATS.values()))]),
+         [markdown(list(FORMATS.values()), shorten=whole)]),
     ]
 
 
@@ -864,6 +874,11 @@ def main(argv=None):
     p.add_argument("--check", action="store_true", help="exit 1, with a diff, where a block is not its output")
     p.add_argument("--path", default="README.md")
     p.set_defaults(func=cmd_readme)
+    p = sub.add_parser("publish", help="asv publish from a copy of the results without stale results or "
+                       "environments lacking a benchmark (whose graph pages would 404), then asv's pages fixed")
+    p.add_argument("--config", required=True, help="the asv config whose results_dir and html_dir to use")
+    p.add_argument("--html-dir", default=None, help="default: the config's html_dir")
+    p.set_defaults(func=cmd_publish)
     p = sub.add_parser("fetch-go", help="fetch a pinned Go toolchain from the Go module proxy")
     p.add_argument("--version", required=True)
     p.add_argument("--into", required=True)

@@ -33,14 +33,20 @@ def probe_columns():
     return columns
 
 
-def _short(text, limit=48):
+def short(text, limit=48):
+    """A message's first sentence, cut to fit a column of the Markdown table."""
     text = str(text).split(". ")[0].split("\n")[0]
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def round_trip(fmt, name, series):
+def whole(text):
+    """A message in full, on one line (the site's table wraps it)."""
+    return " ".join(str(text).split())
+
+
+def round_trip(fmt, name, series, shorten=short):
     """'preserved', '≈ loss' (a declared loss), '→ dtype' (a changed type), 'values differ: …'
-    or 'not stored: …' for one type through one format."""
+    or 'not stored: …' for one type through one format; ``shorten`` gives the message's text."""
     import pandas as pd
 
     from dsib.fidelity import compare_frames
@@ -54,18 +60,18 @@ def round_trip(fmt, name, series):
             warnings.simplefilter("ignore")
             back = fmt.read_back(fmt.write(frame), hints)
     except Exception as exc:  # what a format cannot hold is the table's subject
-        return "not stored: %s" % _short(exc)
+        return "not stored: %s" % shorten(exc)
     if "c" not in back:
         return "not stored: column missing"
     problems, losses = compare_frames(frame, back[["c"]], fmt.losses())
     if not problems:
-        return "≈ %s" % _short(losses[0].split(": ", 1)[-1]) if losses else "preserved"
+        return "≈ %s" % shorten(losses[0].split(": ", 1)[-1]) if losses else "preserved"
     if str(back["c"].dtype) != str(series.dtype):
         return "→ %s" % back["c"].dtype
-    return "values differ: %s" % _short(problems[0].split(": ", 1)[-1])
+    return "values differ: %s" % shorten(problems[0].split(": ", 1)[-1])
 
 
-def fidelity_rows(formats):
+def fidelity_rows(formats, shorten=short):
     """(label, cells) per format available in this environment; the others are left out."""
     columns = probe_columns()
     rows = []
@@ -74,12 +80,12 @@ def fidelity_rows(formats):
             fmt.check_available()
         except NotImplementedError:
             continue
-        rows.append((fmt.label, [round_trip(fmt, t, columns[t]) if t in columns else "n/a" for t in TYPES]))
+        rows.append((fmt.label, [round_trip(fmt, t, columns[t], shorten) if t in columns else "n/a" for t in TYPES]))
     return rows
 
 
-def markdown(formats):
+def markdown(formats, shorten=short):
     lines = ["| format | %s |" % " | ".join(TYPES), "|---|" + "|".join("---" for _ in TYPES) + "|"]
-    for label, cells in fidelity_rows(formats):
-        lines.append("| %s | %s |" % (label, " | ".join(cells)))
+    for label, cells in fidelity_rows(formats, shorten):
+        lines.append("| %s | %s |" % (label, " | ".join(cell.replace("|", "\\|") for cell in cells)))
     return "\n".join(lines)

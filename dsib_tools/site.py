@@ -11,6 +11,8 @@ import os
 import re
 import shutil
 
+from markdown_it import MarkdownIt
+
 PAGE = "dsib/index.html"
 # The dashboard's navigation bar gets one entry per dsib page: (id, page, text).
 LINKS = [("dsib-report-link", PAGE, "dsib report"), ("dsib-releases-link", "dsib/releases.html", "releases"),
@@ -46,27 +48,106 @@ def markdown_table_to_html(text):
     return "\n".join(out)
 
 
-def block_to_html(text):
-    """A Markdown table, or the lines below one (a grid table's skip reasons) as a list."""
-    if text.lstrip().startswith("|"):
-        return markdown_table_to_html(text)
-    return "<ul class='notes'>%s</ul>" % "".join("<li>%s</li>" % html.escape(line.strip())
-                                                for line in text.strip().splitlines())
+# The report page links the release view of the same site.
+RELEASES = "dsib/releases.html"
+# CommonMark with GitHub's tables and no raw HTML: code spans become <code>, every other character
+# of the report's text is escaped.
+_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
+_SKIP_NOTE = re.compile(r"^skip (\d+): ")
+_SKIP_CELL = re.compile(r"(?<=\|) *skip (\d+) *(?=\|)")
+STYLE = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
+         "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}td{text-align:right}"
+         "td:first-child{text-align:left}td{max-width:28em;overflow-wrap:break-word}"
+         "code{font-size:90%;background:#f4f4f4;padding:0 2px}nav.toc li{margin:1px 0}")
+
+
+def slug(text):
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def table_name(text):
+    """What a Markdown table is about: its first header cell."""
+    return text.strip().splitlines()[0].strip().strip("|").split("|")[0].strip()
+
+
+def table_to_html(text, ident, skip_reasons=()):
+    """A Markdown table as HTML under ``ident``; a "skip N" cell links to reason N of the notes
+    below it (``skip_reasons``), and shows that reason on hover."""
+    def link(match):
+        number = int(match.group(1))
+        if not 0 < number <= len(skip_reasons):
+            return match.group(0)
+        return " [skip %d](#%s-skip-%d) " % (number, ident, number)
+
+    tokens = _MARKDOWN.parse(_SKIP_CELL.sub(link, text))
+    if not tokens or tokens[0].type != "table_open":
+        raise ValueError("not a Markdown table: %r" % text[:80])
+    tokens[0].attrSet("id", ident)
+    anchor = "#%s-skip-" % ident
+    for token in tokens:
+        for child in token.children or ():
+            if child.type == "link_open" and child.attrGet("href").startswith(anchor):
+                reason = skip_reasons[int(child.attrGet("href")[len(anchor):]) - 1]
+                child.attrSet("title", reason.replace("`", ""))  # a tooltip shows text, not Markdown
+    return _MARKDOWN.renderer.render(tokens, _MARKDOWN.options, {})
+
+
+def notes_to_html(lines, table_ident=None):
+    """The lines below a table (its skip reasons, each under an id its cells link to) or a
+    paragraph's worth of remarks, as a list."""
+    items = []
+    for line in lines:
+        skip = _SKIP_NOTE.match(line)
+        ident = " id='%s-skip-%s'" % (table_ident, skip.group(1)) if skip and table_ident else ""
+        items.append("<li%s>%s</li>" % (ident, _MARKDOWN.renderInline(line)))
+    return "<ul class='notes'>%s</ul>" % "".join(items)
+
+
+def section_blocks(heading, blocks):
+    """[(table ident or None, html)] of one section's blocks: Markdown tables, each followed by the
+    lines it refers to, and other text."""
+    out, used = [], set()
+    for i, block in enumerate(blocks):
+        lines = [line.strip() for line in block.strip().splitlines() if line.strip()]
+        if block.lstrip().startswith("|"):
+            following = blocks[i + 1] if i + 1 < len(blocks) else ""
+            reasons = [_SKIP_NOTE.sub("", line.strip()) for line in following.strip().splitlines()
+                       if _SKIP_NOTE.match(line.strip())]
+            ident = "%s-%s" % (slug(heading), slug(table_name(block)) or i)
+            if ident in used:
+                ident = "%s-%d" % (ident, i)
+            used.add(ident)
+            out.append((ident, table_to_html(block, ident, reasons)))
+        else:
+            previous = blocks[i - 1] if i else ""
+            owner = out[-1][0] if previous.lstrip().startswith("|") else None
+            out.append((None, notes_to_html(lines, owner)))
+    return out
 
 
 def render(sections, title="dsib report", others=()):
+    """The report page: a table of contents (sections, and the tables of those with several), then
+    each section's paragraphs and blocks."""
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title>" % html.escape(title),
-             "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
-             "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}td{text-align:right}"
-             "td:first-child{text-align:left}</style><link rel='icon' href='../swallow.ico'></head><body>",
-             "<p><a href='../index.html'>&larr; asv dashboard</a></p>", "<h1>%s</h1>" % html.escape(title)]
+             "<style>%s</style><link rel='icon' href='../swallow.ico'></head><body>" % STYLE,
+             "<p><a href='../index.html'>&larr; asv dashboard</a> · <a id='to-releases' href='%s'>across releases"
+             "</a></p>" % os.path.relpath(RELEASES, os.path.dirname(PAGE)), "<h1>%s</h1>" % html.escape(title)]
     if others:
         parts.append("<p class='machines'>Other machines' reports: %s</p>" % ", ".join(
             "<a href='%s'>%s</a>" % (html.escape(href, quote=True), html.escape(name)) for name, href in others))
-    for heading, paragraphs, tables in sections:
-        parts.append("<h2 id='%s'>%s</h2>" % (html.escape(heading.lower().replace(" ", "-")), html.escape(heading)))
-        parts.extend("<p>%s</p>" % html.escape(p) for p in paragraphs)
-        parts.extend(block_to_html(t) for t in tables)
+    body, toc = [], []
+    for heading, paragraphs, blocks in sections:
+        ident = slug(heading)
+        rendered = section_blocks(heading, blocks)
+        tables = [(table, table_name(block)) for (table, _), block in zip(rendered, blocks) if table]
+        toc.append("<li><a href='#%s'>%s</a>%s</li>" % (ident, html.escape(heading), "" if len(tables) < 2 else
+                   "<ul>%s</ul>" % "".join("<li><a href='#%s'>%s</a></li>" % (table, _MARKDOWN.renderInline(name))
+                                          for table, name in tables)))
+        body.append("<h2 id='%s'>%s</h2>" % (ident, html.escape(heading)))
+        body.extend("<p>%s</p>" % _MARKDOWN.renderInline(p) for p in paragraphs)
+        body.extend(block for _, block in rendered)
+    parts.append("<nav class='toc'><h2>Contents</h2><ul>%s</ul></nav>" % "".join(toc))
+    parts.extend(body)
     parts.append("</body></html>")
     return "\n".join(parts)
 

@@ -1,0 +1,173 @@
+"""``asv publish`` from a filtered staging copy of a results directory, then asv's pages made to work.
+
+asv's graph page fetches one graph per environment of ``index.json`` for the benchmark it shows,
+and an environment without results for that benchmark answers with a 404 (and, in asv 0.6.6,
+breaks the plot toggles). The staging copy therefore leaves out every result whose benchmark
+version is gone from ``benchmarks.json`` (asv ignores them anyway) and every environment that then
+lacks a benchmark of ``benchmarks.json``. The results directory itself is only read: committed
+history is never deleted.
+
+After publishing, asv's generated files get three rewrites (idempotent; each fails loudly when
+asv's text is not the one it was written against):
+
+- ``index.json`` lists each parameter's values with the newest release's first, because asv's
+  list view opens on the first value of every parameter (pyarrow 0.11.1 by plain string order);
+- ``summarygrid.js`` links a thumbnail of fewer than two points (one commit: no line to draw) to
+  the release view, which plots every case across releases instead of across commits;
+- ``asv.js`` keeps a cached graph's data for the callback it promised it to (see CACHE_PATCH)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from .matrix import version_tuple
+
+BENCHMARKS_JSON = "benchmarks.json"
+RELEASES_PAGE = "dsib/releases.html"
+# The release parameters that order the environments, most significant first (as `make bench`
+# picks its one environment: dsib_tools.matrix.newest).
+RELEASE_KEYS = ("pyarrow", "pandas", "python")
+
+
+def _load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def _write(path, data):
+    with open(path, "w") as f:
+        json.dump(data, f)
+
+
+def current_keys(result, benchmarks):
+    """The benchmarks of one raw asv result file whose version is ``benchmarks.json``'s."""
+    version = result["result_columns"].index("version")
+    return set(k for k, row in result["results"].items()
+               if k in benchmarks and row[version] == benchmarks[k]["version"])
+
+
+def stage(results_dir, staging):
+    """Copy ``results_dir`` into ``staging`` without stale results or incomplete environments.
+
+    Returns [(machine, environment, benchmarks it lacks)] for each environment left out."""
+    benchmarks = dict((k, v) for k, v in _load(os.path.join(results_dir, BENCHMARKS_JSON)).items()
+                      if isinstance(v, dict))
+    os.makedirs(staging)
+    shutil.copy(os.path.join(results_dir, BENCHMARKS_JSON), staging)
+    environments = {}  # (machine, env_name) -> [(file name, trimmed result)]
+    for machine in sorted(os.listdir(results_dir)):
+        folder = os.path.join(results_dir, machine)
+        if not os.path.isfile(os.path.join(folder, "machine.json")):
+            continue
+        os.makedirs(os.path.join(staging, machine))
+        shutil.copy(os.path.join(folder, "machine.json"), os.path.join(staging, machine))
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".json") or name == "machine.json":
+                continue
+            result = _load(os.path.join(folder, name))
+            keep = current_keys(result, benchmarks)
+            result["results"] = dict((k, v) for k, v in result["results"].items() if k in keep)
+            environments.setdefault((machine, result["env_name"]), []).append((name, result))
+    left_out = []
+    for (machine, env_name), files in sorted(environments.items()):
+        lacking = set(benchmarks) - set().union(*(set(r["results"]) for _, r in files))
+        if lacking:
+            left_out.append((machine, env_name, sorted(lacking)))
+            continue
+        for name, result in files:
+            if result["results"]:
+                _write(os.path.join(staging, machine, name), result)
+    return left_out
+
+
+def newest_environment(graph_param_list):
+    """The graph parameters of the environment of the newest pyarrow, then pandas, then Python."""
+    return max(graph_param_list, key=lambda params: tuple(version_tuple(params.get(k) or "0")
+                                                           for k in RELEASE_KEYS))
+
+
+def open_on_newest_release(html_dir):
+    """Put the newest environment's value first in each parameter of ``index.json``."""
+    path = os.path.join(html_dir, "index.json")
+    index = _load(path)
+    if not isinstance(index.get("graph_param_list"), list) or not isinstance(index.get("params"), dict):
+        raise ValueError("%s has no params and graph_param_list: not asv 0.6's index" % path)
+    if not index["graph_param_list"]:
+        return None  # no environment has every benchmark: asv's graphs are empty, nothing to open on
+    newest = newest_environment(index["graph_param_list"])
+    for key, values in index["params"].items():
+        if key in newest and newest[key] in values:
+            values.remove(newest[key])
+            values.insert(0, newest[key])
+    _write(path, index)
+    return newest
+
+
+# asv 0.6.6's summarygrid.js: where a thumbnail's data has arrived, and the link to the release
+# view inserted there for a thumbnail with no line to draw.
+SUMMARY_ANCHOR = """            ).done(function(data) {
+                var options = {"""
+SUMMARY_PATCH = """            ).done(function(data) {
+                /* dsib: one commit is one point, which flot draws as nothing */
+                if (data.filter(function(p) { return p[1] !== null; }).length < 2) {
+                    container.attr('href', '%s');
+                    container.addClass('dsib-to-releases');
+                    plot_div.text('one commit: see the release view');
+                    return;
+                }
+                var options = {""" % RELEASES_PAGE
+# asv 0.6.6's asv.js resolves a cached graph a millisecond later from the cache, which a load
+# finishing meanwhile may have emptied (it empties it whole past 5 graphs): a graph page of more
+# environments then plots `undefined` on every toggle (TypeError in filter_graph_data).
+CACHE_ANCHOR = """        if (graph_cache[url]) {
+            setTimeout(function() {
+                dfd.resolve(graph_cache[url]);
+            }, 1);
+        }"""
+CACHE_PATCH = """        var cached = graph_cache[url];  /* dsib: the data found, whatever the cache holds later */
+        if (cached) {
+            setTimeout(function() {
+                dfd.resolve(cached);
+            }, 1);
+        }"""
+REWRITES = (("summarygrid.js", SUMMARY_ANCHOR, SUMMARY_PATCH), ("asv.js", CACHE_ANCHOR, CACHE_PATCH))
+
+
+def rewrite(path, anchor, patch):
+    """Replace asv's ``anchor`` in ``path`` by ``patch``, once (idempotent)."""
+    with open(path) as f:
+        text = f.read()
+    if patch in text:
+        return False
+    if text.count(anchor) != 1:
+        raise ValueError("%s is not asv 0.6.6's: its text to rewrite is not there once:\n%s" % (path, anchor))
+    with open(path, "w") as f:
+        f.write(text.replace(anchor, patch))
+    return True
+
+
+def publish(config_path, html_dir=None):
+    """asv publish of ``config_path``'s results into its html (or ``html_dir``), from a staging
+    copy; returns the environments left out."""
+    conf = _load(config_path)
+    # asv reads a config's paths from the config's directory, and the staged config is elsewhere.
+    base = os.path.dirname(os.path.abspath(config_path))
+    for key in ("repo", "benchmark_dir", "env_dir"):
+        if key in conf:
+            conf[key] = os.path.join(base, conf[key])
+    results_dir = os.path.join(base, conf["results_dir"])
+    html_dir = os.path.abspath(html_dir or os.path.join(base, conf["html_dir"]))
+    with tempfile.TemporaryDirectory(prefix="dsib-publish-") as tmp:
+        staging = os.path.join(tmp, "results")
+        left_out = stage(results_dir, staging)
+        conf["results_dir"] = staging
+        staged_config = os.path.join(tmp, "asv.conf.json")
+        _write(staged_config, conf)
+        subprocess.run([sys.executable, "-m", "asv", "publish", "--config", staged_config,
+                        "--html-dir", html_dir], check=True)
+    open_on_newest_release(html_dir)
+    for name, anchor, patch in REWRITES:
+        rewrite(os.path.join(html_dir, name), anchor, patch)
+    return left_out

@@ -1,0 +1,76 @@
+"""The staging copy `make publish` gives asv, and the rewrites of asv's files after it."""
+import filecmp
+import json
+import os
+import shutil
+
+import asv
+import pytest
+
+from dsib_tools.publish import REWRITES, open_on_newest_release, rewrite, stage
+
+from .conftest import committed
+from .results_copy import current_benchmarks, current_keys
+
+RESULTS = committed("results")
+
+
+def _result_files(results_dir):
+    for machine in sorted(os.listdir(results_dir)):
+        folder = os.path.join(results_dir, machine)
+        if os.path.isdir(folder):
+            for name in sorted(os.listdir(folder)):
+                if name.endswith(".json") and name != "machine.json":
+                    yield machine, name, os.path.join(folder, name)
+
+
+def test_staging_keeps_whole_environments_of_current_results_and_leaves_results_alone(tmp_path):
+    source = str(tmp_path / "results")
+    shutil.copytree(RESULTS, source)
+    staging = str(tmp_path / "staging")
+    left_out = stage(source, staging)
+    assert not filecmp.dircmp(RESULTS, source).diff_files, "the results are only read"
+    benchmarks = current_benchmarks(RESULTS)
+    staged = {}
+    for machine, name, path in _result_files(staging):
+        with open(path) as f:
+            result = json.load(f)
+        version = result["result_columns"].index("version")
+        assert all(benchmarks[k]["version"] == row[version] for k, row in result["results"].items()), name
+        staged.setdefault((machine, result["env_name"]), set()).update(result["results"])
+    assert staged and all(keys == set(benchmarks) for keys in staged.values()), "whole environments only"
+    complete = {}
+    for machine, name, path in _result_files(RESULTS):
+        with open(path) as f:
+            result = json.load(f)
+        complete.setdefault((machine, result["env_name"]), set()).update(current_keys(result, benchmarks))
+    assert set(staged) == set(key for key, keys in complete.items() if keys == set(benchmarks))
+    assert [(m, e) for m, e, _ in left_out] == sorted(set(complete) - set(staged))
+
+
+def test_asv_files_are_rewritten_once_and_a_changed_asv_is_refused(tmp_path):
+    www = str(tmp_path / "www")
+    shutil.copytree(os.path.join(os.path.dirname(asv.__file__), "www"), www)
+    for name, anchor, patch in REWRITES:
+        path = os.path.join(www, name)
+        assert rewrite(path, anchor, patch) and not rewrite(path, anchor, patch)
+        with open(path) as f:
+            assert f.read().count(patch) == 1
+        with open(path, "w") as f:
+            f.write("/* another asv */")
+        with pytest.raises(ValueError):
+            rewrite(path, anchor, patch)
+
+
+def test_the_newest_release_comes_first(tmp_path):
+    index = {"params": {"pyarrow": ["0.11.1", "26.0.1", "8.0.0"], "python": ["3.11", "3.7"], "machine": ["m"]},
+             "graph_param_list": [{"pyarrow": "0.11.1", "python": "3.7", "machine": "m"},
+                                  {"pyarrow": "26.0.1", "python": "3.11", "machine": "m"},
+                                  {"pyarrow": "8.0.0", "python": "3.7", "machine": "m"}]}
+    with open(str(tmp_path / "index.json"), "w") as f:
+        json.dump(index, f)
+    for _ in range(2):
+        open_on_newest_release(str(tmp_path))
+    with open(str(tmp_path / "index.json")) as f:
+        params = json.load(f)["params"]
+    assert params == {"pyarrow": ["26.0.1", "0.11.1", "8.0.0"], "python": ["3.11", "3.7"], "machine": ["m"]}
