@@ -277,9 +277,10 @@ $(document).ready(function() {
      */
     function load_graph_data(url, success, failure) {
         var dfd = $.Deferred();
-        if (graph_cache[url]) {
+        var cached = graph_cache[url];  /* dsib: the data found, whatever the cache holds later */
+        if (cached) {
             setTimeout(function() {
-                dfd.resolve(graph_cache[url]);
+                dfd.resolve(cached);
             }, 1);
         }
         else {

@@ -64,6 +64,13 @@ $(document).ready(function() {
             $.asv.load_graph_data(
                 'graphs/summary/' + bm.name + '.json'
             ).done(function(data) {
+                /* dsib: one commit is one point, which flot draws as nothing */
+                if (data.filter(function(p) { return p[1] !== null; }).length < 2) {
+                    container.attr('href', 'dsib/releases.html');
+                    container.addClass('dsib-to-releases');
+                    plot_div.text('one commit: see the release view');
+                    return;
+                }
                 var options = {
                     colors: $.asv.colors,
                     series: {

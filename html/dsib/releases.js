@@ -1,7 +1,8 @@
 /* dsib's release view: one SVG line per case, the environments (library releases) on the x-axis in
    the order of the chosen view. The state lives in the URL hash, #case=ID[&case=ID…][&view=pandas],
    so that every case, or a set of them, has an address. Data: window.DSIB_RELEASES
-   (releases-data.js, written by `python -m dsib site`). Plain DOM and SVG: no library to load. */
+   (releases-data.js, or releases-data-<machine>.js for another machine's page, written by
+   `python -m dsib_tools site`). Plain DOM and SVG: no library to load. */
 (function () {
   "use strict";
   var D = window.DSIB_RELEASES;
@@ -40,9 +41,12 @@
   /* --- the state in the hash ------------------------------------------------------------- */
   function state() {
     var p = new URLSearchParams(location.hash.slice(1));
-    var cases = p.getAll("case").filter(function (id) { return byId[id]; });
-    if (!cases.length && defaultCase) cases = [defaultCase];
-    return {view: p.get("view") === "pandas" ? "pandas" : "pyarrow", cases: cases};
+    var asked = p.getAll("case");
+    var cases = asked.filter(function (id) { return byId[id]; });
+    var unknown = asked.filter(function (id) { return !byId[id]; });
+    // The default case only where no case was asked for: an unknown one is said, never replaced.
+    if (!asked.length && defaultCase) cases = [defaultCase];
+    return {view: p.get("view") === "pandas" ? "pandas" : "pyarrow", cases: cases, unknown: unknown};
   }
 
   function hash(st) {
@@ -55,11 +59,23 @@
   function human(v, unit) {
     if (!isNumber(v)) return v === null || v === undefined ? "—" : v;
     if (v === 0) return "0";
-    var steps = unit === "seconds" ? [[1e-9, "ns"], [1e-6, "μs"], [1e-3, "ms"], [1, "s"], [60, "m"], [3600, "h"]]
-      : unit === "bytes" ? [[1, ""], [1e3, "k"], [1e6, "M"], [1e9, "G"], [1e12, "T"]] : [[1, ""]];
+    var step = STEPS[unit] || [[1, ""]];
+    return number(v / unitOf(v, step)[0]) + unitOf(v, step)[1];
+  }
+
+  // Memory and sizes in MiB (1 MiB = 2**20 bytes), as the README and the report give them.
+  var STEPS = {seconds: [[1e-9, "ns"], [1e-6, "μs"], [1e-3, "ms"], [1, "s"], [60, "m"], [3600, "h"]],
+               bytes: [[1, "B"], [1024, "KiB"], [1048576, "MiB"], [1073741824, "GiB"], [1099511627776, "TiB"]]};
+
+  function unitOf(v, steps) {
     var step = steps[0];
     steps.forEach(function (s) { if (Math.abs(v) >= s[0]) step = s; });
-    return (v / step[0]).toPrecision(3).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "") + step[1];
+    return step;
+  }
+
+  function number(x) {
+    return Math.abs(x) >= 1000 ? String(Math.round(x))
+      : x.toPrecision(3).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
   }
 
   function changeText(unit, ratio) {
@@ -69,8 +85,14 @@
   }
 
   /* --- the plot ------------------------------------------------------------------------- */
-  function scale(values, top, bottom) {
-    var lo = Math.min.apply(null, values), hi = Math.max.apply(null, values);
+  var QUANTITY = {seconds: "time", bytes: "memory or size"};
+
+  // The axis is drawn in one unit (the one of its largest value), so that its title names the
+  // unit of every tick.
+  function scale(values, unit, top, bottom) {
+    var step = unitOf(Math.max.apply(null, values), STEPS[unit] || [[1, ""]]);
+    var shown = values.map(function (v) { return v / step[0]; });
+    var lo = Math.min.apply(null, shown), hi = Math.max.apply(null, shown);
     var log = lo > 0 && hi / lo > 10;  // several orders of magnitude: a log axis keeps every line readable
     var ticks = [], f, a, b;
     if (log) {
@@ -78,20 +100,22 @@
       for (var e = a; e <= b; e++) [1, 2, 5].forEach(function (m) { ticks.push(m * Math.pow(10, e)); });
       ticks = ticks.filter(function (t) { return t >= lo / 1.5 && t <= hi * 1.5; });
       a = Math.log10(Math.min(lo, ticks[0] || lo)); b = Math.log10(Math.max(hi, ticks[ticks.length - 1] || hi));
-      f = function (v) { return bottom - (Math.log10(v) - a) / ((b - a) || 1) * (bottom - top); };
+      f = function (v) { return bottom - (Math.log10(v / step[0]) - a) / ((b - a) || 1) * (bottom - top); };
     } else {
       hi = hi > 0 ? hi * 1.05 : 1;  // linear from zero, so that heights compare as ratios
-      var step = Math.pow(10, Math.floor(Math.log10(hi / 5)));
-      step *= hi / step > 25 ? 5 : hi / step > 10 ? 2 : 1;
-      for (var t = 0; t <= hi; t += step) ticks.push(t);
-      f = function (v) { return bottom - v / hi * (bottom - top); };
+      var tick = Math.pow(10, Math.floor(Math.log10(hi / 5)));
+      tick *= hi / tick > 25 ? 5 : hi / tick > 10 ? 2 : 1;
+      for (var k = 0; k * tick <= hi; k++) ticks.push(k * tick);
+      f = function (v) { return bottom - v / step[0] / hi * (bottom - top); };
     }
-    return {y: f, ticks: ticks, log: log};
+    return {y: f, log: log, suffix: step[1], ticks: ticks.map(function (t) { return t * step[0]; }),
+            label: function (v) { return number(v / step[0]) + step[1]; }};
   }
 
-  function plot(cases, view, unit) {
+  function plot(cases, colors, view, unit) {
     var order = D.orders[view], keys = D.views[view];
-    var W = 820, H = 400, L = 110, R = 20, T = 15, B = 130;
+    var T = 20 + 16 * cases.length;  // the legend sits above the lines, not over them
+    var W = 820, H = 385 + T, L = 110, R = 20, B = 130;
     var root = svg("svg", {width: W, height: H, viewBox: "0 0 " + W + " " + H, "data-unit": unit});
     var values = [];
     cases.forEach(function (c) {
@@ -102,12 +126,12 @@
         if (sp && isNumber(sp[0]) && isNumber(sp[1])) values.push(sp[0], sp[1]);
       });
     });
-    var s = scale(values, T, H - B);
+    var s = scale(values, unit, T, H - B);
     var x = function (p) { return L + (p + 0.5) * (W - L - R) / order.length; };
     var axis = svg("g", {"class": "axis"});
     s.ticks.forEach(function (t) {
       axis.appendChild(svg("line", {x1: L, x2: W - R, y1: s.y(t), y2: s.y(t), stroke: "#eee"}));
-      axis.appendChild(svg("text", {x: L - 6, y: s.y(t) + 4, "text-anchor": "end"}, human(t, unit)));
+      axis.appendChild(svg("text", {"class": "tick", x: L - 6, y: s.y(t) + 4, "text-anchor": "end"}, s.label(t)));
     });
     order.forEach(function (i, p) {  // short labels, in the view's order of libraries; the full one on hover
       var label = svg("text", {x: x(p), y: H - B + 14, "text-anchor": "end",
@@ -118,12 +142,12 @@
     });
     axis.appendChild(svg("text", {x: L + (W - L - R) / 2, y: H - 6, "text-anchor": "middle"},
                              keys.join(" / ") + " release"));
-    axis.appendChild(svg("text", {x: 12, y: T + (H - B - T) / 2, transform: "rotate(-90 12 " + (T + (H - B - T) / 2) + ")",
-                                  "text-anchor": "middle"}, unit + (s.log ? " (log scale)" : "")));
+    axis.appendChild(svg("text", {"class": "axis-title", x: 12, y: T + (H - B - T) / 2,
+                                  transform: "rotate(-90 12 " + (T + (H - B - T) / 2) + ")", "text-anchor": "middle"},
+                         (QUANTITY[unit] || unit) + " (" + s.suffix + (s.log ? ", log scale" : "") + ")"));
     root.appendChild(axis);
     cases.forEach(function (c, k) {
-      var color = COLORS[k % COLORS.length];
-      var g = svg("g", {"class": "series", "data-case": c.id, stroke: color, fill: color});
+      var g = svg("g", {"class": "series", "data-case": c.id, stroke: colors[k], fill: colors[k]});
       var run = [];
       var flush = function () {
         if (run.length > 1) g.appendChild(svg("polyline", {points: run.join(" ")}));
@@ -147,6 +171,22 @@
       flush();
       root.appendChild(g);
     });
+    // The legend, inside the plot: one swatch per line, in the colours of the table's headers.
+    var legend = svg("g", {"class": "legend"});
+    var box = svg("rect", {x: L + 6, y: 4, height: 16 * cases.length + 6, fill: "#fff", "fill-opacity": 0.85,
+                           stroke: "#ccc"});
+    legend.appendChild(box);
+    var width = 0;
+    cases.forEach(function (c, k) {
+      var y = 10 + 16 * k;
+      legend.appendChild(svg("rect", {"class": "swatch", "data-case": c.id, x: L + 12, y: y, width: 10, height: 10,
+                                      fill: colors[k]}));
+      var text = svg("text", {x: L + 28, y: y + 9}, c.label);
+      legend.appendChild(text);
+      width = Math.max(width, c.label.length);
+    });
+    box.setAttribute("width", Math.min(W - L - R - 12, 28 + width * 6));
+    root.appendChild(legend);
     return root;
   }
 
@@ -200,31 +240,45 @@
       items[c.id].className = on ? "selected" : "";
       items[c.id].firstChild.checked = on;
     });
+    var unknown = document.getElementById("case-unknown");
+    unknown.hidden = !st.unknown.length;
+    unknown.textContent = st.unknown.length ? "No case "
+      + st.unknown.map(function (id) { return "\u201c" + id + "\u201d"; }).join(", ") + " on machine " + D.machine
+      + " (profile " + D.profile + "): the list below holds every case this page has." : "";
     document.getElementById("case-title").textContent = cases.map(function (c) { return c.label; }).join(" · ");
     var headline = document.getElementById("case-headline");
     headline.textContent = "";
     cases.forEach(function (c) {
       var h = c.headline[st.view];
+      var against = function (which) {
+        if (h[which] === h.newest) return which + " " + D.envs[h[which]].label + " is the newest";
+        return which + " " + D.envs[h[which]].label + ": " + withSpread(c, h[which]) + ", the newest "
+          + changeText(c.unit, h[which + "_ratio"]) + (h[which + "_kinds"] ? " (" + h[which + "_kinds"]
+          + ": two different frames)" : "");
+      };
       headline.appendChild(el("span", {"class": "case-headline", "data-case": c.id}, h
-        ? D.envs[h.first].label + " → " + D.envs[h.last].label + ": " + withSpread(c, h.first) + " → "
-          + withSpread(c, h.last) + " = " + changeText(c.unit, h.ratio) + " of the medians, on this machine"
-          + (h.kinds ? " (" + h.kinds + ": two different frames)" : "")
+        ? "newest " + D.envs[h.newest].label + ": " + withSpread(c, h.newest) + "; " + against("best") + "; "
+          + against("previous") + " (medians, on this machine)"
         : "measured in one release only"));
       headline.appendChild(el("br"));
     });
+    var colors = cases.map(function (c, k) { return COLORS[k % COLORS.length]; });
     var box = document.getElementById("plot");
     box.textContent = "";
     var units = [];
     cases.forEach(function (c) { if (units.indexOf(c.unit) < 0) units.push(c.unit); });
     units.forEach(function (unit) {  // one plot per unit: seconds and bytes share no axis
-      box.appendChild(plot(cases.filter(function (c) { return c.unit === unit; }), st.view, unit));
+      var same = cases.map(function (c, k) { return c.unit === unit ? k : -1; })
+        .filter(function (k) { return k >= 0; });
+      box.appendChild(plot(same.map(function (k) { return cases[k]; }), same.map(function (k) { return colors[k]; }),
+                           st.view, unit));
     });
     var table = document.getElementById("case-values");
     table.textContent = "";
     var head = el("tr");
     head.appendChild(el("th", {}, "release"));
     cases.forEach(function (c, k) {
-      head.appendChild(el("th", {style: "color:" + COLORS[k % COLORS.length]}, c.label));
+      head.appendChild(el("th", {"data-case": c.id, style: "color:" + colors[k]}, c.label));
     });
     table.appendChild(head);
     order.forEach(function (i) {
@@ -236,6 +290,67 @@
     if (cases.length) list.scrollTop = items[cases[0].id].offsetTop - list.offsetTop - 60;
   }
 
+  /* --- two releases compared, as compare-versions prints them ---------------------------- */
+  var FACTOR = 1.1;
+
+  // Where either figure has no interquartile range (one sample, none recorded), the ratio alone
+  // decides, as asv's own test does without samples and as the steps page does.
+  function distinct(a, b) {
+    if (!a || !b || a[2] < 2 || b[2] < 2 || ![a[0], a[1], b[0], b[1]].every(isNumber)) return true;
+    return a[0] > b[1] || b[0] > a[1];
+  }
+
+  function compare() {
+    var a = +document.getElementById("compare-a").value, b = +document.getElementById("compare-b").value;
+    var changedOnly = document.getElementById("compare-changed").checked;
+    var table = document.getElementById("compare-table");
+    table.textContent = "";
+    document.getElementById("compare-note").textContent = D.envs[a].text === D.envs[b].text ? ""
+      : "Not like with like: the str and cat variants' text is " + D.envs[a].text + " before and " + D.envs[b].text
+        + " after, so their rows compare two different frames.";
+    var head = el("tr");
+    ["", "before", "after", "after / before", "case"].forEach(function (t) { head.appendChild(el("th", {}, t)); });
+    table.appendChild(head);
+    var rows = D.cases
+      .filter(function (c) { return isNumber(c.values[a]) && isNumber(c.values[b]) && c.values[a] > 0; })
+      .map(function (c) { return {c: c, ratio: c.values[b] / c.values[a]}; })
+      .filter(function (r) { return !changedOnly || r.ratio >= FACTOR || r.ratio <= 1 / FACTOR; })
+      .sort(function (x, y) { return y.ratio - x.ratio; });
+    rows.forEach(function (r) {
+      var c = r.c, changed = r.ratio >= FACTOR || r.ratio <= 1 / FACTOR;
+      var mark = !changed ? "" : !distinct(c.spread[a], c.spread[b]) ? "~" : r.ratio > 1 ? "+" : "-";
+      var tr = el("tr", {"class": "compared", "data-case": c.id});
+      tr.appendChild(el("td", {"class": "mark"}, mark));
+      tr.appendChild(el("td", {}, withSpread(c, a)));
+      tr.appendChild(el("td", {}, withSpread(c, b)));
+      tr.appendChild(el("td", {"class": "ratio" + (mark === "+" ? " slower" : mark === "-" ? " faster" : ""),
+                               "data-ratio": r.ratio}, r.ratio.toFixed(2)));
+      var name = el("td");
+      name.appendChild(el("a", {href: hash({view: state().view, cases: [c.id]})}, c.label));
+      tr.appendChild(name);
+      table.appendChild(tr);
+    });
+    if (!rows.length) {
+      var none = el("tr");
+      none.appendChild(el("td", {colspan: 5}, "no case measured in both releases"
+                                               + (changedOnly ? " changed by 10 % or more" : "")));
+      table.appendChild(none);
+    }
+  }
+
+  function compareSetup() {
+    var order = D.orders.pyarrow;
+    ["compare-a", "compare-b"].forEach(function (id, k) {
+      var select = document.getElementById(id);
+      order.forEach(function (i) { select.appendChild(el("option", {value: i}, D.envs[i].label)); });
+      // By default the newest release against the one before it.
+      if (order.length) select.value = order[Math.max(0, order.length - 2 + k)];
+      select.addEventListener("change", compare);
+    });
+    document.getElementById("compare-changed").addEventListener("change", compare);
+    if (order.length) compare();
+  }
+
   document.getElementById("case-filter").addEventListener("input", filter);
   document.getElementById("table-2019-env").addEventListener("change", function (ev) {
     Array.prototype.forEach.call(document.querySelectorAll(".table-2019"), function (div) {
@@ -243,8 +358,20 @@
     });
   });
   window.addEventListener("hashchange", render);
+  // A headline's case is drawn below the table: follow it there.
+  Array.prototype.forEach.call(document.querySelectorAll("#headline-table a.case-link"), function (a) {
+    a.addEventListener("click", function (ev) {
+      ev.preventDefault();
+      location.hash = a.getAttribute("href");
+      document.getElementById("plot-section").scrollIntoView();
+    });
+  });
+  document.getElementById("machine-select").addEventListener("change", function (ev) {
+    location.href = ev.target.value + location.hash;  // the same cases on the other machine's page
+  });
   filter();
   render();
+  compareSetup();
   // A case's own address shows its plot, which sits below the headline figures.
   if (/(^#|&)case=/.test(location.hash)) document.getElementById("plot-section").scrollIntoView();
 })();
