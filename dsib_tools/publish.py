@@ -3,9 +3,11 @@
 asv's graph page fetches one graph per environment of ``index.json`` for the benchmark it shows,
 and an environment without results for that benchmark answers with a 404 (and, in asv 0.6.6,
 breaks the plot toggles). The staging copy therefore leaves out every result whose benchmark
-version is gone from ``benchmarks.json`` (asv ignores them anyway) and every environment that then
-lacks a benchmark of ``benchmarks.json``. The results directory itself is only read: committed
-history is never deleted.
+version is gone from ``benchmarks.json`` (asv ignores them anyway), and publishes the benchmarks
+of the environment with the most current results: every other environment that lacks one of them
+is left out, and ``benchmarks.json`` lists no benchmark that environment lacks (a run of a
+selection, ``make bench FORMAT=parquet``, publishes that selection rather than nothing). The
+results directory itself is only read: committed history is never deleted.
 
 After publishing, asv's generated files get three rewrites (idempotent; each fails loudly when
 asv's text is not the one it was written against):
@@ -49,13 +51,13 @@ def current_keys(result, benchmarks):
 
 
 def stage(results_dir, staging):
-    """Copy ``results_dir`` into ``staging`` without stale results or incomplete environments.
+    """Copy ``results_dir`` into ``staging`` without stale results, with the benchmarks of its
+    fullest environment and the environments that have them all.
 
     Returns [(machine, environment, benchmarks it lacks)] for each environment left out."""
-    benchmarks = dict((k, v) for k, v in _load(os.path.join(results_dir, BENCHMARKS_JSON)).items()
-                      if isinstance(v, dict))
+    listed = _load(os.path.join(results_dir, BENCHMARKS_JSON))
+    benchmarks = dict((k, v) for k, v in listed.items() if isinstance(v, dict))
     os.makedirs(staging)
-    shutil.copy(os.path.join(results_dir, BENCHMARKS_JSON), staging)
     environments = {}  # (machine, env_name) -> [(file name, trimmed result)]
     for machine in sorted(os.listdir(results_dir)):
         folder = os.path.join(results_dir, machine)
@@ -70,13 +72,18 @@ def stage(results_dir, staging):
             keep = current_keys(result, benchmarks)
             result["results"] = dict((k, v) for k, v in result["results"].items() if k in keep)
             environments.setdefault((machine, result["env_name"]), []).append((name, result))
+    has = dict((key, set().union(*(set(r["results"]) for _, r in files))) for key, files in environments.items())
+    published = max((has[key] for key in sorted(has)), key=len) if has else set()
+    _write(os.path.join(staging, BENCHMARKS_JSON),
+           dict((k, v) for k, v in listed.items() if not isinstance(v, dict) or k in published))
     left_out = []
     for (machine, env_name), files in sorted(environments.items()):
-        lacking = set(benchmarks) - set().union(*(set(r["results"]) for _, r in files))
+        lacking = published - has[(machine, env_name)]
         if lacking:
             left_out.append((machine, env_name, sorted(lacking)))
             continue
         for name, result in files:
+            result["results"] = dict((k, v) for k, v in result["results"].items() if k in published)
             if result["results"]:
                 _write(os.path.join(staging, machine, name), result)
     return left_out

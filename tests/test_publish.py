@@ -74,3 +74,39 @@ def test_the_newest_release_comes_first(tmp_path):
     with open(str(tmp_path / "index.json")) as f:
         params = json.load(f)["params"]
     assert params == {"pyarrow": ["26.0.1", "0.11.1", "8.0.0"], "python": ["3.11", "3.7"], "machine": ["m"]}
+
+
+def test_a_run_of_a_selection_publishes_that_selection(tmp_path):
+    """`make bench FORMAT=parquet`: the run's environment has a few benchmarks, the history's
+    results are stale. The fullest environment's benchmarks are published, and benchmarks.json
+    lists no other (asv would list them with no graph behind them)."""
+    benchmarks = current_benchmarks(RESULTS)
+    files = []
+    for machine, name, path in _result_files(RESULTS):
+        with open(path) as f:
+            if set(current_keys(json.load(f), benchmarks)) == set(benchmarks):
+                files.append((machine, name, path))
+    source = tmp_path / "results"
+    shutil.copytree(RESULTS, str(source), ignore=shutil.ignore_patterns("*-*.json"))
+    machine, name, path = files[0]
+    with open(path) as f:
+        run = json.load(f)
+    chosen = sorted(benchmarks)[:3]
+    run["results"] = dict((k, run["results"][k]) for k in chosen)
+    with open(str(source / machine / name), "w") as f:
+        json.dump(run, f)
+    machine, name, path = files[1]
+    with open(path) as f:
+        stale = json.load(f)
+    version = stale["result_columns"].index("version")
+    for row in stale["results"].values():
+        row[version] = "an older version"
+    with open(str(source / machine / name), "w") as f:
+        json.dump(stale, f)
+    staging = str(tmp_path / "staging")
+    left_out = stage(str(source), staging)
+    with open(os.path.join(staging, "benchmarks.json")) as f:
+        listed = json.load(f)
+    assert sorted(k for k, v in listed.items() if isinstance(v, dict)) == chosen
+    assert [(m, e, lacking) for m, e, lacking in left_out] == [(machine, stale["env_name"], chosen)]
+    assert sorted(n for m, n, _ in _result_files(staging)) == [files[0][1]]
