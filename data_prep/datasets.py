@@ -46,6 +46,10 @@ class DatasetSpec(object):
             raise ValueError("dataset %s has no variant %r; it has %s"
                              % (self.name, variant, ", ".join(self.variants)))
 
+    def zoned(self, variant):
+        """Whether the variant's frame holds a zoned (tz-aware) timestamp column."""
+        return any(c.kind == "utc" for c in self.columns(variant))
+
     def categorizable(self):
         """Text columns that the ``cat`` variant holds as categoricals of the same values as ``str``:
         Rocklin's "convert to categorical, then serialise" applies to them."""

@@ -367,6 +367,11 @@ class OwnTable(object):
         categoricals); ``plain`` alone for a table without text."""
         return ("plain", "str", "cat") if self.text_columns else ("plain",)
 
+    def zoned(self, variant):
+        """Whether the variant's frame holds a zoned (tz-aware) timestamp column."""
+        self._check_variant(variant)
+        return any(c.kind == "datetime" and c.tz for c in self.table_columns)
+
     def _check_variant(self, variant):
         if variant not in self.variants:
             why = " (it has no text column)" if not self.text_columns else ""

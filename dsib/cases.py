@@ -212,6 +212,10 @@ def engine_skip_reason(operation, source, engine, variant, profile, versions):
     reason = _cell_reason(op, SOURCES[source], found, variant, profile, versions)
     if reason:
         return reason
+    if versions is not ANY_VERSIONS and SOURCES[source].dataset.zoned(variant):
+        reason = found.unavailable_for_zoned(versions)
+        if reason:
+            return reason
     if op.name == "query" and found.queried_as:
         return "%s's query is %s's: it is timed there" % (found.label, ENGINES[found.queried_as].label)
     return None

@@ -56,6 +56,21 @@ def test_an_engine_missing_from_an_environment_skips_with_the_reason():
         "query is not measured on rocklin"
 
 
+def test_a_zoned_timestamp_skips_where_pandas_to_sql_cannot_write_it():
+    """pandas 0.23's to_sql fails on a zoned column (TSBS's timestamp), 0.24 writes it: the TSBS
+    cells of the to_sql engines skip there, saying so, and the taxi's (naive) run."""
+    old, newer = {"pandas": "0.23.4", "sqlalchemy": "1.4.54"}, {"pandas": "0.24.2", "sqlalchemy": "1.4.54"}
+    zoned = dict((s, any(cases.SOURCES[s].dataset.zoned(v) for v in VARIANTS)) for s in cases.ENGINE_SOURCES)
+    assert zoned == {"nyc_taxi": False, "tsbs_cpu": True}
+    for name in ("sqlite-sqlite3", "sqlite-sqlalchemy"):
+        for operation in ("ingest", "query"):
+            assert "to_sql cannot write a zoned timestamp column" in cases.engine_skip_reason(
+                operation, "tsbs_cpu", name, "str", "tiny", old)
+            assert cases.engine_skip_reason(operation, "nyc_taxi", name, "str", "tiny", old) is None
+            assert cases.engine_skip_reason(operation, "tsbs_cpu", name, "str", "tiny", newer) is None
+    assert "pandas" in get_engine("sqlite-sqlite3").packages, "the environment is asked for pandas' version"
+
+
 def test_an_unknown_engine_is_named_with_the_registered_ones():
     with pytest.raises(UnknownEngineError) as info:
         get_engine("oracle")

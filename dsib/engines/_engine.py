@@ -11,10 +11,12 @@ class Engine(Registered):
     sources it is measured on (None: every engine source); ``queried_as``: another engine whose
     query is the same as this one's, and is timed there; ``keep(session, table)``: for an engine
     whose ingested table lives in its session alone (Spark's), what stores it in the session's
-    directory for a later session, never timed."""
+    directory for a later session, never timed. ``zoned_needs``: what a frame with a zoned timestamp
+    column needs besides ``needs`` (pandas' ``to_sql`` before 0.24 cannot write one)."""
 
     def __init__(self, name, label, family, connect, ingest, query, drop, close, needs=(), losses=(),
-                 variants=VARIANTS, description="", server=None, sources=None, queried_as=None, keep=None):
+                 variants=VARIANTS, description="", server=None, sources=None, queried_as=None, keep=None,
+                 zoned_needs=()):
         super(Engine, self).__init__(name, label, family, needs, losses, variants, description)
         self.connect = connect
         self.ingest = ingest
@@ -25,6 +27,19 @@ class Engine(Registered):
         self.sources = None if sources is None else tuple(sources)
         self.queried_as = queried_as
         self.keep = keep
+        self.zoned_needs = tuple(zoned_needs)
+
+    @property
+    def packages(self):
+        return tuple(n.package for n in self.needs + self.zoned_needs)
+
+    def unavailable_for_zoned(self, versions):
+        """Why a frame with a zoned timestamp column cannot go in with ``versions``, or None."""
+        for need in self.zoned_needs:
+            reason = need.unmet(versions)
+            if reason:
+                return "%s: %s" % (self.label, reason)
+        return None
 
     def check_available(self):
         """As a format's, and the server: one that cannot be started here skips with the reason."""

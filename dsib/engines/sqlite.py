@@ -19,6 +19,9 @@ PYARROW = Needs("pyarrow")
 # SQLite has no timestamp and no boolean type: timestamps are stored as text without their zone and
 # come back at microseconds (a UTC column naive), booleans as 0 and 1; every value the same.
 LOSSES = (Loss("timezone"), Loss("datetime_unit"), Loss("boolean"))
+# pandas 0.23's to_sql fails on a zoned column (TypeError: Cannot cast DatetimeIndex to dtype
+# datetime64[us]); 0.24 writes it without its zone.
+TO_SQL_ZONED = Needs("pandas", "0.24", why="pandas {have}'s to_sql cannot write a zoned timestamp column (0.24 can)")
 
 
 def _path(directory):
@@ -71,9 +74,10 @@ def _adbc_ingest(connection, frame, table):
 ENGINES = [
     Engine("sqlite-sqlalchemy", "SQLite (SQLAlchemy)", "sqlite", _sqlalchemy_connect, _to_sql, _read_sql,
            _sqlalchemy_drop, lambda engine: engine.dispose(), needs=(PANDAS, SQLALCHEMY), losses=LOSSES,
+           zoned_needs=(TO_SQL_ZONED,),
            description="DataFrame.to_sql / read_sql_query through a SQLAlchemy engine"),
     Engine("sqlite-sqlite3", "SQLite (sqlite3, executemany)", "sqlite", _sqlite3_connect, _to_sql, _read_sql,
-           dbapi_drop, dbapi_close, needs=(PANDAS,), losses=LOSSES,
+           dbapi_drop, dbapi_close, needs=(PANDAS,), losses=LOSSES, zoned_needs=(TO_SQL_ZONED,),
            description="DataFrame.to_sql / read_sql_query on a sqlite3 connection: the driver's executemany"),
     Engine("sqlite-adbc", "SQLite (ADBC)", "sqlite", _adbc_connect, _adbc_ingest, _adbc.query, dbapi_drop, dbapi_close,
            needs=(PANDAS, PYARROW, ADBC), losses=LOSSES,
