@@ -123,9 +123,9 @@ class Registered(object):
     def packages(self):
         return tuple(n.package for n in self.needs)
 
-    def unavailable(self, versions):
-        """Why this cannot run with ``versions``, or None."""
-        for need in self.needs:
+    def unavailable(self, versions, needs=None):
+        """Why this cannot run with ``versions``, or None; ``needs``: others than its own."""
+        for need in self.needs if needs is None else needs:
             reason = need.unmet(versions)
             if reason:
                 return "%s: %s" % (self.label, reason)

@@ -25,17 +25,12 @@ import sys
 import tempfile
 
 from .matrix import version_tuple
+from .workspace import BENCHMARKS_JSON, _load_json as _load
 
-BENCHMARKS_JSON = "benchmarks.json"
 RELEASES_PAGE = "dsib/releases.html"
 # The release parameters that order the environments, most significant first (as `make bench`
 # picks its one environment: dsib_tools.matrix.newest).
 RELEASE_KEYS = ("pyarrow", "pandas", "python")
-
-
-def _load(path):
-    with open(path) as f:
-        return json.load(f)
 
 
 def _write(path, data):

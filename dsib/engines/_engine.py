@@ -35,11 +35,7 @@ class Engine(Registered):
 
     def unavailable_for_zoned(self, versions):
         """Why a frame with a zoned timestamp column cannot go in with ``versions``, or None."""
-        for need in self.zoned_needs:
-            reason = need.unmet(versions)
-            if reason:
-                return "%s: %s" % (self.label, reason)
-        return None
+        return self.unavailable(versions, self.zoned_needs)
 
     def check_available(self):
         """As a format's, and the server: one that cannot be started here skips with the reason."""
