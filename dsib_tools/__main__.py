@@ -301,30 +301,38 @@ def cmd_matrix_table(args):
 
 
 def cmd_readme(args):
+    """Every generated block of README.md and docs/*.md (or of the --path files given)."""
+    import glob
+
+    paths = args.path or ["README.md"] + sorted(glob.glob(os.path.join("docs", "*.md")))
+    return max(_readme_file(path, args.check) for path in paths)
+
+
+def _readme_file(path, check):
     from .readme import ReadmeError, diff, regenerate, typed_tables
 
-    with open(args.path) as f:
+    with open(path) as f:
         text = f.read()
     try:
         new = regenerate(text, main)
     except ReadmeError as exc:
-        print("error: %s" % exc, file=sys.stderr)
+        print("error: %s: %s" % (path, exc), file=sys.stderr)
         return 2
     typed = typed_tables(new)
-    if args.check:
+    if check:
         if new != text:
-            print(diff(text, new, args.path))
-            print("%s is not what its commands print: run python -m dsib_tools readme" % args.path, file=sys.stderr)
+            print(diff(text, new, path))
+            print("%s is not what its commands print: run python -m dsib_tools readme" % path, file=sys.stderr)
             return 1
     elif new != text:
-        tmp = args.path + ".tmp"
+        tmp = path + ".tmp"
         with open(tmp, "w") as f:
             f.write(new)
-        os.replace(tmp, args.path)
-        print("rewrote the generated tables of %s" % args.path)
+        os.replace(tmp, path)
+        print("rewrote the generated tables of %s" % path)
     if typed:
-        print("tables of measured figures outside a generated block (generate them, or say why above them "
-              "with <!-- typed: ... -->):\n%s" % "\n".join(typed), file=sys.stderr)
+        print("%s: tables of measured figures outside a generated block (generate them, or say why above them "
+              "with <!-- typed: ... -->):\n%s" % (path, "\n".join(typed)), file=sys.stderr)
         return 1
     return 0
 
@@ -868,11 +876,11 @@ def main(argv=None):
     p = sub.add_parser("matrix-table", help="the README's table of a matrix-check record")
     p.add_argument("record")
     p.set_defaults(func=cmd_matrix_table)
-    p = sub.add_parser("readme", help="rewrite the README's generated tables from the files they cite",
-                       description="Every <!-- generated: COMMAND --> block of the README gets COMMAND's output "
-                       "(python -m dsib_tools COMMAND); --check says which differ instead.")
+    p = sub.add_parser("readme", help="rewrite the generated tables of the README and docs/ from the files they cite",
+                       description="Every <!-- generated: COMMAND --> block of README.md and docs/*.md gets COMMAND's "
+                       "output (python -m dsib_tools COMMAND); --check says which differ instead.")
     p.add_argument("--check", action="store_true", help="exit 1, with a diff, where a block is not its output")
-    p.add_argument("--path", default="README.md")
+    p.add_argument("--path", action="append", help="a Markdown file (repeatable; default: README.md and docs/*.md)")
     p.set_defaults(func=cmd_readme)
     p = sub.add_parser("publish", help="asv publish from a copy of the results without stale results or "
                        "environments lacking a benchmark (whose graph pages would 404), then asv's pages fixed")

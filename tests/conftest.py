@@ -33,6 +33,17 @@ def _committed_tree():
     return tree
 
 
+def documentation():
+    """The README and every page of docs/, as one text: where a generated block or a claim lives."""
+    import glob
+
+    texts = []
+    for path in [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md"))):
+        with open(path) as f:
+            texts.append(f.read())
+    return "\n".join(texts)
+
+
 def committed(path):
     """HEAD's copy of ``path`` under results/ or html/, whatever a local run has written since."""
     assert path.split("/")[0] in COMMITTED, path

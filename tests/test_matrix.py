@@ -11,7 +11,7 @@ import pytest
 from dsib_tools import matrix
 from dsib_tools.config import derive_config
 
-from .conftest import ROOT
+from .conftest import ROOT, documentation
 
 CONFIGS = (matrix.CURATED_CONFIG, matrix.SWEEPS_CONFIG)
 
@@ -149,8 +149,7 @@ def test_every_curated_environment_ran_the_suite_at_tiny_with_no_failed_cell():
     libraries), and `make test` runs that one at tiny (test_asv_suite)."""
     checks = sorted(glob.glob(os.path.join(ROOT, "checks", "matrix-tiny-*.json")))
     assert checks, "make bench-matrix PROFILE=tiny, then python -m dsib_tools matrix-check -o checks/..."
-    with open(os.path.join(ROOT, "README.md")) as f:
-        readme = f.read()
+    readme = documentation()
     for path in checks:
         with open(path) as f:
             record = json.load(f)

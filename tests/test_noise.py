@@ -7,7 +7,7 @@ import pytest
 
 from dsib_tools import compare, noise
 
-from .conftest import ROOT
+from .conftest import ROOT, documentation
 
 
 def test_the_aa_commit_changes_only_a_comment(tmp_path):
@@ -54,8 +54,7 @@ def test_the_readme_shows_each_current_noise_record_whose_figures_follow_from_it
     gate raised; test_readme checks that the README's block is its table."""
     current = sorted(glob.glob(os.path.join(ROOT, "noise", "*.json")))
     assert current, "make noise's record of the gate as it is is committed"
-    with open(os.path.join(ROOT, "README.md")) as f:
-        readme = f.read()
+    readme = documentation()
     for path in current:
         assert "<!-- generated: noise-table %s -->" % os.path.relpath(path, ROOT) in readme, path
         record = noise.load(path)

@@ -1,12 +1,15 @@
-"""Every table of measured figures in the README is its command's output on committed files."""
+"""Every table of measured figures in the README and docs/ is its command's output on committed files; the
+README stays a front door."""
+import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
 
 from dsib_tools import readme
 
-from .conftest import ROOT
+from .conftest import ROOT, documentation
 
 
 def _readme_check(path):
@@ -14,15 +17,31 @@ def _readme_check(path):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
 
 
-def test_every_table_of_figures_in_the_readme_is_generated_and_current():
-    proc = _readme_check("README.md")
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
-    with open(os.path.join(ROOT, "README.md")) as f:
-        text = f.read()
-    commands = [command for _, _, command in readme.blocks(text)]
+def _pages():
+    return ["README.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "*.md")))
+
+
+def test_every_table_of_figures_in_the_readme_and_docs_is_generated_and_current():
+    for page in _pages():
+        proc = _readme_check(page)
+        assert proc.returncode == 0, page + ": " + proc.stdout[-4000:] + proc.stderr[-4000:]
+    commands = [command for _, _, command in readme.blocks(documentation())]
     for kind in ("table --results-dir results ", "table --results-dir results-full", "speedups ", "matrix-table ",
                  "noise-table ", "audit-table "):
-        assert any(c.startswith(kind) for c in commands), "the README's %s block" % kind.strip()
+        assert any(c.startswith(kind) for c in commands), "the documentation's %s block" % kind.strip()
+
+
+def test_the_readme_is_a_front_door_whose_links_resolve():
+    """At most 200 lines, the headline generated, and every relative link to a file that exists."""
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    assert len(text.splitlines()) <= 200
+    assert readme.blocks(text), "the headline table is a generated block"
+    for page in _pages():
+        with open(os.path.join(ROOT, page)) as f:
+            for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", f.read()):
+                resolved = os.path.normpath(os.path.join(ROOT, os.path.dirname(page), target))
+                assert os.path.exists(resolved), "%s links to %s, which does not exist" % (page, target)
 
 
 def test_a_stale_figure_and_a_typed_table_are_caught(tmp_path):

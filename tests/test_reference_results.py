@@ -7,7 +7,7 @@ import sys
 
 from dsib_tools.matrix import newest
 
-from .conftest import ROOT, committed
+from .conftest import ROOT, committed, documentation
 from .results_copy import current_benchmarks
 
 MACHINE = "xeon-2c-24g"
@@ -28,8 +28,7 @@ def test_committed_results_render_the_full_table():
     assert "| 3a WRITE | 406ms (IQR 390ms–441ms, n=10) | 10.69s (one sample) |" in table.stdout, \
         "the committed run's CSV write is one sample, and says so"
     assert "pyarrow26.0.1" in table.stdout, "of a release matrix, the table shows the newest releases"
-    with open(os.path.join(ROOT, "README.md")) as f:
-        readme = f.read()
+    readme = documentation()
     assert "<!-- generated: table --results-dir results --machine %s --env DSIB_PROFILEdefault --with-2019 -->" \
         % MACHINE in readme, "the README shows this table, generated (test_readme keeps it equal)"
 
