@@ -39,8 +39,13 @@ MATRIX_BASE := $(or $(MATRIX_BASE_$(MATRIX)),$(error MATRIX is curated or sweeps
 SHARD ?=
 MATRIX_CONF := .asv-matrix-$(MATRIX)-$(PROFILE)$(if $(SHARD),-shard$(subst /,of,$(SHARD))).conf.json
 
-.PHONY: bench bench-matrix data workspace servers run run-matrix merge-results site table record publish compare noise audit test \
-	lint-workflows browser go clean-env clean-cache FORCE
+.PHONY: help bench bench-matrix data workspace servers run run-matrix merge-results site table record publish compare noise audit \
+	test test-fast lint format lint-workflows browser go clean-env clean-cache FORCE
+.DEFAULT_GOAL := help
+
+## help: this list: every target, one line each (the lines that start with two hashes in the Makefile)
+help:
+	@sed -n 's/^## \([a-z-]*\): \(.*\)/\1\t\2/p' $(firstword $(MAKEFILE_LIST)) | awk -F'\t' '{ printf "  make %-14s %s\n", $$1, $$2 }'
 
 # dsib itself is not installed here: every tool runs as `python -m dsib_tools` / `python -m data_prep`
 # from the checkout, and asv installs dsib into its own environments from each commit.
@@ -53,10 +58,12 @@ $(BIN)/.ready: requirements.txt
 ## bench: prepare the data, run the suite into build/results, publish build/html, print the table
 bench: data run site table
 
+## data: generate and store the PROFILE's datasets where missing (DATASET=<name>: verify your table)
 data: $(BIN)/.ready
 	$(if $(DATASET),$(BIN)/python -m data_prep verify --profile own --dataset $(DATASET),\
 		$(BIN)/python -m data_prep prepare --profile $(PROFILE) --if-missing)
 
+## workspace: build/results as a copy of the committed results/, where a run writes its own
 workspace: $(BIN)/.ready
 	$(BIN)/python -m dsib_tools workspace --committed results --local $(LOCAL_RESULTS)
 
@@ -99,27 +106,29 @@ WRITE_SELECTION = $(if $(SELECTING),$(BIN)/python -m dsib_tools select --format 
 RUN_SELECTED = $(if $(SELECTING),DSIB_SELECT="$$(cat $(SELECT_FILE))")
 SELECTED_BENCHMARKS = $(if $(SELECTING),-b "$$(cat $(SELECT_FILE))")
 
+## run: asv's run of the newest environment into build/results (bench without data, site and table)
 run: workspace servers $(ASV_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
 	$(WRITE_SELECTION)
 	$(RUN_SELECTED) $(WATCH_LOAD) $(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --record-samples \
 		--show-stderr --durations 12 $(SELECTED_BENCHMARKS) $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
-## bench-matrix: the curated release matrix of asv.conf.json (2018 -> today) into build/results;
-## MATRIX=sweeps: every release of asv.sweeps.conf.json. SHARD=i/N: only shard i of N of its
-## environments (FORMAT, SOURCE and ENGINE select cells as for bench).
-## It resumes: environments whose results this commit already has (here or committed) are skipped.
+## bench-matrix: run the release matrix (2018 -> today), resumably, into build/results, and publish it
+# The curated matrix of asv.conf.json; MATRIX=sweeps: every release of asv.sweeps.conf.json. SHARD=i/N: only shard i of N of its
+# environments (FORMAT, SOURCE and ENGINE select cells as for bench).
+# It resumes: environments whose results this commit already has (here or committed) are skipped.
 bench-matrix: data run-matrix site
 
+## run-matrix: asv's run of the release matrix into build/results (bench-matrix without data and site)
 run-matrix: workspace servers $(MATRIX_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
 	$(WRITE_SELECTION)
 	$(RUN_SELECTED) $(WATCH_LOAD) $(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) \
 		--skip-existing --record-samples --show-stderr $(SELECTED_BENCHMARKS) $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
-## merge-results: the results trees of the shards of one sweep (SHARDS="DIR ...", each a shard's
-## build/results) joined into build/results, for MACHINE; `make site` then publishes them. Refused
-## when the shards' hardware, benchmarks.json or a results file's content disagree.
+## merge-results: join the results trees of a sweep's shards (SHARDS="DIR ...") into build/results
+# Each a shard's build/results, for MACHINE; `make site` then publishes them. Refused
+# when the shards' hardware, benchmarks.json or a results file's content disagree.
 SHARDS ?=
 merge-results: workspace
 	$(BIN)/python -m dsib_tools merge-results --machine $(MACHINE) --into $(LOCAL_RESULTS) $(SHARDS)
@@ -136,17 +145,18 @@ site: $(ASV_CONF)
 	@echo "The site of this run: $(LOCAL_HTML)/index.html (python -m asv preview --config $(ASV_CONF))"
 
 # The post's table; for a table you brought, its own block.
+## table: print the 2019 post's table from build/results (DATASET=<name>: your table's report)
 table: $(BIN)/.ready
 	$(if $(DATASET),$(BIN)/python -m dsib_tools report --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) \
 		--env $(RUN_ENV) --dataset $(DATASET),\
 		$(BIN)/python -m dsib_tools table --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --env $(RUN_ENV) \
 		--with-2019)
 
-## record: the deliberate step into the committed history: copy MACHINE's new results from
-## build/results into results/, then republish html/ from results/. Review and commit both.
-## Results taken under load (or with no load log) are refused; ALLOW_LOAD=1 records them anyway.
-## `full` is recorded apart, in results-full/: it is not published, and the published history's
-## benchmarks.json (results/) keeps the versions that history was taken at.
+## record: copy MACHINE's new results into the committed results/ and republish html/ (review, commit)
+# The deliberate step into the committed history. Review and commit both.
+# Results taken under load (or with no load log) are refused; ALLOW_LOAD=1 records them anyway.
+# `full` is recorded apart, in results-full/: it is not published, and the published history's
+# benchmarks.json (results/) keeps the versions that history was taken at.
 COMMITTED_RESULTS_full := results-full
 COMMITTED_RESULTS := $(or $(COMMITTED_RESULTS_$(PROFILE)),results)
 record: $(BIN)/.ready
@@ -154,8 +164,8 @@ record: $(BIN)/.ready
 		$(if $(ALLOW_LOAD),--allow-load)
 	$(if $(COMMITTED_RESULTS_$(PROFILE)),,$(MAKE) publish)
 
-## publish: html/ from the committed results/ (what `make record` ends with): a report page for
-## each machine in results/, the reference machine's (with the release view) first.
+## publish: html/ from the committed results/ (what `make record` ends with)
+# A report page for each machine in results/, the reference machine's (with the release view) first.
 REFERENCE_MACHINE := xeon-2c-24g
 PUBLISHED_MACHINES = $(REFERENCE_MACHINE) $(sort $(filter-out $(REFERENCE_MACHINE),$(patsubst results/%/machine.json,%,\
 	$(wildcard results/*/machine.json))))
@@ -164,8 +174,8 @@ publish: $(BIN)/.ready
 	$(BIN)/python -m dsib_tools site --results-dir results --html-dir html $(foreach m,$(PUBLISHED_MACHINES),--machine $(m)) \
 		--env DSIB_PROFILE$(PROFILE)
 
-## compare: asv continuous BASE..COMMIT (default HEAD~1..HEAD) at the pr profile, within 10 minutes;
-## it exits non-zero when a case got slower than FACTOR. SUMMARY=<file> appends a Markdown summary.
+## compare: asv continuous BASE..COMMIT (default HEAD~1..HEAD) at the pr profile: the pull-request gate
+# Within 10 minutes; it exits non-zero when a case got slower than FACTOR. SUMMARY=<file> appends a Markdown summary.
 BASE ?= HEAD~1
 FACTOR ?= 1.10
 SUMMARY ?=
@@ -174,9 +184,9 @@ compare: $(BIN)/.ready
 	$(BIN)/python -m dsib_tools machine $(MACHINE)
 	$(BIN)/python -m dsib_tools compare $(BASE) $(COMMIT) --machine $(MACHINE) --factor $(FACTOR) $(if $(SUMMARY),--summary "$(SUMMARY)")
 
-## noise: RUNS A/A comparisons of `make compare` (a comment-only commit against its parent)
-## at NOISE_PROFILE, recorded in noise/<machine>-<profile>.json; with SLOWDOWN="csv.write=1.25 ...",
-## comparisons against a commit that makes those adapters slower, in noise/<machine>-<profile>-slowdown.json
+## noise: RUNS A/A comparisons of `make compare`, recorded in noise/ (the gate's noise floor)
+# A comment-only commit against its parent, at NOISE_PROFILE, recorded in noise/<machine>-<profile>.json;
+# with SLOWDOWN="csv.write=1.25 ...", comparisons against a commit that makes those adapters slower, in noise/<machine>-<profile>-slowdown.json
 RUNS ?= 3
 NOISE_PROFILE ?= pr
 SLOWDOWN ?=
@@ -186,9 +196,9 @@ noise: $(BIN)/.ready
 	$(BIN)/python -m dsib_tools noise --runs $(RUNS) --factor $(FACTOR) --profile $(NOISE_PROFILE) --machine $(MACHINE) \
 		$(if $(SLOWDOWN),--slowdown $(SLOWDOWN)) -o noise/$(MACHINE)-$(NOISE_PROFILE)$(if $(SLOWDOWN),-slowdown).json
 
-## audit: the 2019 post's seven cases timed by asv and outside it (fresh processes of asv's environment,
-## the collector on and off), interleaved, AUDIT_ROUNDS rounds a case: checks/audit-MACHINE.json.
-## AUDIT_ONLY=<regex>: only the cases whose asv name it finds (e.g. parquet).
+## audit: the post's seven cases timed by asv and outside it, interleaved: checks/audit-MACHINE.json
+# Fresh processes of asv's environment, the collector on and off, AUDIT_ROUNDS rounds a case.
+# AUDIT_ONLY=<regex>: only the cases whose asv name it finds (e.g. parquet).
 AUDIT_RECORD ?= checks/audit-$(MACHINE).json
 AUDIT_ROUNDS ?= 3
 AUDIT_ONLY ?=
@@ -209,6 +219,7 @@ ACTIONLINT_VERSION := v1.7.12
 GO_VERSION := 1.26.8
 GO ?= $(or $(shell command -v go),$(wildcard /usr/local/go/bin/go),$(abspath $(VENV))/go/bin/go)
 
+## go: Go into .venv/go from the Go module proxy, checked by sha256, where none is on PATH
 go: $(GO)
 
 $(abspath $(VENV))/go/bin/go: $(BIN)/.ready
@@ -235,11 +246,27 @@ browser:
 		exit 2; \
 	fi
 
-## test: the test suite, real asv runs included
+## test: every test (CI): ruff, then real asv runs, servers and the site in Chromium included
 # --durations: where CI's time goes, in every log (it should stay near 20 minutes).
 test: $(BIN)/.ready browser $(BIN)/actionlint servers
 	$(BIN)/python -m pytest -ra --durations=25 tests
 
+# The tiers are pytest markers (pyproject.toml): asv, server, browser.
+FAST_TIER := not asv and not server and not browser
+## test-fast: the tests that need no asv run, server or browser (a contributor's loop, under 2 minutes)
+test-fast: $(BIN)/.ready
+	$(BIN)/python -m pytest -q -ra -m "$(FAST_TIER)" --durations=5 tests
+
+## lint: ruff's lint rules and its format check over the code (pyproject.toml)
+lint: $(BIN)/.ready
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+## format: ruff formats the code in place
+format: $(BIN)/.ready
+	$(BIN)/ruff format .
+
+## clean-env: remove the tools' virtualenv and asv's benchmark environments (.venv, .asv/env)
 clean-env:
 	rm -rf $(VENV) .asv/env
 
