@@ -195,11 +195,34 @@ def _template_root():
     return os.path.join(os.environ.get("DSIB_CACHE_DIR") or tempfile.gettempdir(), "dsib-servers-%d" % os.geteuid())
 
 
+# The majors of the servers that the machine supplies (Debian's PostgreSQL, the JDK on PATH),
+# which the engines' series are measured on. Named here, where the series lock (dsib_tools.lock)
+# sees them; an engine case on a machine with another major skips, saying so. Measuring another
+# is a decision: change the constant, then record each engine series as new or continuing.
+POSTGRES_MAJOR = 15
+JAVA_MAJOR = 17
+
+
+def not_the_series_major(server, major, constant):
+    """Why ``server`` at this machine's ``major`` is not measured here (it is not the series'
+    major, ``constant`` in this module), or None."""
+    expected = globals()[constant]
+    if major == expected:
+        return None
+    if major is None:
+        return "this machine's %s names no major version, and the engines' series are of %s %d (dsib.servers.%s)" % (
+            server, server, expected, constant)
+    return ("this machine's %s is %d, and the engines' series are of %s %d (dsib.servers.%s): to measure it, "
+            "set %s = %d and record each engine series as new or continuing (python -m dsib_tools lock)"
+            % (server, major, server, expected, constant, constant, major))
+
+
 # PostgreSQL ------------------------------------------------------------------------------------
 
 def postgres_bindir():
     """The directory of PostgreSQL's server binaries (``$DSIB_POSTGRES_BIN``, ``pg_config
-    --bindir``, Debian's /usr/lib/postgresql/N/bin, the newest first), or None."""
+    --bindir``, Debian's /usr/lib/postgresql/N/bin, ``POSTGRES_MAJOR`` first, then the newest),
+    or None."""
     candidates = [os.environ.get("DSIB_POSTGRES_BIN")]
     pg_config = shutil.which("pg_config")
     if pg_config:
@@ -208,7 +231,8 @@ def postgres_bindir():
         except (OSError, subprocess.CalledProcessError):
             pass
     debian = glob.glob("/usr/lib/postgresql/*/bin")
-    candidates += sorted(debian, key=lambda p: int(p.split("/")[-2]) if p.split("/")[-2].isdigit() else 0,
+    candidates += sorted(debian, key=lambda p: (p.split("/")[-2] == str(POSTGRES_MAJOR),
+                                                int(p.split("/")[-2]) if p.split("/")[-2].isdigit() else 0),
                          reverse=True)
     for bindir in candidates:
         if bindir and all(os.access(os.path.join(bindir, b), os.X_OK) for b in ("postgres", "initdb", "pg_isready")):
@@ -218,10 +242,19 @@ def postgres_bindir():
 
 def postgres_unavailable():
     """Why no PostgreSQL server can be started here, or None."""
-    if postgres_bindir() is None:
+    bindir = postgres_bindir()
+    if bindir is None:
         return ("the PostgreSQL server is not installed (no postgres, initdb and pg_isready found; "
                 "`make servers` installs it, or set DSIB_POSTGRES_BIN)")
-    return None
+    return not_the_series_major("PostgreSQL", postgres_major(bindir), "POSTGRES_MAJOR")
+
+
+def postgres_major(bindir=None):
+    """``postgres --version``'s major: "postgres (PostgreSQL) 15.18 (Debian ...)" is 15."""
+    import re
+
+    found = re.search(r"\) (\d+)", postgres_version(bindir))
+    return int(found.group(1)) if found else None
 
 
 def postgres_version(bindir=None):
@@ -370,12 +403,20 @@ def java_version():
 _verified_jars = {}
 
 
-def questdb_unavailable():
-    """Why no QuestDB server can be started here, or None."""
+def java_unavailable(needed_by):
+    """Why ``needed_by`` cannot run on this machine's Java, or None."""
     java = java_version()
     if java is None or java < JAVA_MINIMUM:
-        return ("QuestDB %s needs Java %d or later, and this machine has %s (`make servers` installs it)"
-                % (QUESTDB_VERSION, JAVA_MINIMUM, "Java %d" % java if java else "none"))
+        return ("%s needs Java %d or later, and this machine has %s (`make servers` installs it)"
+                % (needed_by, JAVA_MINIMUM, "Java %d" % java if java else "none"))
+    return not_the_series_major("Java", java, "JAVA_MAJOR")
+
+
+def questdb_unavailable():
+    """Why no QuestDB server can be started here, or None."""
+    reason = java_unavailable("QuestDB %s" % QUESTDB_VERSION)
+    if reason:
+        return reason
     jar = questdb_jar()
     if not os.path.isfile(jar):
         return "the QuestDB %s jar is not at %s (`make servers` fetches it from Maven Central)" % (QUESTDB_VERSION, jar)

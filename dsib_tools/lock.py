@@ -2,9 +2,19 @@
 
 asv shows a benchmark's results only at its current ``version``. Each class of the suite sets it
 explicitly, ``version = series(N)``, and ``benchmarks/series.lock`` records, per class, that N
-and a digest of the code the class measures: its own source and its bases', the suite's shared
-helpers (``benchmarks/__init__.py``), and the modules it names in ``measures`` (the adapters it
-calls, the generator of its data, the page-cache control it times).
+and a digest of the code the class measures, found rather than listed: the file of the class's
+module and every project module (``benchmarks``, ``dsib``, ``data_prep``) it imports,
+transitively, read from the import statements themselves (``ast``: those inside functions too,
+none executed), each package's ``__init__.py`` along the way; and, as an addition, the modules
+the class names in ``measures``, for what it depends on without importing it (the store it
+reads was written by ``data_prep``'s generator). The external things a case depends on are
+named in that code, so the digest holds them too: the pinned QuestDB jar (version and sha1),
+the servers' flags and configuration (``dsib.servers``, ``dsib.engines``), and the majors of
+the servers the machine supplies (``dsib.servers.POSTGRES_MAJOR``, ``JAVA_MAJOR``), against
+which an engine case checks the machine's and skips, saying so, where they differ.
+
+Files are read as bytes, under their path in the checkout: a comment is a change too (its
+decision is quick: the series continues), and the digest is the same on every clone.
 
 When that code changes, ``check`` fails until someone decides:
 
@@ -15,8 +25,8 @@ When that code changes, ``check`` fails until someone decides:
 
 Recording is ``python -m dsib_tools lock``; the lock's diff shows which of the two it was.
 """
+import ast
 import hashlib
-import importlib
 import inspect
 import json
 import os
@@ -26,41 +36,102 @@ import benchmarks
 from . import suite
 
 LOCK = os.path.join(os.path.dirname(os.path.abspath(benchmarks.__file__)), "series.lock")
+# The checkout whose modules a class measures, and the packages of it that asv installs and
+# measures; everything else (dsib_tools, tests) is never imported by a case.
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(benchmarks.__file__)))
+PROJECT = ("benchmarks", "dsib", "data_prep")
 
 
-def _sources(module_name):
-    """(relative path, bytes) of a module, or of every module of a package."""
-    module = importlib.import_module(module_name)
-    path = os.path.abspath(module.__file__)
-    if os.path.basename(path) != "__init__.py":
-        with open(path, "rb") as f:
-            return [(module_name, f.read())]
+def module_file(name, root=ROOT):
+    """The file of the project module ``name`` in the checkout (a package's ``__init__.py``), or
+    None: another package's module, or a name that is no module (``from dsib import cases`` names
+    a module, ``from data_prep import VARIANTS`` does not)."""
+    if name.split(".")[0] not in PROJECT:
+        return None
+    base = os.path.join(root, *name.split("."))
+    for path in (os.path.join(base, "__init__.py"), base + ".py"):
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def imported(name, path):
+    """The absolute names that the module ``name`` (at ``path``) imports anywhere in it: for
+    ``from X import Y``, X and X.Y (Y may be a module)."""
+    with open(path, "rb") as f:
+        tree = ast.parse(f.read(), path)
+    package = name if os.path.basename(path) == "__init__.py" else name.rpartition(".")[0]
     found = []
-    root = os.path.dirname(path)
-    for directory, dirs, files in os.walk(root):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                base = node.module
+            found.append(base)
+            found.extend(base + "." + alias.name for alias in node.names if alias.name != "*")
+    return found
+
+
+def package_modules(name, root=ROOT):
+    """``name`` and, where it is a package, every module under it."""
+    path = module_file(name, root)
+    if path is None:
+        raise ValueError("%s is not a module of this checkout (%s)" % (name, ", ".join(PROJECT)))
+    if os.path.basename(path) != "__init__.py":
+        return [name]
+    found = []
+    top = os.path.dirname(path)
+    for directory, dirs, files in os.walk(top):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
         for filename in sorted(f for f in files if f.endswith(".py")):
-            with open(os.path.join(directory, filename), "rb") as f:
-                found.append((module_name + "/" + os.path.relpath(os.path.join(directory, filename), root), f.read()))
-    return sorted(found)
+            relative = os.path.relpath(os.path.join(directory, filename), top)[:-len(".py")].split(os.sep)
+            found.append(".".join([name] + [p for p in relative if p != "__init__"]))
+    return found
+
+
+def closure(names, root=ROOT):
+    """{module name: file} of ``names`` and every project module they import, transitively, with
+    the packages that hold each (importing ``dsib.cells`` runs ``dsib/__init__.py`` first)."""
+    found = {}
+    todo = list(names)
+    while todo:
+        parts = todo.pop().split(".")
+        for end in range(1, len(parts) + 1):
+            name = ".".join(parts[:end])
+            if name in found:
+                continue
+            path = module_file(name, root)
+            if path is None:
+                break
+            found[name] = path
+            todo.extend(imported(name, path))
+    return found
 
 
 def series_of(cls):
     return int(str(cls.version).split(".")[0])
 
 
-def measured_code(cls):
-    """[(name, bytes)] of everything whose change could change what ``cls`` measures."""
-    own = [(k.__module__ + "." + k.__name__, inspect.getsource(k).encode("utf-8"))
-           for k in cls.__mro__ if k.__module__.startswith(benchmarks.__name__)]
-    shared = [("benchmarks/__init__.py", _read(benchmarks.__file__))]
-    modules = [item for name in sorted(set(cls.measures)) for item in _sources(name)]
-    return own + shared + modules
+def measured_modules(cls, root=ROOT):
+    """{module name: file} of everything whose change could change what ``cls`` measures: its
+    module and its bases', what they import, and its ``measures`` (an addition: what it depends
+    on without importing it)."""
+    names = [k.__module__ for k in inspect.getmro(cls) if module_file(k.__module__, root)]
+    names += [m for listed in getattr(cls, "measures", ()) for m in package_modules(listed, root)]
+    return closure(names, root)
 
 
-def _read(path):
-    with open(path, "rb") as f:
-        return f.read()
+def measured_code(cls, root=ROOT):
+    """[(path in the checkout, bytes)] of ``measured_modules(cls)``, in path order."""
+    found = []
+    for path in sorted(set(measured_modules(cls, root).values())):
+        with open(path, "rb") as f:
+            found.append((os.path.relpath(path, root).replace(os.sep, "/"), f.read()))
+    return sorted(found)
 
 
 def digest(cls):

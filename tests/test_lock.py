@@ -1,12 +1,19 @@
-"""The series lock: a change to the code a benchmark measures fails until someone decides whether
-its series continues or a new one starts."""
+"""The series lock: a change to what a benchmark measures fails until someone decides whether its
+series continues or a new one starts. What it measures is found (the modules its module imports,
+transitively, and the servers' versions and flags named in them), not listed."""
 import os
 import subprocess
 import sys
 
+import pytest
+
+from benchmarks import batches, engines, prepare, reads, writes
+from dsib import servers
 from dsib_tools import lock
 
 from .conftest import snapshot_working_tree
+
+ENGINE_CLASSES = ("engines.IngestIntoEngine", "engines.QueryFromEngine")
 
 
 def _check(repo):
@@ -14,24 +21,92 @@ def _check(repo):
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
 
 
+def _record(repo):
+    return subprocess.run([sys.executable, "-m", "dsib_tools", "lock"], cwd=repo, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
+
+
+def _changed(name):
+    return "%s: the code it measures changed and its series is still 1" % name
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    """A copy of the working tree, whose lock is green as it comes (the lock is the same on every
+    copy: paths in the checkout, bytes as they are)."""
+    path = str(tmp_path_factory.mktemp("lock") / "repo")
+    snapshot_working_tree(path)
+    proc = _check(path)
+    assert proc.returncode == 0, proc.stdout
+    return path
+
+
+class Edit(object):
+    """``old`` replaced by ``new`` in the copy's ``path`` for a ``with`` block, put back after."""
+
+    def __init__(self, repo, path, old, new):
+        self.path, self.old, self.new = os.path.join(repo, path), old, new
+
+    def __enter__(self):
+        with open(self.path) as f:
+            self.original = f.read()
+        assert self.original.count(self.old) == 1, "%r is not once in %s" % (self.old, self.path)
+        with open(self.path, "w") as f:
+            f.write(self.original.replace(self.old, self.new))
+        return self
+
+    def __exit__(self, *exc):
+        with open(self.path, "w") as f:
+            f.write(self.original)
+
+
 def test_the_lock_records_the_suite_as_it_is():
     assert lock.problems() == [], "run python -m dsib_tools lock, after deciding each series"
 
 
-def test_an_unrecorded_change_to_an_adapter_fails_and_a_decision_clears_it(tmp_path):
+def test_a_changed_batch_size_fails(repo):
+    with Edit(repo, "dsib/cases.py", "BATCHES_A_FILE = 10\n", "BATCHES_A_FILE = 20\n"):
+        proc = _check(repo)
+    assert proc.returncode == 1, proc.stdout
+    for name in ("batches.IterateBatches", "batches.ContinuousReadInBatches"):
+        assert _changed(name) in proc.stdout, proc.stdout
+    assert _check(repo).returncode == 0
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("dsib/servers.py", '"-c", "timezone=UTC",', '"-c", "timezone=UTC", "-c", "fsync=off",'),
+    ("dsib/servers.py", '"telemetry.enabled=false",', '"telemetry.enabled=false", "cairo.max.uncommitted.rows=1000",'),
+    ("dsib/servers.py", 'QUESTDB_VERSION = "9.3.4"', 'QUESTDB_VERSION = "9.3.5"'),
+    ("dsib/servers.py", "POSTGRES_MAJOR = 15\n", "POSTGRES_MAJOR = 16\n"),
+    ("dsib/servers.py", "JAVA_MAJOR = 17\n", "JAVA_MAJOR = 21\n"),
+    ("dsib/engines/spark.py", '"spark.sql.shuffle.partitions": "2"', '"spark.sql.shuffle.partitions": "4"'),
+], ids=["postgres-flag", "questdb-server.conf", "questdb-jar", "postgres-major", "java-major", "spark-conf"])
+def test_a_changed_server_flag_version_or_config_fails(repo, path, old, new):
+    with Edit(repo, path, old, new):
+        proc = _check(repo)
+    assert proc.returncode == 1, proc.stdout
+    for name in ENGINE_CLASSES:
+        assert _changed(name) in proc.stdout, proc.stdout
+
+
+def test_a_change_to_a_tool_module_or_a_test_is_quiet(repo):
+    with Edit(repo, "dsib_tools/report.py", "\nimport itertools\n", "\nimport itertools\n\nTOOL_CHANGE = 1\n"), \
+            Edit(repo, "tests/test_lock.py", "import os\n", "import os\nimport json\n"):
+        proc = _check(repo)
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_a_comment_is_a_change_and_a_decision_clears_it(tmp_path):
     repo = str(tmp_path / "repo")
     snapshot_working_tree(repo)
-    assert _check(repo).returncode == 0
-    with open(os.path.join(repo, "dsib", "formats", "csv.py"), "a") as f:
-        f.write("\n# a change to the CSV adapter\n")
+    with open(os.path.join(repo, "dsib", "formats", "npy.py"), "a") as f:
+        f.write("\n# a comment in the npy adapter\n")
     proc = _check(repo)
     assert proc.returncode == 1, proc.stdout
-    assert "reads.ReadFromBytes: the code it measures changed and its series is still 1" in proc.stdout
-    assert "prepare.Prepare" not in proc.stdout, "the generator's benchmark calls no adapter"
+    assert _changed("reads.ReadFromBytes") in proc.stdout
     # Deciding that the series continues, recorded:
-    record = subprocess.run([sys.executable, "-m", "dsib_tools", "lock"], cwd=repo, stdout=subprocess.PIPE,
-                            universal_newlines=True)
-    assert "reads.ReadFromBytes: code changed, series 1 continues" in record.stdout
+    record = _record(repo)
+    assert "reads.ReadFromBytes: code changed, series 1 continues" in record.stdout, record.stdout
     assert _check(repo).returncode == 0
 
 
@@ -46,6 +121,69 @@ def test_a_new_series_is_a_recorded_decision_too(tmp_path):
         f.write(text[:start] + text[start:].replace("version = series(1)", "version = series(2)", 1))
     proc = _check(repo)
     assert proc.returncode == 1 and "reads.ReadCold is now series 2 (the lock has 1)" in proc.stdout, proc.stdout
-    record = subprocess.run([sys.executable, "-m", "dsib_tools", "lock"], cwd=repo, stdout=subprocess.PIPE,
-                            universal_newlines=True)
+    record = _record(repo)
     assert "reads.ReadCold: series 1 -> 2, a new series" in record.stdout
+
+
+def test_what_a_class_measures_is_found_in_its_imports():
+    """Without a hand-listed module: the cold read's page-cache control, the batch sizes, the
+    servers; the class's own module whole (its helpers beside it); never a tool."""
+    found = dict((cls, set(lock.measured_modules(cls))) for cls in (reads.ReadCold, batches.IterateBatches,
+                                                                   engines.IngestIntoEngine, prepare.Prepare))
+    assert {"dsib.pagecache", "dsib.cells", "dsib.roundtrip", "dsib.fidelity"} <= found[reads.ReadCold]
+    assert {"benchmarks.batches", "dsib.cases"} <= found[batches.IterateBatches]
+    assert {"dsib.servers", "dsib.engines.postgres", "dsib.engines.questdb"} <= found[engines.IngestIntoEngine]
+    assert "dsib.pagecache" not in found[batches.IterateBatches]
+    # data_prep's CLI, which writes the store every case reads, imported by none: the one addition.
+    assert all("data_prep.prepare" in modules for modules in found.values())
+    assert not any(name.startswith(("dsib_tools", "tests")) for modules in found.values() for name in modules)
+    names = [name for name, _ in lock.measured_code(writes.WriteDurable)]
+    assert "dsib/pagecache.py" in names and "benchmarks/writes.py" in names and "benchmarks/__init__.py" in names
+    assert not any(os.path.isabs(name) for name in names), "the lock names files as a clone does"
+
+
+def test_imports_are_found_in_functions_relative_and_through_packages(tmp_path):
+    """The static analysis on a small tree of its own: ``from . import x``, ``from ..y import z``,
+    an import inside a function, a package's ``__init__`` on the way, a name that is no module, and
+    a module nothing imports left out."""
+    files = {
+        "benchmarks/__init__.py": "",
+        "benchmarks/suite.py": "from dsib.sub import thing\n\ndef setup():\n    from data_prep import late\n",
+        "dsib/__init__.py": "",
+        "dsib/sub/__init__.py": "from . import thing\nfrom ..helpers import CONSTANT\n",
+        "dsib/sub/thing.py": "import os\nimport numpy as np\n",
+        "dsib/helpers.py": "CONSTANT = 1\n",
+        "dsib/unused.py": "",
+        "data_prep/__init__.py": "",
+        "data_prep/late.py": "from .deeper import x\n",
+        "data_prep/deeper.py": "x = 1\n",
+    }
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    found = lock.closure(["benchmarks.suite"], root=str(tmp_path))
+    assert sorted(found) == ["benchmarks", "benchmarks.suite", "data_prep", "data_prep.deeper", "data_prep.late",
+                             "dsib", "dsib.helpers", "dsib.sub", "dsib.sub.thing"]
+
+
+@pytest.mark.skipif(servers.postgres_unavailable() is not None, reason=str(servers.postgres_unavailable()))
+def test_an_engine_case_skips_on_a_server_major_that_is_not_its_series(repo):
+    """The machine's PostgreSQL (15 here, the series', or this test skips) against a series of
+    another major: the case skips, saying which and what to do; the same for Java (QuestDB's and
+    Spark's). Run in the copy, as a machine with another major would."""
+    machine = servers.postgres_major()
+    # What Engine.check_available asks of its server before a case runs.
+    probe = ("from dsib.engines import get_engine\n"
+             "for name in ('postgres-adbc', 'questdb-rows', 'spark-arrow'):\n"
+             "    print(get_engine(name).server.unavailable())\n")
+    with Edit(repo, "dsib/servers.py", "POSTGRES_MAJOR = %d\n" % machine, "POSTGRES_MAJOR = %d\n" % (machine + 1)), \
+            Edit(repo, "dsib/servers.py", "JAVA_MAJOR = %d\n" % servers.JAVA_MAJOR, "JAVA_MAJOR = 1\n"):
+        out = subprocess.run([sys.executable, "-c", probe], cwd=repo, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, universal_newlines=True).stdout
+    assert ("this machine's PostgreSQL is %d, and the engines' series are of PostgreSQL %d "
+            "(dsib.servers.POSTGRES_MAJOR)" % (machine, machine + 1)) in out, out
+    java = servers.java_version()
+    if java and java >= servers.JAVA_MINIMUM:
+        assert "this machine's Java is %d, and the engines' series are of Java 1" % java in out, out
+        assert out.count("Java is %d" % java) == 2, "QuestDB's and Spark's: %s" % out

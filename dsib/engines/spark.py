@@ -42,11 +42,7 @@ CONF = {
 
 
 def spark_unavailable():
-    java = servers.java_version()
-    if java is None or java < servers.JAVA_MINIMUM:
-        return "Spark needs Java %d or later, and this machine has %s (`make servers` installs it)" % (
-            servers.JAVA_MINIMUM, "Java %d" % java if java else "none")
-    return None
+    return servers.java_unavailable("Spark")
 
 
 def spark_identity():
