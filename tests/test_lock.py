@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 
+from benchmarks import reads
 from dsib_tools import lock
 
 from .conftest import snapshot_working_tree
@@ -26,12 +27,13 @@ def test_an_unrecorded_change_to_an_adapter_fails_and_a_decision_clears_it(tmp_p
         f.write("\n# a change to the CSV adapter\n")
     proc = _check(repo)
     assert proc.returncode == 1, proc.stdout
-    assert "reads.ReadFromBytes: the code it measures changed and its series is still 1" in proc.stdout
+    n = lock.series_of(reads.ReadFromBytes)
+    assert "reads.ReadFromBytes: the code it measures changed and its series is still %d" % n in proc.stdout
     assert "prepare.Prepare" not in proc.stdout, "the generator's benchmark calls no adapter"
     # Deciding that the series continues, recorded:
     record = subprocess.run([sys.executable, "-m", "dsib_tools", "lock"], cwd=repo, stdout=subprocess.PIPE,
                             universal_newlines=True)
-    assert "reads.ReadFromBytes: code changed, series 1 continues" in record.stdout
+    assert "reads.ReadFromBytes: code changed, series %d continues" % n in record.stdout
     assert _check(repo).returncode == 0
 
 
@@ -41,11 +43,12 @@ def test_a_new_series_is_a_recorded_decision_too(tmp_path):
     path = os.path.join(repo, "benchmarks", "reads.py")
     with open(path) as f:
         text = f.read()
-    start = text.index("class ReadCold(")
+    start, n = text.index("class ReadCold("), lock.series_of(reads.ReadCold)
     with open(path, "w") as f:
-        f.write(text[:start] + text[start:].replace("version = series(1)", "version = series(2)", 1))
+        f.write(text[:start] + text[start:].replace("version = series(%d)" % n, "version = series(%d)" % (n + 1), 1))
     proc = _check(repo)
-    assert proc.returncode == 1 and "reads.ReadCold is now series 2 (the lock has 1)" in proc.stdout, proc.stdout
+    assert proc.returncode == 1 and "reads.ReadCold is now series %d (the lock has %d)" % (n + 1, n) in proc.stdout, \
+        proc.stdout
     record = subprocess.run([sys.executable, "-m", "dsib_tools", "lock"], cwd=repo, stdout=subprocess.PIPE,
                             universal_newlines=True)
-    assert "reads.ReadCold: series 1 -> 2, a new series" in record.stdout
+    assert "reads.ReadCold: series %d -> %d, a new series" % (n, n + 1) in record.stdout
