@@ -1,4 +1,4 @@
-"""Cold minus warm is the I/O: each case run as asv runs it,
+"""Cold minus warm is the I/O, and a durable write reaches a device: each case run as asv runs it,
 by asv's own launcher (``python -m asv.benchmark setup_cache`` then ``run``), in a process of its
 own, on real files (the `tiny` store), the steps of its setup traced (``DSIB_TRACE``)."""
 import itertools
@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import uuid
 
 import pytest
 
@@ -79,3 +80,36 @@ def test_a_warm_and_a_cold_case_make_the_same_untimed_full_read_in_their_own_pro
     assert dict((k, first_warm[k]) for k in same) == dict((k, first_cold[k]) for k in same)
     assert first_warm["cell"] == list(cell) and first_warm["format"] == cell[1]
     assert first_warm["source"].startswith(cache) and first_warm["rows"] > 0, first_warm
+
+
+def test_a_durable_write_on_tmpfs_skips_saying_fsync_reaches_no_device(tiny_data_dir, disk_dir):
+    shm = "/dev/shm"
+    if not os.path.isdir(shm) or pagecache.filesystem_type(shm) != "tmpfs":
+        pytest.skip("no tmpfs at /dev/shm here")
+    cache = os.path.join(shm, "dsib-test-durable-%s" % uuid.uuid4().hex[:8])
+    try:
+        result, output = run_as_asv("writes.WriteDurable.time_write", ("rocklin", "parquet", "plain"), tiny_data_dir,
+                                    cache, str(disk_dir / "run"), str(disk_dir / "trace.jsonl"))
+        assert isinstance(result, float) and math.isnan(result), "skipped (asv's NaN), not timed: %s" % output
+        assert re.search(r"asv: skipped: NotImplementedError\('no durable write here: %s/tiny/_scratch/durable-\d+-\w+ "
+                         r"is on tmpfs, which keeps files only in memory, so fsync reaches no device"
+                         % re.escape(cache), output), output
+        scratch = os.path.join(cache, "tiny", "_scratch")
+        assert not any(os.listdir(os.path.join(scratch, d)) for d in os.listdir(scratch)), "nothing written"
+    finally:
+        import shutil
+
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def test_a_durable_write_goes_into_the_cell_cache(tiny_data_dir, disk_dir):
+    """On a disk it runs, and writes where the filesystem was checked: the cell cache, not asv's
+    working directory (under $TMPDIR)."""
+    cache, trace = str(disk_dir / "cache"), str(disk_dir / "trace.jsonl")
+    workdir = str(disk_dir / "run")
+    result, output = run_as_asv("writes.WriteDurable.time_write", ("rocklin", "parquet", "plain"), tiny_data_dir,
+                                cache, workdir, trace)
+    assert result["samples"] and all(t > 0 for t in result["samples"]), output
+    assert os.listdir(workdir) == ["result.json"], "nothing written in asv's directory but its result"
+    scratch = os.path.join(cache, "tiny", "_scratch")
+    assert [d for d in os.listdir(scratch) if d.startswith("durable-")], "its own directory in the cell cache"
