@@ -66,7 +66,7 @@ class ReadFromPageCache(Cell):
     twin of ``ReadCold``, after the same untimed full read (``first_call``). ``peakmem_read`` is
     the process's peak RSS (interpreter and libraries included: ``ProcessBaseline``): the frame
     made, and the input's bytes too where the reader maps the file (mapped pages are RSS:
-    ``arrow-file-mmap``, and old pyarrow's IPC readers opened by path)."""
+    ``arrow-file-mmap``, and old pyarrow's IPC file reader given a path)."""
 
     version = series(2)
     operation = "read_from_page_cache"
