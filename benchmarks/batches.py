@@ -39,9 +39,12 @@ def copied(frame):
 
 class ReadColumns(Cell):
     """Three of the columns (``cases.projection``: the first two and the last, the text in the str
-    and cat variants) from the file in the page cache, by a reader that leaves the others unread
-    where the format can. Target: a fraction of ``ReadFromPageCache`` of the same cell, in time
-    and in peak memory above the process (``ProcessBaseline``): 3 of 19-20 columns."""
+    and cat variants) from the file in the page cache, by the format's own selection of columns.
+    Parquet, fastparquet, Feather and ORC read those columns' data only; CSV (``usecols``,
+    pyarrow's ``include_columns``) still reads and splits every line, converting those columns
+    only; HDF5 ``table`` reads whole rows (a row holds every column) and keeps those. Target: a
+    fraction of ``ReadFromPageCache`` of the same cell, in time and in peak memory above the
+    process (``ProcessBaseline``): 3 of 19-20 columns."""
 
     version = series(1)
     operation = "read_columns"

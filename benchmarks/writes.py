@@ -48,9 +48,13 @@ class WriteMonthToBytes(_Write):
 
 class WriteDurable(Cell):
     """Serialise, write the file and fsync it (and its directory), timed together: the data is on
-    stable storage when the call returns, not just in the page cache."""
+    stable storage when the call returns, not just in the page cache. The file goes into the
+    cell cache (``CELLS.cache_dir``: a directory of this process's own in it, ``Cells.scratch``),
+    whose filesystem the cold reads check too, not asv's working directory under ``$TMPDIR``;
+    where that filesystem keeps files only in memory (tmpfs), fsync reaches no device and the
+    case skips, saying so (``pagecache.require_durable``)."""
 
-    version = series(1)
+    version = series(2)
     operation = "write_durable"
     measures = Cell.measures + ("dsib.pagecache",)
     params, param_names = cases.params(operation), PARAM_NAMES
@@ -60,8 +64,10 @@ class WriteDurable(Cell):
     @loads_once
     def setup(self, source, format, variant):
         self.write = ready(self.operation, source, format, variant).write
+        directory = CELLS.scratch("durable-")
+        pagecache.require_durable(directory)
+        self.path = os.path.join(directory, "%s-%s-%s" % (source, format, variant))
         self.frame = CELLS.frame(source, variant)
-        self.path = os.path.abspath("dsib-durable-%s-%s-%s" % (source, format, variant))
 
     def teardown(self, *params):
         if os.path.exists(getattr(self, "path", "")):

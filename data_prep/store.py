@@ -66,9 +66,10 @@ def write_dataset(data_dir, dataset, profile, partitions, metadata, progress=Non
     """Write ``partitions`` (an iterable of ``(name, {column: array})``) atomically; ``finish``,
     where given, completes the manifest once every partition is written.
 
-    Nothing is visible under the final path until every file and the manifest
-    are on disk; an interruption leaves only a ``.tmp-*`` directory, which the
-    next write of the same dataset removes.
+    Nothing is visible under the final path until every file is written and the
+    manifest fsynced (the files are not: a file torn by a power loss fails its
+    checksum on load); an interruption leaves only a ``.tmp-*`` directory, which
+    the next write of the same dataset removes.
     """
     final = dataset_path(data_dir, dataset, profile)
     parent = os.path.dirname(final)

@@ -205,11 +205,11 @@ class Cells(object):
             outcome["frame_bytes"] = frame_nbytes(frame)
             return outcome
 
-        outcome = _outcome(_built(self._where(source, fmt.name, variant, partition), key, build))
-        if outcome["path"]:
-            if os.path.getsize(outcome["path"]) != outcome["bytes"]:
-                raise OSError("%s is not the %d bytes it was built with: remove %s" % (
-                    outcome["path"], outcome["bytes"], built))
+        built = _built(self._where(source, fmt.name, variant, partition), key, build)
+        outcome = _outcome(built)
+        if outcome["path"] and os.path.getsize(outcome["path"]) != outcome["bytes"]:
+            raise OSError("%s is not the %d bytes it was built with: remove %s" % (
+                outcome["path"], outcome["bytes"], built))
         return outcome
 
     def checked_file(self, source, fmt, variant, partition=None):

@@ -17,6 +17,7 @@ whole machine. This module works on one file, as any user:
   skipped, so a cold read that cannot be proven cold is skipped, never reported as cold.
 * :func:`write_to_disk` is the timed operation of a "to disk" write: the data reaches stable
   storage (``fsync`` of the file and of its directory), not just the page cache.
+  :func:`require_durable` skips it where there is no stable storage behind the directory (tmpfs).
 
 Limits:
 
@@ -354,6 +355,17 @@ def eviction_verdict(directory):
         json.dump({"supported": supported, "how": how}, f)
     os.replace(tmp, record)
     return supported, how
+
+
+def require_durable(directory):
+    """In a durable write's ``setup``: skip, with the reason, where ``fsync`` in ``directory``
+    reaches no device (a filesystem that keeps files only in memory: tmpfs, ramfs); return its
+    filesystem's type otherwise (None where unknown: no ``/proc/self/mounts``)."""
+    fstype = filesystem_type(directory)
+    if fstype in MEMORY_FILESYSTEMS:
+        raise NotImplementedError("no durable write here: %s is on %s, which keeps files only in memory, so fsync "
+                                  "reaches no device (set DSIB_CACHE_DIR to a directory on a disk)" % (directory, fstype))
+    return fstype
 
 
 def require_eviction(directory):

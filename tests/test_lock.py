@@ -1,6 +1,7 @@
 """The series lock: a change to what a benchmark measures fails until someone decides whether its
 series continues or a new one starts. What it measures is found (the modules its module imports,
 transitively, and the servers' versions and flags named in them), not listed."""
+import functools
 import os
 import subprocess
 import sys
@@ -26,8 +27,14 @@ def _record(repo):
                           stderr=subprocess.STDOUT, universal_newlines=True)
 
 
-def _changed(name):
-    return "%s: the code it measures changed and its series is still 1" % name
+def _changed(name, n=None):
+    n = _series_now()[name] if n is None else n
+    return "%s: the code it measures changed and its series is still %d" % (name, n)
+
+
+@functools.lru_cache(maxsize=None)
+def _series_now():
+    return dict((name, entry["series"]) for name, entry in lock.current().items())
 
 
 @pytest.fixture(scope="module")
@@ -103,10 +110,11 @@ def test_a_comment_is_a_change_and_a_decision_clears_it(tmp_path):
         f.write("\n# a comment in the npy adapter\n")
     proc = _check(repo)
     assert proc.returncode == 1, proc.stdout
-    assert _changed("reads.ReadFromBytes") in proc.stdout
+    n = lock.series_of(reads.ReadFromBytes)
+    assert _changed("reads.ReadFromBytes", n) in proc.stdout
     # Deciding that the series continues, recorded:
     record = _record(repo)
-    assert "reads.ReadFromBytes: code changed, series 1 continues" in record.stdout, record.stdout
+    assert "reads.ReadFromBytes: code changed, series %d continues" % n in record.stdout, record.stdout
     assert _check(repo).returncode == 0
 
 
@@ -116,13 +124,14 @@ def test_a_new_series_is_a_recorded_decision_too(tmp_path):
     path = os.path.join(repo, "benchmarks", "reads.py")
     with open(path) as f:
         text = f.read()
-    start = text.index("class ReadCold(")
+    start, n = text.index("class ReadCold("), lock.series_of(reads.ReadCold)
     with open(path, "w") as f:
-        f.write(text[:start] + text[start:].replace("version = series(1)", "version = series(2)", 1))
+        f.write(text[:start] + text[start:].replace("version = series(%d)" % n, "version = series(%d)" % (n + 1), 1))
     proc = _check(repo)
-    assert proc.returncode == 1 and "reads.ReadCold is now series 2 (the lock has 1)" in proc.stdout, proc.stdout
+    assert proc.returncode == 1 and "reads.ReadCold is now series %d (the lock has %d)" % (n + 1, n) in proc.stdout, \
+        proc.stdout
     record = _record(repo)
-    assert "reads.ReadCold: series 1 -> 2, a new series" in record.stdout
+    assert "reads.ReadCold: series %d -> %d, a new series" % (n, n + 1) in record.stdout
 
 
 def test_what_a_class_measures_is_found_in_its_imports():

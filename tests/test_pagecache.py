@@ -243,3 +243,13 @@ def test_eviction_supported_reports_unusable_directory(cache_dir):
     supported, reason = pagecache.eviction_supported(str(cache_dir / "does-not-exist"))
     assert not supported
     assert "cannot probe" in reason
+
+
+def test_durable_writes_need_a_filesystem_behind_which_there_is_a_device(cache_dir):
+    assert pagecache.require_durable(str(cache_dir)) == pagecache.filesystem_type(str(cache_dir))
+    shm = "/dev/shm"
+    if pagecache.filesystem_type(shm) != "tmpfs":
+        pytest.skip("no tmpfs at /dev/shm")
+    with pytest.raises(NotImplementedError, match="no durable write here: /dev/shm/x is on tmpfs, which keeps files "
+                                                  "only in memory, so fsync reaches no device"):
+        pagecache.require_durable("/dev/shm/x")

@@ -90,6 +90,8 @@ def _ipc_stream_batches(path, size, datetimes=(), categoricals=(), texts=()):
 
 
 def _ipc_file_read(source, datetimes=(), categoricals=(), texts=()):
+    """Given a path, old pyarrow's reader maps the file (``get_reader(source, True, ...)``): its
+    pages are then in the process's RSS, so in the peak memory of the read."""
     import pyarrow as pa
 
     return _io.arrow_to_pandas(pa.ipc.open_file(_io.arrow_source(source)).read_all(), categoricals)

@@ -27,6 +27,7 @@ def _read(source, datetimes=(), categoricals=(), texts=()):
 
 
 def _columns(path, names, datetimes=(), categoricals=(), texts=()):
+    """Every line is still read and split; only ``names`` are converted and kept."""
     import pandas as pd
 
     frame = pd.read_csv(path, usecols=list(names), **_read_csv_kwargs(datetimes, categoricals, texts))

@@ -33,6 +33,7 @@ def _read(source, datetimes=(), categoricals=(), texts=()):
 
 
 def _table_columns(path, names, datetimes=(), categoricals=(), texts=()):
+    """A table's rows hold every column: the rows are read whole, and ``names`` kept."""
     import pandas as pd
 
     with pd.HDFStore(path, mode="r") as store:
