@@ -418,6 +418,30 @@ class OwnTable(object):
                 "categoricals": tuple(c.name for c, kind in columns if kind == "categorical"),
                 "texts": (), "dtypes": tuple(dtypes)}
 
+    def data_bytes(self, store, partition, variant, rows=None):
+        """The logical bytes of the frame of ``variant`` (``store.data_bytes``): numbers at their
+        width, a timestamp 8 bytes, text its UTF-8 bytes, a categorical its codes and categories."""
+        from .store import codes_width, text_data_bytes
+
+        total = 0
+        for column, kind in self.columns_of(variant):
+            if column.kind not in TEXT_KINDS:
+                count = store.rows(partition) if rows is None else min(rows, store.rows(partition))
+                total += count * np.dtype(column.dtype).itemsize
+            elif kind == "categorical":
+                valid = store.load(partition, column.key + ".valid", rows) \
+                    if store.has(partition, column.key + ".valid") else None
+                values = decode_text(store.load(partition, column.key, rows), store.load(partition, column.key + ".text"),
+                                     valid)
+                total += text_data_bytes(values, categorical=True)
+            else:
+                ends = store.load(partition, column.key, rows)
+                data = store.load(partition, column.key + ".text")
+                # The values' characters end at ends[-1]: their UTF-8 bytes are the text up to there.
+                whole = data.tobytes().decode("utf-8")
+                total += len(whole[:int(ends[-1])].encode("utf-8")) if len(ends) else 0
+        return int(total)
+
     def frame(self, store, partition, variant, rows=None):
         import pandas as pd
 
