@@ -531,3 +531,26 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
     header = ("| mine / str |" + block.splitlines()[0]).split(" | ")
     row = [line for line in block.splitlines() if line.startswith("| read, page cache MiB/s |")][0].split(" | ")
     assert re.match(r"^\d+(\.\d+)?$", row[header.index("csv")].strip()), row
+
+
+def test_strict_refuses_hdf5s_declared_loss_and_says_which_columns(tmp_path):
+    """HDF5 holds nullable integers and booleans only as floats (a declared loss): a table brought
+    with --strict refuses that loss, and HDF5's cells skip naming the columns; without it they run."""
+    table = str(tmp_path / "nulls.parquet")
+    pq.write_table(pa.Table.from_pandas(nullable_table(300), preserve_index=False), table)
+    code = ("import benchmarks\ntry:\n    benchmarks.ready('read_from_page_cache', 'mine', 'hdf-table', 'plain')\n"
+            "except NotImplementedError as exc:\n    print('skipped:', exc)\nelse:\n    print('ran')")
+    outputs = []
+    for strict in ([], ["--strict"]):
+        data_dir = str(tmp_path / ("data" + "".join(strict)))
+        subprocess.run([sys.executable, "-m", "data_prep", "add", "mine", "--from-file", table, "--quiet",
+                        "--data-dir", data_dir] + strict, cwd=ROOT, check=True, stdout=subprocess.PIPE)
+        env = dict(os.environ, DSIB_PROFILE=OWN_PROFILE, DSIB_DATASET="mine", DSIB_DATA_DIR=data_dir,
+                   DSIB_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT)
+        env.pop("DSIB_TABLE", None)
+        outputs.append(subprocess.run([sys.executable, "-c", code], cwd=str(tmp_path), env=env, check=True,
+                                      stdout=subprocess.PIPE, universal_newlines=True).stdout.strip())
+    assert outputs[0] == "ran", outputs
+    assert outputs[1].startswith("skipped: HDF5 table cannot hold this table: column 'count' (Int64)"), outputs
+    assert "column 'paid' (boolean)" in outputs[1] and "column 'small' (Int32)" in outputs[1], outputs
+    assert "column 'name'" not in outputs[1] and "column 'when'" not in outputs[1], outputs
