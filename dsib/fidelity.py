@@ -37,9 +37,11 @@ def _is_categorical(series):
     return getattr(series.dtype, "name", "") == "category"
 
 
-def _is_nullable(dtype_name):
-    """pandas' nullable integers and booleans (``Int64``, ``UInt8``, ``boolean``...)."""
-    return dtype_name == "boolean" or dtype_name.startswith(("Int", "UInt"))
+def is_nullable(dtype):
+    """Whether ``dtype`` (or its name) is one of pandas' nullable integers and booleans (``Int64``,
+    ``UInt8``, ``boolean``...)."""
+    name = str(dtype)
+    return name == "boolean" or name.startswith(("Int", "UInt"))
 
 
 def _values(series):
@@ -80,11 +82,11 @@ def _compare_column(name, expected, actual, allowed):
         a_values = np.asarray(actual.astype(object))
     else:
         e_values, a_values = _values(expected), _values(actual)
-        if e_dtype != a_dtype and _is_nullable(e_dtype) and a_values.dtype.kind == "f" and "nullable_float" in allowed:
+        if e_dtype != a_dtype and is_nullable(e_dtype) and a_values.dtype.kind == "f" and "nullable_float" in allowed:
             losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
             # Compared as floats, exactly: an integer that float64 cannot hold is a difference.
             e_values = np.asarray(expected.astype("float64"))
-            if e_values.dtype.kind == "f" and e_dtype != "boolean":
+            if e_dtype != "boolean":
                 exact = np.asarray(expected.astype(object))
                 kept = ~_nulls(exact)
                 if not np.array_equal(e_values[kept].astype(object), exact[kept]):

@@ -1,6 +1,8 @@
 """Helpers the format families share: sources as file objects, Arrow tables, categoricals."""
 import io
 
+from ..fidelity import is_nullable
+
 
 def buffer(source):
     """A binary file object over bytes or a path."""
@@ -28,16 +30,11 @@ def to_text(frame):
     return frame.astype(dict((c, object) for c in categoricals))
 
 
-def _is_nullable(dtype):
-    name = str(dtype)
-    return name == "boolean" or name.startswith(("Int", "UInt"))
-
-
 def nullables_as_float(frame):
     """pandas' nullable integers and booleans as float64, NaN for a null: what a writer whose
     format cannot hold them (HDFStore: "Cannot store a column with dtype Int64") is given, as a
     user would give it (the declared loss ``nullable_float``). Any other frame as it is."""
-    nullable = [c for c in frame.columns if _is_nullable(frame[c].dtype)]
+    nullable = [c for c in frame.columns if is_nullable(frame[c].dtype)]
     if not nullable:
         return frame
     return frame.astype(dict((c, "float64") for c in nullable))
