@@ -1,5 +1,7 @@
-"""Sizes: the file each format writes, and the frame it holds in memory (throughput is frame
-size over time, shown only where a read builds that frame)."""
+"""Sizes: the file each format writes, the frame it holds in memory, and the data's logical bytes
+(the throughput's numerator: MiB/s is those bytes over a time, shown only where a read builds the
+frame)."""
+from data_prep.store import data_bytes
 from dsib import cases
 from dsib.formats import FORMATS
 
@@ -18,6 +20,7 @@ class Sizes(Cell):
         if reason:
             raise NotImplementedError(reason)
         self.outcome = CELLS.checked_file(source, FORMATS[format], variant)
+        self.source = cases.SOURCES[source]
 
     def track_file_size(self, source, format, variant):
         return self.outcome["bytes"]
@@ -29,4 +32,12 @@ class Sizes(Cell):
         return self.outcome["frame_bytes"]
 
     track_frame_size.unit = "bytes"
+
+    def track_data_bytes(self, source, format, variant):
+        """The data's logical bytes (``data_prep.store.data_bytes``), counted from the store: the
+        same in every environment, whatever pandas makes of the text (``track_frame_size``)."""
+        store = CELLS.store(source)
+        return data_bytes(store, self.source.dataset, store.partitions[0], variant, self.source.rows(CELLS.profile))
+
+    track_data_bytes.unit = "bytes"
 

@@ -114,7 +114,9 @@ def main(argv=None):
     p.add_argument("--from-file", required=True, metavar="PATH")
     p.add_argument("--format", choices=list(INPUT_FORMATS), default=None, help="default: from the file's extension")
     p.add_argument("--strict", action="store_true",
-                   help="refuse a table with a column dsib cannot store, instead of leaving that column out")
+                   help="refuse a table with a column dsib cannot store, instead of leaving that column out; "
+                        "and a format that can hold the table only with a declared loss (HDF5: nullable "
+                        "integers as floats) skips, instead of running with that loss")
     p.add_argument("--partition-rows", type=int, default=PARTITION_ROWS,
                    help="rows a partition of the store holds, and so what ingesting holds in memory "
                         "(default: %(default)s)")

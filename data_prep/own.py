@@ -40,6 +40,9 @@ KINDS = ("integer", "float", "boolean", "datetime", "text", "categorical")
 TEXT_KINDS = ("text", "categorical")
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 _NAT = np.iinfo(np.int64).min
+# What --strict refuses besides left-out columns: a format that holds the table only by turning a
+# kind into another (dsib.fidelity.ALLOWED_LOSSES; HDF5 writes nullable integers as floats).
+STRICT_REFUSES = ("nullable_float",)
 
 
 class TableError(ValueError):
@@ -289,7 +292,7 @@ def add_table(name, path, data_dir=None, fmt=None, strict=False, partition_rows=
     def finish(manifest):
         described = [c._replace(nulls=c.key in nulls) for c in columns]
         manifest["table"] = {"columns": [c._asdict() for c in described],
-                             "left_out": [{"name": n, "type": t} for n, t in left_out]}
+                             "left_out": [{"name": n, "type": t} for n, t in left_out], "strict": bool(strict)}
 
     source = {"kind": "file", "format": fmt, "name": os.path.basename(path), "sha256": file_sha256(path)}
     rebuild = "python -m data_prep add %s --from-file %s --format %s%s" % (
@@ -356,6 +359,9 @@ class OwnTable(object):
         self.description = manifest.get("description", "")
         self.datetimes = tuple(c.name for c in self.table_columns if c.kind == "datetime")
         self.numeric_text = ()
+        # Brought with --strict: a format that holds the table only with one of these declared
+        # losses (dsib.fidelity) skips instead of running with it.
+        self.refused_losses = STRICT_REFUSES if manifest["table"].get("strict") else ()
 
     @property
     def text_columns(self):
@@ -396,10 +402,45 @@ class OwnTable(object):
         return self.text_columns
 
     def read_hints(self, variant):
+        """What a reader is told, as its user would tell it: datetimes and categoricals as for a
+        built-in dataset, and ``dtypes`` (which only a brought table has): (column, dtype) pairs of
+        pandas' nullable integers and booleans (``Int32``, ``boolean``...) where a column has
+        nulls, and ``text`` for each text column (a reader that infers types would make numbers of
+        text that looks numeric, or floats of a column of nulls)."""
         columns = self.columns_of(variant)
+        dtypes = []
+        for c, kind in columns:
+            if c.kind in TEXT_KINDS:
+                dtypes.append((c.name, "text"))
+            elif c.nulls and c.kind in ("integer", "boolean"):
+                dtypes.append((c.name, nullable_dtype(c)))
         return {"datetimes": tuple(c.name for c, _ in columns if c.kind == "datetime"),
                 "categoricals": tuple(c.name for c, kind in columns if kind == "categorical"),
-                "texts": ()}
+                "texts": (), "dtypes": tuple(dtypes)}
+
+    def data_bytes(self, store, partition, variant, rows=None):
+        """The logical bytes of the frame of ``variant`` (``store.data_bytes``): numbers at their
+        width, a timestamp 8 bytes, text its UTF-8 bytes, a categorical its codes and categories."""
+        from .store import codes_width, text_data_bytes
+
+        total = 0
+        for column, kind in self.columns_of(variant):
+            if column.kind not in TEXT_KINDS:
+                count = store.rows(partition) if rows is None else min(rows, store.rows(partition))
+                total += count * np.dtype(column.dtype).itemsize
+            elif kind == "categorical":
+                valid = store.load(partition, column.key + ".valid", rows) \
+                    if store.has(partition, column.key + ".valid") else None
+                values = decode_text(store.load(partition, column.key, rows), store.load(partition, column.key + ".text"),
+                                     valid)
+                total += text_data_bytes(values, categorical=True)
+            else:
+                ends = store.load(partition, column.key, rows)
+                data = store.load(partition, column.key + ".text")
+                # The values' characters end at ends[-1]: their UTF-8 bytes are the text up to there.
+                whole = data.tobytes().decode("utf-8")
+                total += len(whole[:int(ends[-1])].encode("utf-8")) if len(ends) else 0
+        return int(total)
 
     def frame(self, store, partition, variant, rows=None):
         import pandas as pd
@@ -426,6 +467,15 @@ def _series(store, partition, column, kind, rows):
     # A table-wide dtype: a partition without nulls is nullable too when another has some.
     mask = np.zeros(len(values), dtype=bool) if valid is None else ~valid
     return nullable_array(column, values, mask)
+
+
+def nullable_dtype(column):
+    """The name of pandas' nullable dtype of an integer or boolean column with nulls (``Int32``,
+    ``UInt8``, ``boolean``): what ``nullable_array`` makes."""
+    if column.kind == "boolean":
+        return "boolean"
+    dtype = np.dtype(column.dtype)
+    return "%sInt%d" % ("U" if dtype.kind == "u" else "", dtype.itemsize * 8)
 
 
 def nullable_array(column, values, mask):

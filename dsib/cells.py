@@ -35,7 +35,8 @@ from data_prep import frame_nbytes, load_frame, open_dataset
 from .cases import SOURCES, BatchSize, batch_size, projection, read_from_bytes
 from .engines import TABLE
 from .fidelity import FrameMismatch
-from .roundtrip import check_batches, check_columns, ingest_and_check, raise_for_outcome, write_and_check, write_atomic
+from .roundtrip import (check_batches, check_columns, hints_for, ingest_and_check, raise_for_outcome, write_and_check,
+                        write_atomic)
 
 KEEP = 2  # builds kept per cell: the two commits of a comparison
 OUTCOME = "outcome.json"
@@ -125,7 +126,7 @@ def _outcome(built):
     return outcome
 
 
-def _culprits(fmt, frame, hints, tmp, error):
+def _culprits(fmt, frame, hints, tmp, error, refused=()):
     """``error`` of a format on a whole table, said column by column where each column alone
     shows it: which columns the format cannot write or give back, and how."""
     import numpy as np
@@ -133,11 +134,12 @@ def _culprits(fmt, frame, hints, tmp, error):
 
     found = []
     for name in frame.columns:
-        alone = dict((key, tuple(c for c in names if c == name)) for key, names in hints.items())
+        alone = hints_for(hints, (name,))
         # Beside a column that is never null: a text format's row of one null is an empty line.
         probe = pd.DataFrame({"row": np.arange(len(frame)), name: frame[name]}, columns=["row", name]) \
             if name != "row" else frame[[name]]
-        outcome = write_and_check(fmt, probe, alone, os.path.join(tmp, "column" + fmt.suffix), from_bytes=False)
+        outcome = write_and_check(fmt, probe, alone, os.path.join(tmp, "column" + fmt.suffix), from_bytes=False,
+                                  refused=refused)
         if outcome["error"]:
             found.append("column %r (%s): %s" % (name, frame[name].dtype, outcome["error"].replace("\n", " ")))
     return "; ".join(found) if found else error
@@ -195,11 +197,12 @@ class Cells(object):
 
         def build(tmp):
             frame = self.frame(source, variant, partition)
+            refused = getattr(src.dataset, "refused_losses", ())  # a table brought with --strict
             outcome = write_and_check(fmt, frame, hints, os.path.join(tmp, "file" + fmt.suffix),
-                                      from_bytes=read_from_bytes(source))
+                                      from_bytes=read_from_bytes(source), refused=refused)
             if src.own and outcome["error"]:  # the user's data, not the suite's: say what it cannot hold
                 outcome["skip"] = "%s cannot hold this table: %s" % (
-                    fmt.label, _culprits(fmt, frame, hints, tmp, outcome["error"]))
+                    fmt.label, _culprits(fmt, frame, hints, tmp, outcome["error"], refused))
                 outcome["error"] = None
             outcome["path"] = "file" + fmt.suffix if outcome["bytes"] is not None else None
             outcome["frame_bytes"] = frame_nbytes(frame)

@@ -20,6 +20,8 @@ ALLOWED_LOSSES = {
     "column_order": "the columns may come back in another order (pandas < 0.25 sorts JSON records' keys)",
     "boolean": "booleans may come back as the integers 0 and 1 (a database with no boolean type: SQLite), "
                "every value the same",
+    "nullable_float": "pandas' nullable integers and booleans (Int64, boolean) may come back as float64, NaN for "
+                      "a null (a format that cannot hold them: HDFStore), every value the same",
     "row_order": "the rows may come back in another order, the same rows (a SQL table has no order: "
                  "PostgreSQL's heap puts a row where it fits)",
 }
@@ -33,6 +35,13 @@ class FrameMismatch(AssertionError):
 
 def _is_categorical(series):
     return getattr(series.dtype, "name", "") == "category"
+
+
+def is_nullable(dtype):
+    """Whether ``dtype`` (or its name) is one of pandas' nullable integers and booleans (``Int64``,
+    ``UInt8``, ``boolean``...)."""
+    name = str(dtype)
+    return name == "boolean" or name.startswith(("Int", "UInt"))
 
 
 def _values(series):
@@ -73,7 +82,16 @@ def _compare_column(name, expected, actual, allowed):
         a_values = np.asarray(actual.astype(object))
     else:
         e_values, a_values = _values(expected), _values(actual)
-        if e_dtype != a_dtype and e_values.dtype.kind == "b" and a_values.dtype.kind in "iu" and "boolean" in allowed:
+        if e_dtype != a_dtype and is_nullable(e_dtype) and a_values.dtype.kind == "f" and "nullable_float" in allowed:
+            losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
+            # Compared as floats, exactly: an integer that float64 cannot hold is a difference.
+            e_values = np.asarray(expected.astype("float64"))
+            if e_dtype != "boolean":
+                exact = np.asarray(expected.astype(object))
+                kept = ~_nulls(exact)
+                if not np.array_equal(e_values[kept].astype(object), exact[kept]):
+                    e_values = exact  # compared as they are: the rounded ones differ
+        elif e_dtype != a_dtype and e_values.dtype.kind == "b" and a_values.dtype.kind in "iu" and "boolean" in allowed:
             losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
             e_values = e_values.astype(a_values.dtype)
         elif e_dtype != a_dtype:

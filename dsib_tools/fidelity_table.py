@@ -9,7 +9,11 @@ import warnings
 
 import numpy as np
 
-TYPES = ("int", "float with NaN", "bool", "datetime64", "tz-aware datetime", "categorical", "string", "nullable")
+TYPES = ("int", "float with NaN", "bool", "datetime64", "tz-aware datetime", "categorical", "string", "nullable",
+         "nullable bool")
+# What a reader that takes dtypes is told of pandas' nullable types, as a table a user brought tells
+# it (data_prep.own: the ``dtypes`` hint).
+TOLD = {"nullable": "Int64", "nullable bool": "boolean"}
 
 
 def probe_columns():
@@ -29,6 +33,10 @@ def probe_columns():
     try:
         columns["nullable"] = pd.Series([1, None, 3, 4], dtype="Int64")
     except TypeError:  # pandas < 0.24 has no nullable integers
+        pass
+    try:
+        columns["nullable bool"] = pd.Series([True, None, False, True], dtype="boolean")
+    except TypeError:  # pandas < 1.0 has no nullable booleans
         pass
     return columns
 
@@ -54,6 +62,8 @@ def round_trip(fmt, name, series, shorten=short):
     frame = pd.DataFrame({"c": series})
     hints = {"datetimes": ("c",) if "datetime" in name else (),
              "categoricals": ("c",) if name == "categorical" else ()}
+    if name in TOLD:
+        hints["dtypes"] = (("c", TOLD[name]),)
     try:
         with warnings.catch_warnings():
             # PyTables warns that object columns are pickled: about speed, which this table is not.

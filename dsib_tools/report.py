@@ -261,9 +261,16 @@ def _relative_spread(value, stats):
     return " (±%.0f%%, n=%d)" % (50.0 * (stats["q_75"] - stats["q_25"]) / value, stats["repeat"])
 
 
+# The throughput's numerator (data_prep.store.data_bytes), not the frame's memory_usage, which
+# moves with the pandas release (Python-object text against Arrow-backed): Sizes' method.
+DATA_BYTES = "track_data_bytes"
+
 GRID_LEGEND = ("Times are asv's medians, with half the interquartile range as a share of the median "
                "(±) and the number of samples (n). Peak memory and sizes are one measurement each; "
-               "MiB/s is the frame's size over the median time. \"not run\": the run has no such case (results "
+               "MiB/s is the data's logical bytes over the median time: numbers at their width, timestamps 8 bytes, "
+               "text its UTF-8 bytes, categoricals their codes and categories, counted from the store "
+               "(sizes.Sizes.track_data_bytes), so the same in every release whatever pandas makes of the text; n/a "
+               "in runs that did not record them. \"not run\": the run has no such case (results "
                "of the first suite, whose cases had other names, or a run of some cases only). \"under load\": other "
                "processes used a quarter of a core or more, or the hypervisor took 5 % or more (steal), while "
                "the case ran (dsib_tools/load.py).")
@@ -273,7 +280,7 @@ def grid_cell(res, names, row, fmt, given, reasons, load=None):
     """One cell's text; a skip is a footnote mark whose reason ``reasons`` collects."""
     from dsib.formats import FORMATS
 
-    from .suite import FRAME_SIZE, name
+    from .suite import name
 
     benchmark = name(row.cls, row.method)
     if benchmark not in res.get_all_result_keys():
@@ -294,8 +301,10 @@ def grid_cell(res, names, row, fmt, given, reasons, load=None):
         return "%.0f" % (value / MIB) if value >= MIB else "%.2f" % (value / MIB)
     if not FORMATS[fmt].builds_frame:
         return "no frame"
-    frame = case_value(res, names, name(*FRAME_SIZE), fmt, given)
-    return "n/a" if _missing(frame) or value <= 0 else "%.0f" % (frame / MIB / value)
+    from benchmarks import sizes
+
+    data = case_value(res, names, name(sizes.Sizes, DATA_BYTES), fmt, given)
+    return "n/a" if _missing(data) or value <= 0 else "%.0f" % (data / MIB / value)
 
 
 def measured_on(rows, source):

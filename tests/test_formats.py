@@ -190,12 +190,58 @@ def test_the_check_accepts_an_equal_frame_and_only_declared_losses():
     with pytest.raises(ValueError, match="unknown allowed losses"):
         compare_frames(sample, sample, ["anything"])
     assert set(ALLOWED_LOSSES) == {"datetime_unit", "timezone", "float_ulp", "float_digits", "category_order",
-                                   "column_order", "boolean", "row_order"}
+                                   "column_order", "boolean", "row_order", "nullable_float"}
     flags = pd.DataFrame({"b": [True, False, True]})
     as_integers = pd.DataFrame({"b": [1, 0, 1]})
     assert compare_frames(flags, as_integers)[0] == ["b: dtype bool became int64"]
     assert compare_frames(flags, as_integers, ["boolean"]) == ([], ["b: bool read as int64"])
     assert compare_frames(flags, pd.DataFrame({"b": [1, 1, 1]}), ["boolean"])[0], "a value that differs still does"
+
+
+def test_nullable_integers_and_booleans_as_floats_are_a_declared_loss_and_nothing_more():
+    """HDF5's declared loss (it cannot store pandas' nullable types): the same values as float64,
+    NaN for each null; a changed value, a moved null or an integer float64 cannot hold is still a
+    difference."""
+    nullable = pd.DataFrame({"n": pd.array([1, None, -3, 2 ** 40], dtype="Int64"),
+                             "b": pd.array([True, None, False, True], dtype="boolean")})
+    floats = pd.DataFrame({"n": [1.0, np.nan, -3.0, 2.0 ** 40], "b": [1.0, np.nan, 0.0, 1.0]})
+    assert compare_frames(nullable, floats)[0] == ["n: dtype Int64 became float64", "b: dtype boolean became float64"]
+    assert compare_frames(nullable, floats, ["nullable_float"]) == (
+        [], ["n: Int64 read as float64", "b: boolean read as float64"])
+    for wrong in (floats.assign(n=[1.0, np.nan, -4.0, 2.0 ** 40]), floats.assign(b=[1.0, 1.0, np.nan, 1.0])):
+        assert compare_frames(nullable, wrong, ["nullable_float"])[0], wrong
+    big = pd.DataFrame({"n": pd.array([2 ** 53 + 1, None], dtype="Int64")})
+    assert compare_frames(big, pd.DataFrame({"n": [float(2 ** 53 + 1), np.nan]}), ["nullable_float"])[0]
+
+
+def test_a_brought_tables_nullable_columns_come_back_from_each_reader_told_their_dtypes():
+    """The ``dtypes`` hint (a brought table's only): CSV's three readers, JSON's and ORC's give
+    back pandas' nullable integers and booleans and text with nulls; HDF5 holds them as floats,
+    its declared loss. A built-in dataset's hints have no ``dtypes``: their calls are unchanged."""
+    import tempfile
+
+    frame = pd.DataFrame({"n": pd.array([1, None, 3, 85], dtype="Int32"),
+                          "b": pd.array([True, None, False, True], dtype="boolean"),
+                          "s": np.array(["85", None, "café", "x"], dtype=object), "i": [1, 2, 3, 4]})
+    hints = {"datetimes": (), "categoricals": (), "texts": (), "dtypes": (("n", "Int32"), ("b", "boolean"),
+                                                                          ("s", "text"))}
+    for fmt in FORMATS.values():
+        if fmt.family not in ("csv", "json", "orc", "hdf5") or not fmt.writes:
+            continue
+        try:
+            fmt.check_available()
+        except NotImplementedError:
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            outcome = write_and_check(fmt, frame, hints, os.path.join(tmp, "f" + fmt.suffix))
+            assert outcome["error"] is None, (fmt.name, outcome["error"])
+            if fmt.family == "hdf5":
+                assert outcome["losses"] == ["b: boolean read as float64", "n: Int32 read as float64"], outcome
+                refused = write_and_check(fmt, frame, hints, os.path.join(tmp, "g" + fmt.suffix),
+                                          refused=("nullable_float",))
+                assert "n: dtype Int32 became float64" in refused["error"], refused
+            else:
+                assert outcome["losses"] == [], (fmt.name, outcome["losses"])
 
 
 def test_rows_in_another_order_pass_only_where_declared_and_only_as_the_same_rows():
@@ -231,3 +277,11 @@ def test_json_rounding_is_tolerated_only_as_declared():
     assert compare_frames(sample, rounded, ["float_digits"])[0] == []
     too_far = sample.assign(f=[0.5, np.nan, 2.25 + 1e-12, -1.0])
     assert compare_frames(sample, too_far, ["float_digits"])[0]
+
+
+def test_a_built_in_datasets_readers_are_told_nothing_new():
+    """Only a brought table's hints carry ``dtypes``: every built-in cell's reader gets the call it
+    got before (the series of its classes continue)."""
+    for name, spec in DATASETS.items():
+        for variant in spec.variants:
+            assert set(read_hints(variant, name)) == {"datetimes", "categoricals", "texts"}, (name, variant)

@@ -2,6 +2,7 @@
 CSV, Parquet, Feather and JSON Lines files made here, in batches, and every way it can go wrong."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -137,8 +138,11 @@ def test_a_table_of_every_kind_comes_back_as_it_was(tmp_path, fmt):
     cat = load_frame(OWN_PROFILE, "cat", data_dir=data_dir, dataset="mine", rows=10)
     assert str(cat["name"].dtype) == "category" and str(cat["kind"].dtype) == "category"
     assert values(cat["name"]) == values(want["name"].iloc[:10])
-    assert read_hints("cat", "mine", data_dir) == {"datetimes": ("when", "when_tz"),
-                                                   "categoricals": ("name", "kind"), "texts": ()}
+    # Readers that take dtypes are told the nullable columns' and the text's, as a user would tell them.
+    assert read_hints("cat", "mine", data_dir) == {
+        "datetimes": ("when", "when_tz"), "categoricals": ("name", "kind"), "texts": (),
+        "dtypes": (("small", "Int64" if fmt in ("csv", "jsonl") else "Int32"), ("maybe", "boolean"),
+                   ("name", "text"), ("kind", "text"))}
 
 
 def test_the_cli_names_what_it_left_out_and_a_table_without_text_runs_plain_only(tmp_path):
@@ -362,9 +366,13 @@ def test_the_grid_runs_on_a_brought_table_with_no_failed_cell(tmp_path, fmt):
     parquet = [o for o in ran if o[1][:2] == ["mine", "parquet"] and o[0].endswith("ReadFromPageCache.time_read")]
     assert sorted(p[2] for _, p, _ in parquet) == ["cat", "plain", "str"]
     skips = [o for o in outcomes if o[2].startswith("skipped")]
-    # A format that cannot give back a column says which: CSV has no nullable integers.
+    # A format that cannot give back a column says which: CSV keeps no zone but UTC, and writes an
+    # empty text as it writes a null. Its nullable integers it holds: its reader is told them.
     csv_str = [o[2] for o in skips if o[1] == ["mine", "csv", "str"] and o[0].endswith("ReadFromPageCache.time_read")]
-    assert csv_str and "CSV cannot hold this table: column 'small' (Int" in csv_str[0], csv_str
+    assert csv_str and "CSV cannot hold this table: " in csv_str[0], csv_str
+    assert "column 'name'" in csv_str[0] and "column 'small'" not in csv_str[0], csv_str
+    if fmt not in ("csv", "jsonl"):  # those came in as UTC already
+        assert "column 'when_tz' (datetime64[ns, America/New_York])" in csv_str[0], csv_str
 
 
 def test_a_table_brought_again_with_other_rows_starts_another_series(tmp_path):
@@ -396,3 +404,153 @@ def test_a_run_configured_for_other_rows_refuses_the_table(tmp_path):
                                       stdout=subprocess.PIPE, universal_newlines=True).stdout.strip())
     assert outputs[0] == "ran", outputs
     assert outputs[1].startswith("DatasetError") and "brought again" in outputs[1], outputs
+
+
+def nullable_table(rows=3000):
+    """A table as real ones are: integers and booleans with nulls (pandas' nullable types), text
+    with nulls (some of it looking like numbers) and a UTC timestamp with nulls."""
+    i = np.arange(rows)
+    words = np.array(["85", "café", "日本語", "emoji 🚕", "comma, \"quoted\"", "007"], dtype=object)
+    name = words[i % len(words)]
+    name[i % 4 == 0] = None
+    when = pd.Series(pd.Timestamp("2016-03-13 06:00", tz="UTC") + pd.to_timedelta(i * 97, unit="s"))
+    when[i % 13 == 0] = pd.NaT
+    return pd.DataFrame({
+        "id": i.astype("int64"),
+        "count": pd.array(np.where(i % 7 == 0, None, i * 3), dtype="Int64"),
+        "small": pd.array(np.where(i % 5 == 0, None, i % 300), dtype="Int32"),
+        "paid": pd.array(np.where(i % 3 == 0, None, i % 2 == 0), dtype="boolean"),
+        "fare": np.where(i % 11 == 0, np.nan, i / 8.0),
+        "when": when.astype("datetime64[ns, UTC]"), "name": name})
+
+
+TEXT_FAMILIES = ("csv", "json", "orc", "hdf5")
+SKIPS_BY_RULE = """
+import json, sys
+from dsib import cases
+from dsib_tools import suite
+versions, cells = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+out = []
+for benchmark, given in cells:
+    cls = suite.owner(benchmark)
+    out.append(cases.cell_skip_reason(cls.operation, dict(given), "own", versions,
+                                      "cat" if cls.operation == "categorize_then_write" else "plain"))
+print(json.dumps(out))
+"""
+
+
+def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
+    """`make bench DATASET=NAME`'s asv run (the environment of the newest releases, one sample a
+    case) on a table with nullable integers and booleans, text with nulls and a zoned timestamp,
+    CSV, JSON, ORC and HDF5 cells only: each reader told the table's types as its user would
+    tell them, every cell measured but those the registries skip everywhere; HDF5, which cannot
+    hold nullable integers, with its declared loss; none failed."""
+    import itertools
+    import math
+
+    from asv.results import iter_results_for_machine
+
+    from dsib.formats import FORMATS
+
+    from .conftest import ENV_DIR, snapshot_working_tree
+
+    repo, machine = str(tmp_path / "repo"), "dsib-test"
+    snapshot_working_tree(repo)
+    data_dir = os.path.join(repo, "data")
+    table = str(tmp_path / "nulls.parquet")
+    pq.write_table(pa.Table.from_pandas(nullable_table(), preserve_index=False), table)
+    add_table("mine", table, data_dir, partition_rows=1000, progress=False)
+    formats = [f.name for f in FORMATS.values() if f.family in TEXT_FAMILIES]
+    regex = r"\('mine', '(%s)'[,)]" % "|".join(formats)
+    env = dict(os.environ, DSIB_DATASET="mine", DSIB_SELECT=regex)
+    for var in ("DSIB_DATA_DIR", "DSIB_CACHE_DIR", "DSIB_PROFILE", "MAKEFLAGS"):
+        env.pop(var, None)
+    tools = [sys.executable, "-m", "dsib_tools"]
+    for step in (tools + ["config", "--profile", OWN_PROFILE, "--envs", "newest", "--results-dir", "build/results",
+                          "--html-dir", "build/html", "--env-dir", ENV_DIR, "--dataset", "mine",
+                          "-o", ".asv-own.conf.json"],
+                 tools + ["machine", machine, "--results-dir", "build/results"],
+                 [sys.executable, "-m", "asv", "run", "--config", ".asv-own.conf.json", "--machine", machine,
+                  "--quick", "--show-stderr", "-b", regex, "HEAD^!"]):
+        proc = subprocess.run(step, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True)
+        assert proc.returncode == 0, proc.stdout[-6000:]
+
+    (res,) = list(iter_results_for_machine(os.path.join(repo, "build", "results"), machine))
+    with open(os.path.join(repo, "build", "results", "benchmarks.json")) as f:
+        names = dict((k, v["param_names"]) for k, v in json.load(f).items() if isinstance(v, dict))
+    cells, values = [], []
+    for key in res.get_all_result_keys():
+        params = res.get_result_params(key)
+        got = res.get_result_value(key, params)
+        for combo, value in zip(itertools.product(*params) if params else [()],
+                                got if isinstance(got, list) else [got]):
+            given = dict(zip(names[key], [c.strip("'") for c in combo]))
+            if given.get("source") == "mine" and given.get("format") in formats:
+                cells.append([key, sorted(given.items())])
+                values.append(value)
+    failed = [c for c, v in zip(cells, values) if v is None]
+    assert not failed, "failed: %s\n%s" % (failed[:10], proc.stdout[-4000:])
+    versions = dict((k, v) for k, v in res.params.items() if v)
+    rules = subprocess.run([sys.executable, "-c", SKIPS_BY_RULE, json.dumps(versions), json.dumps(cells)], cwd=ROOT,
+                           env=dict(env, DSIB_DATA_DIR=data_dir), stdout=subprocess.PIPE, check=True,
+                           universal_newlines=True)
+    measured = set()
+    for (key, given), value, rule in zip(cells, values, json.loads(rules.stdout.strip().splitlines()[-1])):
+        skipped = isinstance(value, float) and math.isnan(value)
+        assert skipped == (rule is not None), "%s%s: skipped=%s, the registries say %s\n%s" % (
+            key, dict(given), skipped, rule, proc.stdout[-4000:])
+        if not skipped:
+            measured.add((dict(given)["format"], dict(given).get("variant"), key))
+    for fmt in formats:
+        for variant in ("plain", "str", "cat"):
+            assert (fmt, variant, "reads.ReadFromPageCache.time_read") in measured, (fmt, variant)
+    # HDF5 ran with its declared loss: the check of its cell's file (in the cell cache) saw it.
+    outcomes = []
+    for directory, _, files in os.walk(os.path.join(data_dir, ".cache", OWN_PROFILE, "mine", "hdf-table", "str")):
+        if "outcome.json" in files:
+            with open(os.path.join(directory, "outcome.json")) as f:
+                outcomes.append(json.load(f))
+    assert outcomes and all("count: Int64 read as float64" in o["losses"] and "paid: boolean read as float64"
+                            in o["losses"] for o in outcomes), outcomes
+    # The throughput's numerator: the data's logical bytes from the store, one value per variant
+    # whatever the format, and the report's MiB/s divides it.
+    from data_prep.store import data_bytes
+
+    spec, store = open_table("mine", data_dir)
+    recorded = {}
+    for (key, given), value in zip(cells, values):
+        if key == "sizes.Sizes.track_data_bytes":
+            recorded.setdefault(dict(given)["variant"], set()).add(value)
+    assert recorded == dict((v, {data_bytes(store, spec, store.partitions[0], v)}) for v in spec.variants), recorded
+    report = subprocess.run(tools + ["report", "--results-dir", "build/results", "--machine", machine,
+                                     "--env", "DSIB_PROFILEown", "--dataset", "mine"], cwd=repo, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert report.returncode == 0, report.stdout[-3000:]
+    block = report.stdout.split("| mine / str |")[1].split("\n\n")[0]
+    header = ("| mine / str |" + block.splitlines()[0]).split(" | ")
+    row = [line for line in block.splitlines() if line.startswith("| read, page cache MiB/s |")][0].split(" | ")
+    assert re.match(r"^\d+(\.\d+)?$", row[header.index("csv")].strip()), row
+
+
+def test_strict_refuses_hdf5s_declared_loss_and_says_which_columns(tmp_path):
+    """HDF5 holds nullable integers and booleans only as floats (a declared loss): a table brought
+    with --strict refuses that loss, and HDF5's cells skip naming the columns; without it they run."""
+    table = str(tmp_path / "nulls.parquet")
+    pq.write_table(pa.Table.from_pandas(nullable_table(300), preserve_index=False), table)
+    code = ("import benchmarks\ntry:\n    benchmarks.ready('read_from_page_cache', 'mine', 'hdf-table', 'plain')\n"
+            "except NotImplementedError as exc:\n    print('skipped:', exc)\nelse:\n    print('ran')")
+    outputs = []
+    for strict in ([], ["--strict"]):
+        data_dir = str(tmp_path / ("data" + "".join(strict)))
+        subprocess.run([sys.executable, "-m", "data_prep", "add", "mine", "--from-file", table, "--quiet",
+                        "--data-dir", data_dir] + strict, cwd=ROOT, check=True, stdout=subprocess.PIPE)
+        env = dict(os.environ, DSIB_PROFILE=OWN_PROFILE, DSIB_DATASET="mine", DSIB_DATA_DIR=data_dir,
+                   DSIB_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT)
+        env.pop("DSIB_TABLE", None)
+        outputs.append(subprocess.run([sys.executable, "-c", code], cwd=str(tmp_path), env=env, check=True,
+                                      stdout=subprocess.PIPE, universal_newlines=True).stdout.strip())
+    assert outputs[0] == "ran", outputs
+    assert outputs[1].startswith("skipped: HDF5 table cannot hold this table: column 'count' (Int64)"), outputs
+    assert "column 'paid' (boolean)" in outputs[1] and "column 'small' (Int32)" in outputs[1], outputs
+    assert "column 'name'" not in outputs[1] and "column 'when'" not in outputs[1], outputs

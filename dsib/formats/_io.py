@@ -1,6 +1,8 @@
 """Helpers the format families share: sources as file objects, Arrow tables, categoricals."""
 import io
 
+from ..fidelity import is_nullable
+
 
 def buffer(source):
     """A binary file object over bytes or a path."""
@@ -28,6 +30,16 @@ def to_text(frame):
     return frame.astype(dict((c, object) for c in categoricals))
 
 
+def nullables_as_float(frame):
+    """pandas' nullable integers and booleans as float64, NaN for a null: what a writer whose
+    format cannot hold them (HDFStore: "Cannot store a column with dtype Int64") is given, as a
+    user would give it (the declared loss ``nullable_float``). Any other frame as it is."""
+    nullable = [c for c in frame.columns if is_nullable(frame[c].dtype)]
+    if not nullable:
+        return frame
+    return frame.astype(dict((c, "float64") for c in nullable))
+
+
 def categorize(frame, categoricals):
     """After a reader that cannot return categoricals (or, like pandas < 0.24's read_json, ignores
     a "category" dtype): convert what is not categorical yet, as a user would."""
@@ -46,6 +58,60 @@ def text_dtypes(categoricals, texts):
     return dtypes
 
 
+# A reader's ``dtypes`` hint: (column, dtype) pairs of what a reader that takes dtypes is told beyond
+# datetimes and categoricals, as its user would tell it. Only a table a user brought has them
+# (``data_prep.own``): pandas' nullable integers ("Int32", "UInt8", ...) and booleans
+# ("boolean") where a column has nulls, and "text" for every text column, null or not.
+TEXT = "text"
+
+
+def nullable_dtypes(dtypes):
+    """{column: pandas' nullable dtype} of a ``dtypes`` hint (its text aside)."""
+    return dict((name, dtype) for name, dtype in dtypes if dtype != TEXT)
+
+
+def text_columns(texts, dtypes):
+    """The columns a reader is told are text: the numeric-looking ``texts`` and the hint's text."""
+    return tuple(texts) + tuple(name for name, dtype in dtypes if dtype == TEXT and name not in texts)
+
+
+def pandas_dtypes(categoricals, texts, dtypes, text=str):
+    """``dtype=`` for pandas' readers that take one per column: ``text_dtypes``, the nullable
+    integers and booleans, and the hint's text as ``text``."""
+    dtypes = tuple(dtypes)
+    found = text_dtypes(categoricals, texts)
+    found.update((name, text) for name, dtype in dtypes if dtype == TEXT and name not in texts)
+    found.update(nullable_dtypes(dtypes))
+    return found
+
+
+def arrow_type(dtype):
+    """The Arrow type of a ``dtypes`` hint's dtype ("Int32": int32, "boolean": bool, "text": string)."""
+    import pyarrow as pa
+
+    if dtype == TEXT:
+        return pa.string()
+    if dtype == "boolean":
+        return pa.bool_()
+    return getattr(pa, dtype.lower())()
+
+
+def as_nullable(frame, table, dtypes):
+    """``frame`` (``table.to_pandas()``) with the hint's nullable columns converted from ``table`` by
+    pyarrow's ``types_mapper``, as pandas' nullable arrays (NaN-holding floats otherwise)."""
+    nullable = nullable_dtypes(dtypes)
+    if not nullable:
+        return frame
+    import pandas as pd
+    import pyarrow as pa
+
+    for name, dtype in nullable.items():
+        wanted = pd.api.types.pandas_dtype(dtype)
+        column = pa.Table.from_arrays([table.column(name)], [name])
+        frame[name] = column.to_pandas(types_mapper=lambda t, wanted=wanted: wanted)[name]
+    return frame
+
+
 def arrow_table(frame):
     import pyarrow as pa
 
@@ -60,10 +126,11 @@ def plain_strings(table):
     return table.cast(pa.schema(fields, metadata=table.schema.metadata))
 
 
-def arrow_to_pandas(table, categoricals):
+def arrow_to_pandas(table, categoricals, dtypes=()):
     # Dictionary columns become categoricals anyway; pyarrow < 0.12 refuses to be asked again.
     dictionaries = set(f.name for f in table.schema if str(f.type).startswith("dictionary"))
-    return table.to_pandas(categories=[c for c in categoricals if c not in dictionaries] or None)
+    frame = table.to_pandas(categories=[c for c in categoricals if c not in dictionaries] or None)
+    return as_nullable(frame, table, dtypes) if dtypes else frame
 
 
 def arrow_batches(batches, categoricals):

@@ -14,13 +14,13 @@ def _feather_write(frame):
     return buf.getvalue()
 
 
-def _feather_read(source, datetimes=(), categoricals=(), texts=()):
+def _feather_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow.feather as feather
 
     return _io.arrow_to_pandas(feather.read_table(_io.arrow_source(source)), categoricals)
 
 
-def _feather_columns(path, names, datetimes=(), categoricals=(), texts=()):
+def _feather_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow.feather as feather
 
     return _io.arrow_to_pandas(feather.read_table(path, columns=list(names)), categoricals)
@@ -66,7 +66,7 @@ def _feather_batch_write(frame, size):
     return buf.getvalue()
 
 
-def _ipc_file_batches(path, size, datetimes=(), categoricals=(), texts=()):
+def _ipc_file_batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
     """An IPC file's record batches, one at a time, read from the file (not mapped: a map's
     pages would stay in the process's memory)."""
     import pyarrow as pa
@@ -75,7 +75,7 @@ def _ipc_file_batches(path, size, datetimes=(), categoricals=(), texts=()):
     return _io.arrow_batches((reader.get_batch(i) for i in range(reader.num_record_batches)), categoricals)
 
 
-def _ipc_stream_batches(path, size, datetimes=(), categoricals=(), texts=()):
+def _ipc_stream_batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow as pa
 
     def batches():
@@ -89,7 +89,7 @@ def _ipc_stream_batches(path, size, datetimes=(), categoricals=(), texts=()):
     return _io.arrow_batches(batches(), categoricals)
 
 
-def _ipc_file_read(source, datetimes=(), categoricals=(), texts=()):
+def _ipc_file_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     """Given a path, old pyarrow's reader maps the file (``get_reader(source, True, ...)``): its
     pages are then in the process's RSS, so in the peak memory of the read."""
     import pyarrow as pa
@@ -97,7 +97,7 @@ def _ipc_file_read(source, datetimes=(), categoricals=(), texts=()):
     return _io.arrow_to_pandas(pa.ipc.open_file(_io.arrow_source(source)).read_all(), categoricals)
 
 
-def _ipc_stream_read(source, datetimes=(), categoricals=(), texts=()):
+def _ipc_stream_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow as pa
 
     return _io.arrow_to_pandas(pa.ipc.open_stream(_io.arrow_source(source)).read_all(), categoricals)
@@ -128,13 +128,13 @@ def touch_every_byte(table):
     return table
 
 
-def _mmap_read(source, datetimes=(), categoricals=(), texts=()):
+def _mmap_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow as pa
 
     return touch_every_byte(pa.ipc.open_file(pa.memory_map(source, "r")).read_all())
 
 
-def _mmap_frame(table, datetimes=(), categoricals=(), texts=()):
+def _mmap_frame(table, datetimes=(), categoricals=(), texts=(), dtypes=()):
     return _io.arrow_to_pandas(table, categoricals)
 
 

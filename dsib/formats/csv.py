@@ -10,34 +10,36 @@ def _write(frame):
     return frame.to_csv(index=False).encode("utf-8")
 
 
-def _read_csv_kwargs(datetimes, categoricals, texts):
+def _read_csv_kwargs(datetimes, categoricals, texts, dtypes=()):
     kwargs = compat.read_csv_datetime_kwargs()
-    if categoricals or texts:
+    if dtypes:  # a table a user brought: its nullable columns and text too
+        kwargs["dtype"] = _io.pandas_dtypes(categoricals, texts, dtypes)
+    elif categoricals or texts:
         # CSV has no categorical type: ask for one on read, as a user would.
         kwargs["dtype"] = _io.text_dtypes(categoricals, texts)
     return dict(kwargs, parse_dates=list(datetimes), index_col=False)
 
 
-def _read(source, datetimes=(), categoricals=(), texts=()):
+def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pandas as pd
 
     with _io.buffer(source) as f:
-        frame = pd.read_csv(f, **_read_csv_kwargs(datetimes, categoricals, texts))
+        frame = pd.read_csv(f, **_read_csv_kwargs(datetimes, categoricals, texts, dtypes))
     return _io.categorize(frame, categoricals)
 
 
-def _columns(path, names, datetimes=(), categoricals=(), texts=()):
+def _columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
     """Every line is still read and split; only ``names`` are converted and kept."""
     import pandas as pd
 
-    frame = pd.read_csv(path, usecols=list(names), **_read_csv_kwargs(datetimes, categoricals, texts))
+    frame = pd.read_csv(path, usecols=list(names), **_read_csv_kwargs(datetimes, categoricals, texts, dtypes))
     return _io.categorize(frame, categoricals)
 
 
-def _batches(path, size, datetimes=(), categoricals=(), texts=()):
+def _batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pandas as pd
 
-    reader = pd.read_csv(path, chunksize=size.rows, **_read_csv_kwargs(datetimes, categoricals, texts))
+    reader = pd.read_csv(path, chunksize=size.rows, **_read_csv_kwargs(datetimes, categoricals, texts, dtypes))
     try:
         for frame in reader:
             yield _io.categorize(frame, categoricals)
@@ -45,19 +47,23 @@ def _batches(path, size, datetimes=(), categoricals=(), texts=()):
         reader.close()
 
 
-def _pandas_pyarrow_read(source, datetimes=(), categoricals=(), texts=(), usecols=None):
+def _pandas_pyarrow_read(source, datetimes=(), categoricals=(), texts=(), usecols=None, dtypes=()):
     import pandas as pd
 
-    kwargs = {"dtype": _io.text_dtypes(categoricals, texts)} if categoricals or texts else {}
+    if dtypes:
+        kwargs = {"dtype": _io.pandas_dtypes(categoricals, texts, dtypes)}
+    else:
+        kwargs = {"dtype": _io.text_dtypes(categoricals, texts)} if categoricals or texts else {}
     if usecols is not None:
         kwargs["usecols"] = list(usecols)
     with _io.buffer(source) as f:
         frame = pd.read_csv(f, engine="pyarrow", parse_dates=list(datetimes), **kwargs)
+    texts = _io.text_columns(texts, dtypes)
     return _io.categorize(frame, [c for c in categoricals if c in texts])
 
 
-def _pandas_pyarrow_columns(path, names, datetimes=(), categoricals=(), texts=()):
-    return _pandas_pyarrow_read(path, datetimes, categoricals, texts, usecols=names)
+def _pandas_pyarrow_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    return _pandas_pyarrow_read(path, datetimes, categoricals, texts, usecols=names, dtypes=dtypes)
 
 
 def _pyarrow_write(frame):
@@ -69,39 +75,48 @@ def _pyarrow_write(frame):
     return sink.getvalue().to_pybytes()
 
 
-def _pyarrow_convert(categoricals, texts, names=None):
+def _pyarrow_convert(categoricals, texts, names=None, dtypes=()):
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     types = dict((name, pa.string()) for name in texts)
+    # A table a user brought: each nullable column at its type, as a user of pyarrow.csv says it.
+    types.update((name, _io.arrow_type(dtype)) for name, dtype in dtypes)
     types.update((name, pa.dictionary(pa.int32(), pa.string())) for name in categoricals)
+    # Its text may have nulls, which pyarrow.csv writes as empty fields (and "" quoted).
+    options = dict(strings_can_be_null=True, quoted_strings_can_be_null=False) if dtypes else {}
     if names is None:
-        return pcsv.ConvertOptions(column_types=types)
-    return pcsv.ConvertOptions(column_types=types, include_columns=list(names))
+        return pcsv.ConvertOptions(column_types=types, **options)
+    return pcsv.ConvertOptions(column_types=types, include_columns=list(names), **options)
 
 
-def _pyarrow_read(source, datetimes=(), categoricals=(), texts=()):
+def _pyarrow_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow.csv as pcsv
 
-    table = pcsv.read_csv(_io.arrow_source(source), convert_options=_pyarrow_convert(categoricals, texts))
-    return table.to_pandas()
+    table = pcsv.read_csv(_io.arrow_source(source), convert_options=_pyarrow_convert(categoricals, texts, dtypes=dtypes))
+    return _io.as_nullable(table.to_pandas(), table, dtypes) if dtypes else table.to_pandas()
 
 
-def _pyarrow_columns(path, names, datetimes=(), categoricals=(), texts=()):
+def _pyarrow_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow.csv as pcsv
 
+    if dtypes:
+        dtypes = tuple((name, dtype) for name, dtype in dtypes if name in names)
+        table = pcsv.read_csv(path, convert_options=_pyarrow_convert(categoricals, texts, names, dtypes))
+        return _io.as_nullable(table.to_pandas(), table, dtypes)
     return pcsv.read_csv(path, convert_options=_pyarrow_convert(categoricals, texts, names)).to_pandas()
 
 
-def _pyarrow_batches(path, size, datetimes=(), categoricals=(), texts=()):
+def _pyarrow_batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     # The streaming reader counts bytes, not rows; it takes the column types from its first block.
     reader = pcsv.open_csv(path, read_options=pcsv.ReadOptions(block_size=size.bytes),
-                           convert_options=_pyarrow_convert(categoricals, texts))
+                           convert_options=_pyarrow_convert(categoricals, texts, dtypes=dtypes))
     for batch in reader:
-        yield pa.Table.from_batches([batch]).to_pandas()
+        table = pa.Table.from_batches([batch])
+        yield _io.as_nullable(table.to_pandas(), table, dtypes) if dtypes else table.to_pandas()
 
 
 FORMATS = [

@@ -1,9 +1,12 @@
 """HDF5 through PyTables: pandas' HDFStore, "fixed" and "table" layouts, in memory."""
 from .. import compat
-from ..registry import Format, Needs
+from ..registry import Format, Loss, Needs
 from . import _io
 
 NEEDS = (Needs("pandas"), Needs("tables"))
+# HDFStore cannot store pandas' nullable integers and booleans (a table a user brought has them
+# where a column has nulls): they are written as float64 and read back so.
+LOSSES = (Loss("nullable_float"),)
 
 
 def _writer(layout):
@@ -12,6 +15,7 @@ def _writer(layout):
 
         if layout == "fixed":
             frame = _io.to_text(frame)  # "fixed" stores no categoricals
+        frame = _io.nullables_as_float(frame)
         # An in-memory HDF5 file (the CORE driver without a backing store), so no disk is timed.
         with pd.HDFStore("dsib-write.h5", mode="w", driver="H5FD_CORE", driver_core_backing_store=0) as store:
             store.put("frame", frame, format=layout, **compat.hdf_put_kwargs())
@@ -19,7 +23,7 @@ def _writer(layout):
     return write
 
 
-def _read(source, datetimes=(), categoricals=(), texts=()):
+def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pandas as pd
 
     if isinstance(source, bytes):
@@ -32,7 +36,7 @@ def _read(source, datetimes=(), categoricals=(), texts=()):
     return _io.categorize(frame, categoricals)
 
 
-def _table_columns(path, names, datetimes=(), categoricals=(), texts=()):
+def _table_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
     """A table's rows hold every column: the rows are read whole, and ``names`` kept."""
     import pandas as pd
 
@@ -41,7 +45,7 @@ def _table_columns(path, names, datetimes=(), categoricals=(), texts=()):
     return _io.categorize(frame, categoricals)
 
 
-def _table_batches(path, size, datetimes=(), categoricals=(), texts=()):
+def _table_batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pandas as pd
 
     with pd.HDFStore(path, mode="r") as store:
@@ -50,8 +54,8 @@ def _table_batches(path, size, datetimes=(), categoricals=(), texts=()):
 
 
 FORMATS = [
-    Format("hdf-fixed", "HDF5 fixed", ".h5", _writer("fixed"), _read, "hdf5", needs=NEEDS,
+    Format("hdf-fixed", "HDF5 fixed", ".h5", _writer("fixed"), _read, "hdf5", needs=NEEDS, losses=LOSSES,
            description="pandas HDFStore, format='fixed' (categoricals stored as text)"),
-    Format("hdf-table", "HDF5 table", ".h5", _writer("table"), _read, "hdf5", needs=NEEDS,
+    Format("hdf-table", "HDF5 table", ".h5", _writer("table"), _read, "hdf5", needs=NEEDS, losses=LOSSES,
            description="pandas HDFStore, format='table'", columns=_table_columns, batches=_table_batches),
 ]

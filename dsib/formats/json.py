@@ -22,10 +22,20 @@ def _writer(orient, index=True):
 
 
 def _reader(orient):
-    def read(source, datetimes=(), categoricals=(), texts=()):
+    def read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
         import pandas as pd
 
-        dtype = _io.text_dtypes(categoricals, texts) if categoricals or texts else True
+        after = {}
+        if dtypes:  # a table a user brought: its nullable columns and text too
+            if compat.pandas_version() >= (3, 0):
+                dtype = _io.pandas_dtypes(categoricals, texts, dtypes)
+            else:
+                # read_json's dtype= went through numpy's before pandas 3 ("None" for a null in str
+                # text, no nullable dtype): text kept as read, nullables converted after reading.
+                after = _io.nullable_dtypes(dtypes)
+                dtype = _io.pandas_dtypes(categoricals, texts, [d for d in dtypes if d[0] not in after], text=object)
+        else:
+            dtype = _io.text_dtypes(categoricals, texts) if categoricals or texts else True
         named_dates = {"convert_dates": list(datetimes)} if compat.read_json_parses_named_dates() else {}
         with _io.buffer(source) as f:
             frame = pd.read_json(f, orient=orient, precise_float=True, dtype=dtype, **named_dates)
@@ -34,6 +44,8 @@ def _reader(orient):
             # its default date detection has not parsed already, such as TSBS' "timestamp").
             frame = frame.assign(**dict((c, pd.to_datetime(frame[c])) for c in datetimes
                                         if frame[c].dtype.kind != "M"))
+        if after:
+            frame = frame.astype(after)
         return _io.categorize(frame, categoricals)
     return read
 

@@ -27,7 +27,7 @@ def _write(frame):
     return msgpack.packb({"columns": columns, "rows": len(frame)}, use_bin_type=True)
 
 
-def _read(source, datetimes=(), categoricals=(), texts=()):
+def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import msgpack
     import numpy as np
     import pandas as pd
@@ -54,7 +54,7 @@ def _pandas_write(frame):
     return frame.to_msgpack()
 
 
-def _pandas_read(source, datetimes=(), categoricals=(), texts=()):
+def _pandas_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pandas as pd
 
     return pd.read_msgpack(_io.payload(source))

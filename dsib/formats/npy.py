@@ -16,7 +16,7 @@ def _write(frame):
     return buf.getvalue()
 
 
-def _read(source, datetimes=(), categoricals=(), texts=()):
+def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import numpy as np
     import pandas as pd
 

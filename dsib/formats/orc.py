@@ -12,17 +12,18 @@ def _write(frame):
     return sink.getvalue().to_pybytes()
 
 
-def _read(source, datetimes=(), categoricals=(), texts=()):
+def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow.orc as orc
 
-    # ORCFile is there from pyarrow 0.13; orc.read_table only from 6.0.
-    return _io.arrow_to_pandas(orc.ORCFile(_io.arrow_source(source)).read(), categoricals)
+    # ORCFile is there from pyarrow 0.13; orc.read_table only from 6.0. ORC keeps no pandas types:
+    # a table a user brought has its nullable columns converted by types_mapper, as its user would.
+    return _io.arrow_to_pandas(orc.ORCFile(_io.arrow_source(source)).read(), categoricals, dtypes)
 
 
-def _columns(path, names, datetimes=(), categoricals=(), texts=()):
+def _columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow.orc as orc
 
-    return _io.arrow_to_pandas(orc.ORCFile(path).read(columns=list(names)), categoricals)
+    return _io.arrow_to_pandas(orc.ORCFile(path).read(columns=list(names)), categoricals, dtypes)
 
 
 FORMATS = [

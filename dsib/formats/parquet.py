@@ -25,19 +25,19 @@ def _batch_writer(**options):
     return write
 
 
-def _read(source, datetimes=(), categoricals=(), texts=()):
+def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow.parquet as pq
 
     return _io.arrow_to_pandas(pq.read_table(_io.arrow_source(source)), categoricals)
 
 
-def _columns(source, names, datetimes=(), categoricals=(), texts=()):
+def _columns(source, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow.parquet as pq
 
     return _io.arrow_to_pandas(pq.read_table(source, columns=list(names)), categoricals)
 
 
-def _batches(path, size, datetimes=(), categoricals=(), texts=()):
+def _batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow.parquet as pq
 
     # pre_buffer (from pyarrow 5.0; off by default in 5-16, on in 26) reads ahead the bytes of
@@ -75,7 +75,7 @@ def _fastparquet_write(frame):
     return buf.getvalue()
 
 
-def _fastparquet_read(source, datetimes=(), categoricals=(), texts=()):
+def _fastparquet_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import fastparquet
 
     with _io.buffer(source) as f:
@@ -83,7 +83,7 @@ def _fastparquet_read(source, datetimes=(), categoricals=(), texts=()):
         return _io.categorize(fastparquet.ParquetFile(f, pandas_nulls=False).to_pandas(), categoricals)
 
 
-def _fastparquet_columns(path, names, datetimes=(), categoricals=(), texts=()):
+def _fastparquet_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import fastparquet
 
     with open(path, "rb") as f:

@@ -11,7 +11,7 @@ def _writer(protocol):
     return write
 
 
-def _read(source, datetimes=(), categoricals=(), texts=()):
+def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     return pickle.loads(_io.payload(source))
 
 
