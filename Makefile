@@ -40,7 +40,7 @@ SHARD ?=
 MATRIX_CONF := .asv-matrix-$(MATRIX)-$(PROFILE)$(if $(SHARD),-shard$(subst /,of,$(SHARD))).conf.json
 
 .PHONY: bench bench-matrix data workspace servers run run-matrix merge-results site table record publish compare noise audit test \
-	lint-workflows browser go clean-env clean-cache FORCE
+	lint-workflows browser vendor-js advise go clean-env clean-cache FORCE
 
 # dsib itself is not installed here: every tool runs as `python -m dsib_tools` / `python -m data_prep`
 # from the checkout, and asv installs dsib into its own environments from each commit.
@@ -216,6 +216,11 @@ $(abspath $(VENV))/go/bin/go: $(BIN)/.ready
 
 $(BIN)/actionlint: $(BIN)/.ready | go
 	GOBIN=$(abspath $(BIN)) GOFLAGS=-modcacherw $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+
+## vendor-js: the site's chart library (Vega-Lite) from the npm registry into dsib_tools/www/vendor,
+## each tarball checked against the sha256 pinned in dsib_tools/vendor_js.py (its output is committed)
+vendor-js: $(BIN)/.ready
+	$(BIN)/python -m dsib_tools vendor-js
 
 ## browser: Debian's Chromium and its driver, for tests/test_browser.py (installed once, as root)
 CHROMIUM := /usr/bin/chromium
