@@ -41,6 +41,15 @@ def scripts():
             for name in ("vega", "vega-lite", "vega-embed")]
 
 
+def copy_into(html_dir):
+    """The chart library's committed files into ``html_dir/vendor`` (a page published on its own, as
+    the release view is, gets them too)."""
+    for name in PINS:
+        target = os.path.join(html_dir, "vendor", directory(name))
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(os.path.join(VENDOR, directory(name)), target)
+
+
 def fetch(name, into=VENDOR, registry=REGISTRY, progress=print):
     version, expected, files = PINS[name]
     url = registry % {"name": name, "version": version}
