@@ -217,6 +217,14 @@ $(abspath $(VENV))/go/bin/go: $(BIN)/.ready
 $(BIN)/actionlint: $(BIN)/.ready | go
 	GOBIN=$(abspath $(BIN)) GOFLAGS=-modcacherw $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 
+## advise: quick measures of every format on your own file (FILE=trips.parquet: CSV, Parquet,
+## Feather/Arrow IPC or JSON Lines), ranked, with a chart page in build/advise/; `make bench DATASET=`
+## is the full, recorded run
+FILE ?=
+advise: $(BIN)/.ready
+	$(if $(FILE),,$(error make advise needs FILE=<a CSV, Parquet, Feather or JSON Lines file>))
+	$(BIN)/python -m dsib_tools advise "$(FILE)" --html $(BUILD)/advise/$(basename $(notdir $(FILE))).html
+
 ## vendor-js: the site's chart library (Vega-Lite) from the npm registry into dsib_tools/www/vendor,
 ## each tarball checked against the sha256 pinned in dsib_tools/vendor_js.py (its output is committed)
 vendor-js: $(BIN)/.ready
