@@ -14,6 +14,7 @@ format gets fewer samples, never none. The figures are medians with their interq
 sample count, labelled as quick measures: ``make bench DATASET=NAME`` measures the same table in asv's
 whole grid (more samples, interleaved rounds, cold reads, fsync'd writes, every release) and records
 it."""
+import argparse
 import json
 import math
 import os
@@ -43,15 +44,10 @@ def add_arguments(p):
     p.add_argument("--only", default=None, help="comma-separated formats to measure (default: every format)")
     p.add_argument("--html", default=None, help="the page to write (default: build/advise/<file name>.html)")
     p.add_argument("--json", default=None, help="also write the figures as JSON here")
-    p.add_argument("--worker", default=None, help=argparse_suppress())
-    p.add_argument("--data-dir", default=None, help=argparse_suppress())
+    # A worker's own arguments: one format, in a process advise started.
+    p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--data-dir", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=main)
-
-
-def argparse_suppress():
-    import argparse
-
-    return argparse.SUPPRESS
 
 
 # The worker: one format, in its own process ------------------------------------------------------
@@ -106,7 +102,7 @@ def measure(name, data_dir, variant, samples, work):
     frame, hints = _frame(data_dir, variant)
     path = os.path.join(work, "file" + fmt.suffix)
     try:
-        fmt.warm_up() if hasattr(fmt, "warm_up") else None
+        fmt.warm_up()
         if fmt.writes:
             out["write"], payload, out["write_peak"] = _samples(lambda: fmt.write(frame), samples)
         else:
