@@ -47,6 +47,8 @@ def add_arguments(p):
     # A worker's own arguments: one format, in a process advise started.
     p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     p.add_argument("--data-dir", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--keep", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--given", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=main)
 
 
@@ -82,8 +84,10 @@ def _samples(operation, wanted):
     return times, first, peak
 
 
-def measure(name, data_dir, variant, samples, work):
-    """One format's figures on the table of ``data_dir``, as JSON-able data."""
+def measure(name, data_dir, variant, samples, work, keep=None, given=None):
+    """One format's figures on the table of ``data_dir``, as JSON-able data. ``keep``: where to leave
+    the file written (for a format that reads it with another reader); ``given``: the file of the
+    format whose writer this one uses, written by that format's worker (else written here)."""
     import gc
 
     from dsib.fidelity import FrameMismatch, assert_same_frame
@@ -100,14 +104,16 @@ def measure(name, data_dir, variant, samples, work):
         out["skip"] = str(exc)
         return out
     frame, hints = _frame(data_dir, variant)
-    path = os.path.join(work, "file" + fmt.suffix)
+    path = keep or os.path.join(work, "file" + fmt.suffix)
     try:
         fmt.warm_up()
         if fmt.writes:
             out["write"], payload, out["write_peak"] = _samples(lambda: fmt.write(frame), samples)
+        elif given and os.path.exists(given):
+            path, payload = given, None  # another format's writer, whose worker wrote this file
         else:
             payload = fmt.write(frame)  # another format's writer: its file, not its time
-        out["bytes"] = write_atomic(path, payload)
+        out["bytes"] = os.path.getsize(path) if payload is None else write_atomic(path, payload)
         del payload
     except NotImplementedError as exc:
         out["skip"] = str(exc)
@@ -139,7 +145,8 @@ def _problems(message):
 def _worker(args):
     work = tempfile.mkdtemp(prefix="dsib-advise-%s-" % args.worker)
     try:
-        print(json.dumps(measure(args.worker, args.data_dir, args.variant, args.samples, work)))
+        print(json.dumps(measure(args.worker, args.data_dir, args.variant, args.samples, work, args.keep,
+                                 args.given)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
@@ -326,9 +333,11 @@ def page(path, ranked, others, rows, variant, text):
 
 # The command -------------------------------------------------------------------------------------
 
-def run_worker(name, data_dir, variant, samples):
+def run_worker(name, data_dir, variant, samples, keep=None, given=None):
     command = [sys.executable, "-m", "dsib_tools", "advise", "-", "--worker", name, "--data-dir", data_dir,
                "--variant", variant, "--samples", str(samples)]
+    command += ["--keep", keep] if keep else []
+    command += ["--given", given] if given else []
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
         done = subprocess.run(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -362,19 +371,26 @@ def main(args):
             print("error: this table has no variant %s (it has %s)" % (variant, ", ".join(spec.variants)),
                   file=sys.stderr)
             return 2
-        names = [n for n in FORMATS] if not args.only else [n.strip() for n in args.only.split(",") if n.strip()]
-        unknown = [n for n in names if n not in FORMATS]
+        asked = [n.strip() for n in (args.only or ",".join(FORMATS)).split(",") if n.strip()]
+        unknown = [n for n in asked if n not in FORMATS]
         if unknown:
             print("error: no format %s (formats: %s)" % (", ".join(unknown), ", ".join(FORMATS)), file=sys.stderr)
             return 2
+        names = [n for n in FORMATS if n in asked]  # a writer's worker before its file's other readers
         print("%s: %s rows, %d columns%s; measuring %d formats, one process each" % (
             args.path, "{:,}".format(added["rows"]), len(added["columns"]),
             " (left out: %s)" % ", ".join("%s %s" % c for c in added["left_out"]) if added["left_out"] else "",
             len(names)), file=sys.stderr)
+        # A reader of another format's file reads the file that format's worker left (a 1,000,000-row
+        # CSV takes seconds to write again).
+        writers = dict((n, writer_of(FORMATS[n], FORMATS.values())) for n in names if not FORMATS[n].writes)
+        files = os.path.join(data_dir, "files")
+        os.makedirs(files)
+        kept = dict((n, os.path.join(files, n + FORMATS[n].suffix)) for n in set(writers.values()) if n)
         outcomes = []
         for name in names:
-            outcome = run_worker(name, data_dir, variant, args.samples)
-            outcome["writer"] = None if FORMATS[name].writes else writer_of(FORMATS[name], FORMATS.values())
+            outcome = run_worker(name, data_dir, variant, args.samples, kept.get(name), kept.get(writers.get(name)))
+            outcome["writer"] = writers.get(name)
             outcomes.append(outcome)
             print("  %-20s %s" % (name, "measured" if held(outcome) else reason(outcome)[:100]), file=sys.stderr)
     finally:
