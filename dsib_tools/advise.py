@@ -19,6 +19,7 @@ import json
 import math
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -155,11 +156,7 @@ def _worker(args):
 # The ranking -------------------------------------------------------------------------------------
 
 def median(values):
-    values = sorted(values)
-    if not values:
-        return None
-    middle = len(values) // 2
-    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2.0
+    return statistics.median(values) if values else None
 
 
 def quartiles(values):
@@ -242,8 +239,11 @@ def rank(outcomes):
 
 
 def _figure(value):
-    """Four significant digits (whole numbers from 1000 on), so that a reader can redo the ranking."""
-    return "%.0f" % value if value >= 1000 else "%.4g" % value
+    """Four significant digits (whole numbers from 1000 on, never an exponent), so that a reader can
+    redo the ranking."""
+    if value >= 1000:
+        return "%.0f" % value
+    return "%.4g" % value if value >= 1e-4 else "%.8f" % value  # %g writes an exponent below 1e-4
 
 
 def _ms(seconds):
