@@ -40,7 +40,7 @@ SHARD ?=
 MATRIX_CONF := .asv-matrix-$(MATRIX)-$(PROFILE)$(if $(SHARD),-shard$(subst /,of,$(SHARD))).conf.json
 
 .PHONY: help bench bench-matrix data workspace servers run run-matrix merge-results site table record publish compare noise audit \
-	test test-fast lint format lint-workflows browser go clean-env clean-cache FORCE
+	test test-fast lint format lint-workflows browser vendor-js advise go clean-env clean-cache FORCE
 .DEFAULT_GOAL := help
 
 ## help: this list: every target, one line each (the lines that start with two hashes in the Makefile)
@@ -227,6 +227,19 @@ $(abspath $(VENV))/go/bin/go: $(BIN)/.ready
 
 $(BIN)/actionlint: $(BIN)/.ready | go
 	GOBIN=$(abspath $(BIN)) GOFLAGS=-modcacherw $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+
+## advise: quick measures of every format on your own file (FILE=...), ranked, with a chart page
+# FILE=trips.parquet: CSV, Parquet, Feather/Arrow IPC or JSON Lines; the page goes in build/advise/.
+# `make bench DATASET=` is the full, recorded run.
+FILE ?=
+advise: $(BIN)/.ready
+	$(if $(FILE),,$(error make advise needs FILE=<a CSV, Parquet, Feather or JSON Lines file>))
+	$(BIN)/python -m dsib_tools advise "$(FILE)" --html $(BUILD)/advise/$(basename $(notdir $(FILE))).html
+
+## vendor-js: the site's chart library (Vega-Lite) from the npm registry into dsib_tools/www/vendor
+# Each tarball checked against the sha256 pinned in dsib_tools/vendor_js.py (its output is committed)
+vendor-js: $(BIN)/.ready
+	$(BIN)/python -m dsib_tools vendor-js
 
 ## browser: Debian's Chromium and its driver, for tests/test_browser.py (installed once, as root)
 CHROMIUM := /usr/bin/chromium

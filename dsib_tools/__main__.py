@@ -18,6 +18,8 @@
   select   asv's -b regex for one format's or one source's cells (make bench FORMAT=... SOURCE=...)
   lock     record each benchmark's series and measured code (benchmarks/series.lock)
   fetch-go fetch a Go toolchain from the Go module proxy (make test builds actionlint with it)
+  vendor-js  fetch the site's pinned chart library (Vega-Lite) from the npm registry into dsib_tools/www/vendor
+  advise   quick measures of every format on your own table, ranked, with an HTML page (make advise FILE=...)
   watch-load  run a command (asv run) and log the machine's load beside the results
   speedups the post's cases in two environments, with spread (the README's 2018 -> 2026 table)
   readme   rewrite the README's generated tables (--check: say which differ)
@@ -101,6 +103,16 @@ def _grid_markdown(res, names, sources=None, variants=None, load=None, rows=None
 
     formats = [f.name for f in FORMATS.values() if rows is None or f.columns or f.batches]
     return grid_report(res, names, sources or list(GRID), variants or list(VARIANTS), formats, load, rows)
+
+
+def _grid_charts(res, names):
+    from data_prep import VARIANTS
+    from dsib.cases import GRID
+    from dsib.formats import FORMATS
+
+    from .report import grid_charts
+
+    return grid_charts(res, names, list(GRID), list(VARIANTS), list(FORMATS))
 
 
 def _batches_markdown(res, names, sources=None, load=None):
@@ -219,7 +231,7 @@ def cmd_site(args):
                   for j, name in enumerate(names) if j != i]
         print("wrote %s" % write_page(args.html_dir, _report_sections(results, load), machine_page(names[i], i == 0),
                                       title="dsib report: machine %s" % names[i] if i else "dsib report",
-                                      others=others))
+                                      others=others, charts=_grid_charts(*results[1:])))
     from .release_view import write
 
     for path in write(args.html_dir, args.results_dir, *names):
@@ -891,6 +903,11 @@ def main(argv=None):
     p.add_argument("--version", required=True)
     p.add_argument("--into", required=True)
     p.set_defaults(func=cmd_fetch_go)
+    p = sub.add_parser("vendor-js", help="fetch the pinned chart library from the npm registry (checked sha256)")
+    p.set_defaults(func=lambda args: __import__("dsib_tools.vendor_js").vendor_js.main(args))
+    p = sub.add_parser("advise", help="quick measures of every format on a CSV, Parquet, Feather or JSON Lines file")
+    from .advise import add_arguments
+    add_arguments(p)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -3,7 +3,7 @@ releases instead of across commits, which asv's own dashboard already plots.
 
 Written by ``python -m dsib_tools site`` beside the dsib report: ``html/dsib/releases.html`` (headline
 figures and the 2019 table per release, static), ``releases-data.js`` (the numbers) and
-``releases.js`` (a small SVG plotter: asv's dashboard libraries are jQuery plugins we do not need).
+``releases.js`` (its plots are Vega-Lite's: the site's vendored chart library, dsib_tools/vendor_js.py).
 A case opens directly at ``releases.html#case=<benchmark>/<param>/<param>…`` (``&view=pandas`` for
 the pandas order). Another published machine has ``releases-<machine>.html`` and its data file; a
 selector on each page goes between them. ``release-regressions.html`` lists the steps up that asv's
@@ -25,6 +25,7 @@ from packaging.version import InvalidVersion, Version
 
 from . import suite
 from .report import markdown_table, param_names
+from . import vendor_js
 from .site import WWW, markdown_table_to_html
 
 PUBLISHED_PROFILE = "default"
@@ -428,13 +429,14 @@ the hypervisor took 5 %% or more, is marked "(under load)" in the tables.</p>
 <th>Benchmarks under load</th></tr></thead><tbody>%(loads)s</tbody></table>
 <noscript><p>The plots need JavaScript; the figures above do not.</p></noscript>
 <script src="%(data)s"></script>
-<script src="releases.js"></script>
+%(library)s<script src="releases.js"></script>
 </body></html>
 """ % {"style": STYLE, "machine": html.escape(data["machine"]), "profile": html.escape(data["profile"]),
        "n_envs": len(envs), "n_cases": len(data["cases"]), "headlines": "\n".join(_headline_rows(data)),
        "options": options, "tables": tables, "loads": loads, "regressions": REGRESSIONS_PAGE,
        "machines": _machine_options(machines, data["machine"]),
-       "data": html.escape(data_name(data["machine"], data["machine"] == machines[0]), quote=True)}
+       "data": html.escape(data_name(data["machine"], data["machine"] == machines[0]), quote=True),
+       "library": "".join("<script src='../vendor/%s'></script>\n" % path for path in vendor_js.scripts())}
 
 
 def _step_rows(data, view, page):
@@ -490,6 +492,7 @@ def write(html_dir, results_dir, machine, *others):
     out = os.path.join(html_dir, "dsib")
     os.makedirs(out, exist_ok=True)
     shutil.copy(os.path.join(WWW, "releases.js"), os.path.join(out, "releases.js"))
+    vendor_js.copy_into(html_dir)
     paths = []
     for k, data in enumerate(datas):
         with open(os.path.join(out, data_name(data["machine"], k == 0)), "w") as f:

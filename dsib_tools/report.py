@@ -344,6 +344,57 @@ def grid_report(res, names, sources, variants, formats, load=None, labels=None):
     return "\n\n".join(blocks)
 
 
+def grid_chart(res, names, source, variant, formats):
+    """The chart of one dataset and variant (dsib_tools/charts.py): each format's page-cache read,
+    in-memory write, file size and their peaks; a format with no read or no size is listed with its
+    reason instead."""
+    from .charts import chart_html, point
+    from .suite import GRID, name
+
+    given = {"source": source, "variant": variant}
+    rows = dict((row.label, row) for row in GRID)
+    points, skipped = [], []
+    for fmt in formats:
+        figures = {}
+        for key, label in (("read", "read, page cache"), ("write", "write, memory"), ("size", "file MiB"),
+                           ("read_peak", "read, peak MiB"), ("write_peak", "write, peak MiB")):
+            row = rows[label]
+            figures[key] = _case(res, names, name(row.cls, row.method), fmt, given)
+        read, size = figures["read"][0], figures["size"][0]
+        if _missing(read) or _missing(size):
+            row, value = (rows["read, page cache"], read) if _missing(read) else (rows["file MiB"], size)
+            if value is None:
+                why = "not run or failed in this run"
+            else:
+                why = skip_reason(res, row.cls.operation, dict(given, format=fmt))
+            skipped.append((fmt, why))
+        elif _missing(figures["write"][0]):
+            row = rows["write, memory"]
+            why = "not run or failed in this run" if figures["write"][0] is None else \
+                skip_reason(res, row.cls.operation, dict(given, format=fmt))
+            skipped.append((fmt, "no write (right panel): " + why))
+        points.append(point(fmt, format_with_spread, read, figures["read"][1], figures["write"][0],
+                            figures["write"][1], size, figures["read_peak"][0], figures["write_peak"][0]))
+    if not any(p["read"] is not None and p["size_mib"] is not None for p in points):
+        return None  # nothing measured (a run of other cases, or of the first suite's names)
+    return chart_html("chart-%s-%s" % (source, variant), points, "%s / %s" % (source, variant), skipped)
+
+
+def grid_charts(res, names, sources, variants, formats):
+    """{the grid table's name ("source / variant"): its chart's HTML} for the sources whose reads the
+    grid measures."""
+    from .suite import GRID
+
+    reads = [row for row in GRID if row.label == "read, page cache"]
+    charts = {}
+    for source in sources:
+        for variant in variants if measured_on(reads, source) else ():
+            chart = grid_chart(res, names, source, variant, formats)
+            if chart is not None:
+                charts["%s / %s" % (source, variant)] = chart
+    return charts
+
+
 # The studies' comparisons of two paths into and out of one engine: (label, path, baseline).
 ENGINE_COMPARISONS = (
     ("SQLite: ADBC against SQLAlchemy", "sqlite-adbc", "sqlite-sqlalchemy"),

@@ -1,6 +1,7 @@
 """The dsib page of the published site: the 2019 table, the every-format grid and the fidelity
 table, regenerated from ``results/`` by ``python -m dsib_tools site`` after ``asv publish``, and linked
-from asv's own navigation bar. Static HTML, no scripts, no CDN.
+from asv's own navigation bar. Static HTML; its charts are drawn by the vendored Vega-Lite
+(``charts.py``); no CDN.
 
 asv 0.6's dashboard loads jQuery, flot, bootstrap and friends from CDNs, which this project's
 machines cannot reach: ``use_vendored_libraries`` points it at byte-for-byte copies (same
@@ -58,7 +59,8 @@ _SKIP_CELL = re.compile(r"(?<=\|) *skip (\d+) *(?=\|)")
 STYLE = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
          "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}td{text-align:right}"
          "td:first-child{text-align:left}td{max-width:28em;overflow-wrap:break-word}"
-         "code{font-size:90%;background:#f4f4f4;padding:0 2px}nav.toc li{margin:1px 0}")
+         "code{font-size:90%;background:#f4f4f4;padding:0 2px}nav.toc li{margin:1px 0}"
+         "figure.dsib-chart-figure{margin:1em 0}figcaption,ul.chart-skipped{font-size:13px;max-width:60em}")
 
 
 def slug(text):
@@ -125,9 +127,10 @@ def section_blocks(heading, blocks):
     return out
 
 
-def render(sections, title="dsib report", others=()):
+def render(sections, title="dsib report", others=(), charts=None):
     """The report page: a table of contents (sections, and the tables of those with several), then
-    each section's paragraphs and blocks."""
+    each section's paragraphs and blocks; ``charts``: {a table's name: the chart (HTML) drawn above it}."""
+    charts = dict(charts or {})  # each drawn once, above the first table of its name (the grid's)
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title>" % html.escape(title),
              "<style>%s</style><link rel='icon' href='../swallow.ico'></head><body>" % STYLE,
              "<p><a href='../index.html'>&larr; asv dashboard</a> · <a id='to-releases' href='%s'>across releases"
@@ -145,9 +148,16 @@ def render(sections, title="dsib report", others=()):
                                           for table, name in tables)))
         body.append("<h2 id='%s'>%s</h2>" % (ident, html.escape(heading)))
         body.extend("<p>%s</p>" % _MARKDOWN.renderInline(p) for p in paragraphs)
-        body.extend(block for _, block in rendered)
+        for (table, block), text in zip(rendered, blocks):
+            if table and table_name(text) in charts:
+                body.append(charts.pop(table_name(text)))
+            body.append(block)
     parts.append("<nav class='toc'><h2>Contents</h2><ul>%s</ul></nav>" % "".join(toc))
     parts.extend(body)
+    if "dsib-chart-figure" in "".join(body):
+        from .charts import script_tags
+
+        parts.append(script_tags())
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -200,14 +210,16 @@ def use_vendored_libraries(html_dir):
             f.write(text)
 
 
-def write_page(html_dir, sections, page=PAGE, title="dsib report", others=()):
+def write_page(html_dir, sections, page=PAGE, title="dsib report", others=(), charts=None):
     """``page`` (under ``html_dir``) of ``sections``; ``others``: (machine, href) of the other
-    machines' pages, linked at the top."""
+    machines' pages, linked at the top; ``charts``: see ``render``."""
     path = os.path.join(html_dir, page)
     if not os.path.isdir(os.path.dirname(path)):
         os.makedirs(os.path.dirname(path))
     with open(path, "w") as f:
-        f.write(render(sections, title, others))
+        f.write(render(sections, title, others, charts))
+    if charts:
+        shutil.copy(os.path.join(WWW, "charts.js"), os.path.join(os.path.dirname(path), "charts.js"))
     use_vendored_libraries(html_dir)
     link_from_asv_index(html_dir)
     return path

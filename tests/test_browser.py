@@ -8,6 +8,7 @@ import http.server
 import json
 import os
 import re
+import shutil
 import threading
 
 import pytest
@@ -29,9 +30,41 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+# The release view's plotted points, in charts drawn to the end (dsib_tools/www/releases.js, Vega-Lite's SVG).
+RELEASE_POINTS = ("return document.querySelectorAll("
+                  "'#plot .release-plot[data-cases] g.mark-symbol.role-mark path').length")
+# The cases plotted, in the order of their plots.
+RELEASE_PLOTTED = ("return Array.prototype.concat.apply([], Array.prototype.map.call("
+                   "document.querySelectorAll('#plot .release-plot[data-cases]'),"
+                   " function (d) { return JSON.parse(d.getAttribute('data-cases')); }))")
+
+
+def publish_dsib_pages(html_dir):
+    """The committed site copied to ``html_dir`` with its dsib pages republished from the committed
+    results by this checkout's tools, as `make publish` does: the pages under test are those the code
+    of this commit writes, not those last committed."""
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    results = committed("results")
+    shutil.copytree(HTML, html_dir)
+    machines = sorted(d for d in os.listdir(results) if os.path.exists(os.path.join(results, d, "machine.json")))
+    reference = "xeon-2c-24g"
+    machines = ([reference] if reference in machines else []) + [m for m in machines if m != reference]
+    command = [sys.executable, "-m", "dsib_tools", "site", "--results-dir", results, "--html-dir", html_dir,
+               "--env", "DSIB_PROFILEdefault"]
+    for machine in machines:
+        command += ["--machine", machine]
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return html_dir
+
+
 @pytest.fixture(scope="module")
-def site():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=HTML))
+def site(tmp_path_factory):
+    html_dir = publish_dsib_pages(str(tmp_path_factory.mktemp("site") / "html"))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=html_dir))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield "http://127.0.0.1:%d/" % server.server_port
@@ -118,12 +151,11 @@ def test_asv_graph_plots_a_series(browser, site):
 
 def test_release_view_plots_the_default_case(browser, site):
     _open(browser, site + "dsib/releases.html")
-    assert _wait_for(browser, "return document.querySelectorAll('#plot svg g.series circle').length",
-                     "a plotted point") >= 1
+    assert _wait_for(browser, RELEASE_POINTS, "a plotted point") >= 1
     assert browser.execute_script("return document.querySelectorAll('#case-list li').length") == \
         browser.execute_script("return window.DSIB_RELEASES.cases.length")
     # Every median carries its spread: a bar through the point, and the range and count below the plot.
-    assert browser.execute_script("return document.querySelectorAll('#plot g.series line.iqr').length") >= 3
+    assert browser.execute_script("return document.querySelectorAll('#plot g.mark-rule.role-mark line').length") >= 3
     cells = browser.execute_script("return Array.prototype.map.call("
                                    "document.querySelectorAll('#case-values td:nth-child(2)'), "
                                    "function (td) { return td.textContent; })")
@@ -137,8 +169,8 @@ def test_a_case_url_opens_that_case(browser, site):
     case = _wait_for(browser, "var c = window.DSIB_RELEASES.cases; return c.length && c[c.length - 1].id",
                      "the release data")
     _open(browser, site + "dsib/releases.html#case=" + case + "&view=pandas")
-    plotted = _wait_for(browser, "return Array.prototype.map.call(document.querySelectorAll('#plot g.series'),"
-                                 " function (g) { return g.getAttribute('data-case'); })", "the case's plot")
+    plotted = _wait_for(browser, RELEASE_PLOTTED + ".length && " + RELEASE_PLOTTED[len("return "):],
+                        "the case's plot")
     assert plotted == [case]
     assert browser.execute_script("return document.querySelector('#case-list li.selected').dataset.case") == case
     assert browser.execute_script("return document.getElementById('view-pandas').className") == "active"

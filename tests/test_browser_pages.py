@@ -10,8 +10,8 @@ from packaging.version import InvalidVersion, Version
 
 from .conftest import ROOT, committed
 from .results_copy import current_benchmarks, current_keys
-from .test_browser import (HTML, _assert_no_severe, _graphed_benchmark, _open, _wait_for,  # noqa: F401 (fixtures)
-                           browser, site)
+from .test_browser import (HTML, RELEASE_POINTS, _assert_no_severe, _graphed_benchmark, _open,  # noqa: F401
+                           _wait_for, browser, site)
 
 RESULTS = committed("results")
 # asv 0.6.6's plot toggles on a graph page (its index.html).
@@ -106,7 +106,7 @@ def test_summary_grid_plots_or_links_every_thumbnail(browser, site):
     _assert_no_severe(browser)
     if linked:
         browser.execute_script("document.querySelector('a.dsib-to-releases').click()")
-        _wait_for(browser, "return document.querySelectorAll('#plot svg g.series circle').length",
+        _wait_for(browser, RELEASE_POINTS,
                   "the release view, from a thumbnail")
         _assert_no_severe(browser)
 
@@ -227,7 +227,7 @@ def test_report_page_shows_every_fidelity_cell_whole(browser, site):
 def test_report_page_and_release_view_link_each_other(browser, site):
     _open(browser, site + "dsib/index.html")
     browser.find_element("id", "to-releases").click()
-    _wait_for(browser, "return document.querySelectorAll('#plot svg g.series circle').length",
+    _wait_for(browser, RELEASE_POINTS,
               "the release view, from the report")
     assert browser.current_url == site + "dsib/releases.html"
     _assert_no_severe(browser)
