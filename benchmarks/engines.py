@@ -4,37 +4,48 @@ Every engine's cell is built once, as a file is (``dsib.cells``): the engine ing
 frame into a new database and queries it back against that frame, before any case times it. A
 case whose check failed fails; an engine missing from the environment skips.
 """
+import itertools
 import os
 import shutil
 
 from data_prep import VARIANTS
 from dsib import cases
 from dsib.engines import ENGINES, TABLE, questdb
+from dsib.procmem import PeakDuring
 from dsib.registry import installed_versions
 
 from . import CELLS, PROFILE, Cell, build_every_cell, hints, loads_once, series
 
 ENGINE_PARAM_NAMES = ["source", "engine", "variant"]
-MEASURES = Cell.measures + ("dsib.engines",)
+MEASURES = Cell.measures + ("dsib.engines", "dsib.procmem")
+# Three samples a case, so that its median is a sample's (of two, asv's median averages a first
+# and a second call). asv's repeat cannot give three to fast samples alone (its time limit counts
+# the setup between samples), so slow ones get three too. The warm-up is the session's tiny
+# round trip, never a sample.
+SAMPLES = 3
 
 
 def engine_ready(operation, source, engine, variant):
-    """In ``setup``: the engine of a cell that runs, its round trip checked and its libraries warmed
-    up; asv's skip (``NotImplementedError``) with the reason for a cell that cannot. The engine's
-    libraries are imported here, in the case's process, not by the suite's import in asv's
-    forkserver: every other case's peak memory stays without them."""
+    """In ``setup``: the engine of a cell that runs, its round trip checked; asv's skip
+    (``NotImplementedError``) with the reason for a cell that cannot. The engine's libraries are
+    imported by the case's session (``open_session``, which warms it up), in the case's process,
+    not by the suite's import in asv's forkserver: every other case's peak memory stays without them."""
     found = ENGINES[engine]
     reason = cases.engine_skip_reason(operation, source, engine, variant, PROFILE, installed_versions(found.packages))
     if reason:
         raise NotImplementedError(reason)
-    checked = CELLS.checked_table(source, found, variant)
-    if not found.server:  # a server's engine warms up in the case's session (open_session)
-        scratch = CELLS.scratch("warm-up-")
-        try:
-            found.warm_up(scratch)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-    return found, checked
+    return found, CELLS.checked_table(source, found, variant)
+
+
+def unmeasured(cls, method):
+    """asv's ``skip_params`` of ``cls.method``: the cells of the engines that say why they do
+    not measure it (``Engine.unmeasured``), skipped before their ``setup`` starts anything."""
+    return [given for given in itertools.product(*cls.params) if method in ENGINES[given[1]].unmeasured]
+
+
+def without_process(cls):
+    """``skip_params`` of a case that measures the engine's own process: the engines that have none."""
+    return [given for given in itertools.product(*cls.params) if ENGINES[given[1]].process is None]
 
 
 def build_table(operation):
@@ -48,11 +59,10 @@ def build_table(operation):
 
 
 def open_session(engine, directory):
-    """A session on ``directory``; where the engine is a server (seconds to start), warmed up in
-    it, not in a server of its own."""
+    """A session on ``directory``, warmed up in itself (``Engine.warm_up_session``): every engine's
+    first timed call finds its connection open and its paths in and out initialised."""
     session = engine.connect(directory)
-    if engine.server:
-        engine.warm_up_session(session)
+    engine.warm_up_session(session)
     return session
 
 
@@ -63,12 +73,12 @@ class IngestIntoEngine(Cell):
     the engine is a server, which takes seconds to start, from an empty table of the server the
     case's process started."""
 
-    version = series(1)
+    version = series(2)
     measures = MEASURES
     operation = "ingest"
     params, param_names = cases.engine_params(operation), ENGINE_PARAM_NAMES
     rounds = 1
-    repeat = (1, 3, 1.0)
+    repeat = SAMPLES
 
     def setup_cache(self):
         build_every_cell(type(self), build_table(self.operation))
@@ -108,17 +118,20 @@ class IngestIntoEngine(Cell):
         self.engine.ingest(self.session, self.frame, TABLE)
 
 
+IngestIntoEngine.peakmem_ingest.skip_params = unmeasured(IngestIntoEngine, "peakmem_ingest")
+
+
 class QueryFromEngine(Cell):
     """The whole table into a frame: the engine's own path out (``read_sql``, the driver's
     cursor, ``fetch_arrow_table().to_pandas()``, ``.df()``, a Parquet file read by the engine),
     the reader told the datetimes and categoricals as a file reader is."""
 
-    version = series(1)
+    version = series(2)
     measures = MEASURES
     operation = "query"
     params, param_names = cases.engine_params(operation), ENGINE_PARAM_NAMES
     rounds = 1
-    repeat = (1, 3, 1.0)
+    repeat = SAMPLES
 
     def setup_cache(self):
         build_every_cell(type(self), build_table(self.operation))
@@ -139,6 +152,18 @@ class QueryFromEngine(Cell):
     def peakmem_query(self, source, engine, variant):
         self.engine.query(self.session, TABLE, **self.hints)
 
+    def track_process_peakmem_query(self, source, engine, variant):
+        """The peak RSS of the engine's own process (Spark's JVM) during the query, which
+        ``peakmem_query`` (the case's process alone) leaves out."""
+        with PeakDuring(self.engine.process(self.session)) as peak:
+            self.engine.query(self.session, TABLE, **self.hints)
+        return peak.bytes
+
+    track_process_peakmem_query.unit = "bytes"
+
+
+QueryFromEngine.track_process_peakmem_query.skip_params = without_process(QueryFromEngine)
+
 
 class SerializeForQuestDB(Cell):
     """TSBS "cpu" into the QuestDB client's in-memory ILP buffer, no server: the serialisation
@@ -147,12 +172,12 @@ class SerializeForQuestDB(Cell):
     so that no case's peak memory holds the other path's buffer (the engines' cases check what
     QuestDB makes of them)."""
 
-    version = series(1)
+    version = series(2)
     measures = MEASURES
     params = [list(questdb.SOURCES), sorted(questdb.SERIALIZERS), list(VARIANTS)]
     param_names = ["source", "path", "variant"]
     rounds = 1
-    repeat = (1, 3, 1.0)
+    repeat = SAMPLES
 
     def setup_cache(self):
         build_every_cell(type(self), check_serializers)

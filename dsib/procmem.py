@@ -44,10 +44,15 @@ def tree(pid):
 
 
 def _status_kib(pid, field):
+    state = None
     with open("/proc/%d/status" % pid) as f:
         for line in f:
             if line.startswith(field + ":"):
                 return int(line.split()[1])
+            if line.startswith("State:"):
+                state = line.split()[1]
+    if state in ("Z", "X"):  # ended, not yet reaped (a JVM's short-lived helpers): it holds no memory
+        return 0
     raise PeakMemoryError("/proc/%d/status has no %s (a kernel thread, or not Linux)" % (pid, field))
 
 

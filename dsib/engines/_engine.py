@@ -12,11 +12,14 @@ class Engine(Registered):
     query is the same as this one's, and is timed there; ``keep(session, table)``: for an engine
     whose ingested table lives in its session alone (Spark's), what stores it in the session's
     directory for a later session, never timed. ``zoned_needs``: what a frame with a zoned timestamp
-    column needs besides ``needs`` (pandas' ``to_sql`` before 0.24 cannot write one)."""
+    column needs besides ``needs`` (pandas' ``to_sql`` before 0.24 cannot write one).
+    ``process(session)``: the PID of the process outside the case's that does the session's work
+    (Spark's JVM), whose peak memory is counted beside the case's; None where there is none.
+    ``unmeasured``: {a case's method: why it is not measured for this engine}."""
 
     def __init__(self, name, label, family, connect, ingest, query, drop, close, needs=(), losses=(),
                  variants=VARIANTS, description="", server=None, sources=None, queried_as=None, keep=None,
-                 zoned_needs=()):
+                 zoned_needs=(), process=None, unmeasured=None):
         super(Engine, self).__init__(name, label, family, needs, losses, variants, description)
         self.connect = connect
         self.ingest = ingest
@@ -28,6 +31,10 @@ class Engine(Registered):
         self.queried_as = queried_as
         self.keep = keep
         self.zoned_needs = tuple(zoned_needs)
+        self.process = process
+        self.unmeasured = dict(unmeasured or {})
+        # The sessions of this process that warm_up_session has warmed up (by id): what a test asks.
+        self.warmed = set()
 
     @property
     def packages(self):
@@ -52,11 +59,7 @@ class Engine(Registered):
         return self.server.identity()
 
     def warm_up(self, directory):
-        """Import the libraries and do one tiny round trip in a session of its own, so that no
-        import or lazy initialisation lands in a timing."""
-        import pandas as pd
-
-        tiny = pd.DataFrame({"i": [1, 2], "t": pd.to_datetime(["2016-01-01", "2016-01-02"])})
+        """``warm_up_session`` in a session of its own on ``directory``."""
         session = self.connect(directory)
         try:
             self.warm_up_session(session)
@@ -64,14 +67,20 @@ class Engine(Registered):
             self.close(session)
 
     def warm_up_session(self, session):
-        """``warm_up`` in a session that is open (a server's, which takes seconds to start)."""
+        """One tiny round trip in ``session``, the one a case then times, never timed: the imports,
+        the connection and every lazy initialisation of the engine's paths in (the ingest, kept
+        where the engine keeps tables) and out (the query) are done before the first sample, the
+        same for every engine."""
         import pandas as pd
 
         # "timestamp": the name QuestDB gives the designated timestamp of a table that ILP makes.
         tiny = pd.DataFrame({"i": [1, 2], "timestamp": pd.to_datetime(["2016-01-01", "2016-01-02"])})
         self.ingest(session, tiny, "warm_up")
+        if self.keep:
+            self.keep(session, "warm_up")
         self.query(session, "warm_up", datetimes=("timestamp",))
         self.drop(session, "warm_up")
+        self.warmed.add(id(session))
 
 
 def dbapi_drop(connection, table):

@@ -7,7 +7,15 @@ every port on 127.0.0.1 (no web UI), its clock in UTC. Its start (seconds) and t
 never timed: the case's session is warmed up before its samples. Arrow's silent fallback to the
 row path is off: a frame Arrow cannot take fails the case instead of timing the other path under
 this one's name. A table is kept for a later session as Spark's Parquet files (``keep``), read
-back, cached and counted when the session opens, so that ``toPandas`` alone is timed.
+back, cached and counted (``_read_kept``), so that ``toPandas`` alone is timed. ``keep`` reads the
+table back the same way at once: the query that the cell's check makes is ``toPandas`` of the
+same cached Parquet scan that a query case times, not of the in-session ``createDataFrame``.
+
+One JVM per session, so one per case's process, not one per run: a JVM keeps the heap it has
+grown and the code it has compiled, so a JVM shared by a run would give each case a peak memory
+and a warmth that depend on the cases before it. Its peak RSS during a query is counted beside
+the case's own (``process``: the JVM's PID, ``dsib.procmem``). The driver's peak memory of
+``createDataFrame`` is not measured (``unmeasured``): SPARK-23030's memory figure is ``toPandas``'s.
 
 The JVM ends when its stdin closes (PySpark's gateway watches it): ``close`` stops the session,
 closes that pipe and waits for the JVM by its PID, SIGKILL after ``servers.STOP_TIMEOUT``; when
@@ -74,12 +82,18 @@ class Session(object):
         try:
             for name in sorted(os.listdir(directory)):
                 if os.path.isfile(os.path.join(directory, name, "_SUCCESS")):
-                    frame = self.spark.read.parquet(os.path.join(directory, name)).cache()
-                    frame.count()
-                    self.tables[name] = frame
+                    self.tables[name] = _read_kept(self.spark, os.path.join(directory, name))
         except BaseException:
             _close(self)
             raise
+
+
+def _read_kept(spark, path):
+    """A kept table as every query finds it: its Parquet files read, cached and counted, so that
+    the read and the cache are never in a query's time."""
+    frame = spark.read.parquet(path).cache()
+    frame.count()
+    return frame
 
 
 def _connect(arrow):
@@ -116,7 +130,15 @@ def _ingest(session, frame, table):
 
 
 def _keep(session, table):
-    session.tables[table].write.parquet(os.path.join(session.directory, table))
+    """The table written as Parquet files, and from now on the table read back from them, as a
+    later session finds it (``Session``)."""
+    path = os.path.join(session.directory, table)
+    session.tables[table].write.parquet(path)
+    session.tables[table] = _read_kept(session.spark, path)
+
+
+def _process(session):
+    return session.jvm.pid
 
 
 def _query(session, table, datetimes=(), categoricals=(), texts=()):
@@ -130,7 +152,12 @@ def _drop(session, table):
     shutil.rmtree(os.path.join(session.directory, table), ignore_errors=True)
 
 
-_common = dict(needs=(PANDAS, PYARROW, PYSPARK), server=SPARK, sources=SOURCES, losses=LOSSES, keep=_keep)
+UNMEASURED = {
+    "peakmem_ingest": "createDataFrame's peak memory in the driver is not measured: SPARK-23030's memory figure is "
+                      "toPandas's (the query's), which is measured with the JVM's beside it",
+}
+_common = dict(needs=(PANDAS, PYARROW, PYSPARK), server=SPARK, sources=SOURCES, losses=LOSSES, keep=_keep,
+               process=_process, unmeasured=UNMEASURED)
 ENGINES = [
     Engine("spark", "Spark (Arrow off)", "spark", _connect(False), _ingest, _query, _drop, _close,
            description="spark.createDataFrame(frame), written to the noop sink; a cached DataFrame's toPandas(); "

@@ -30,9 +30,15 @@ def _path(directory):
 
 # pandas through SQLAlchemy: what `to_sql` / `read_sql` documentation shows first.
 def _sqlalchemy_connect(directory):
+    """An engine holding one open connection: the timed calls take it from the pool, none opens
+    one. SQLAlchemy 2 pools a file database's connections (QueuePool); 1.4 closed each after use
+    (NullPool), so that every call opened the file again: the pool is named for both."""
     import sqlalchemy
+    from sqlalchemy.pool import QueuePool
 
-    return sqlalchemy.create_engine("sqlite:///" + _path(directory))
+    engine = sqlalchemy.create_engine("sqlite:///" + _path(directory), poolclass=QueuePool)
+    engine.connect().close()  # opened now, in setup, and kept by the pool
+    return engine
 
 
 def _sqlalchemy_drop(engine, table):
