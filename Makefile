@@ -107,15 +107,33 @@ run: workspace servers $(ASV_CONF)
 
 ## bench-matrix: the curated release matrix of asv.conf.json (2018 -> today) into build/results;
 ## MATRIX=sweeps: every release of asv.sweeps.conf.json. SHARD=i/N: only shard i of N of its
-## environments (FORMAT, SOURCE and ENGINE select cells as for bench).
-## It resumes: environments whose results this commit already has (here or committed) are skipped.
+## environments. It runs the release-tracking selection (dsib_tools/matrix.py: RELEASE;
+## MATRIX_SELECTION=all: every case), within FORMAT, SOURCE and ENGINE as for bench.
+## It resumes: an interrupted run, run again, measures only what no results file of this commit
+## holds successfully (here or committed), and retries what failed.
 bench-matrix: data run-matrix site
 
+# The release-tracking selection, or every case (all).
+MATRIX_SELECTION ?= release
+MATRIX_SELECTS_RELEASE := $(filter release,$(or $(filter release all,$(MATRIX_SELECTION)),\
+	$(error MATRIX_SELECTION is release or all, not "$(MATRIX_SELECTION)")))
+MATRIX_SELECTING := $(SELECTING)$(MATRIX_SELECTS_RELEASE)
+MATRIX_SELECT_FILE := $(BUILD)/select-matrix-$(MATRIX)-$(PROFILE)$(if $(SHARD),-shard$(subst /,of,$(SHARD))).txt
+WRITE_MATRIX_SELECTION = $(if $(MATRIX_SELECTING),$(BIN)/python -m dsib_tools select --format "$(FORMAT)" \
+	--source "$(SOURCE)" --engine "$(ENGINE)" $(if $(MATRIX_SELECTS_RELEASE),--release) -o $(MATRIX_SELECT_FILE))
+RUN_MATRIX_SELECTED = $(if $(MATRIX_SELECTING),DSIB_SELECT="$$(cat $(MATRIX_SELECT_FILE))")
+MATRIX_BENCHMARKS = $(if $(MATRIX_SELECTING),-b "$$(cat $(MATRIX_SELECT_FILE))")
+
+# Resuming: asv saves an environment's results once its run ends, and --skip-existing-successful
+# skips what they hold. --no-interleave-rounds: an environment's results are then saved once, with
+# all its rounds; interleaved, the first round of the post's reads in every environment would be
+# saved before the second, and a run resumed between them would keep one round of those cases.
 run-matrix: workspace servers $(MATRIX_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
-	$(WRITE_SELECTION)
-	$(RUN_SELECTED) $(WATCH_LOAD) $(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) \
-		--skip-existing --record-samples --show-stderr $(SELECTED_BENCHMARKS) $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
+	$(WRITE_MATRIX_SELECTION)
+	$(RUN_MATRIX_SELECTED) $(WATCH_LOAD) $(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) \
+		--skip-existing-successful --no-interleave-rounds --record-samples --show-stderr $(MATRIX_BENCHMARKS) \
+		$(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
 ## merge-results: the results trees of the shards of one sweep (SHARDS="DIR ...", each a shard's
 ## build/results) joined into build/results, for MACHINE; `make site` then publishes them. Refused
