@@ -238,7 +238,7 @@ def _report_sections(results, load):
     profile = (getattr(res, "env_vars", {}) or {}).get("DSIB_PROFILE", "default")
     spec = PROFILES.get(profile)
     if spec is not None and spec.grid_left_out:
-        grid_scale = "The %s profile measures no grid: %s." % (profile, spec.grid_left_out)
+        grid_scale = "The %s profile leaves the grid out: %s." % (profile, spec.grid_left_out)
     else:
         grid = spec.grid_rows if spec is not None else {}
         grid_scale = "Rows per case: %s." % ", ".join("%s %s" % (k, "{:,}".format(v)) for k, v in sorted(grid.items()))
