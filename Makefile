@@ -98,22 +98,8 @@ WRITE_SELECTION = $(if $(SELECTING),$(BIN)/python -m dsib_tools select --format 
 	--engine "$(ENGINE)" -o $(SELECT_FILE))
 RUN_SELECTED = $(if $(SELECTING),DSIB_SELECT="$$(cat $(SELECT_FILE))")
 SELECTED_BENCHMARKS = $(if $(SELECTING),-b "$$(cat $(SELECT_FILE))")
-
-run: workspace servers $(ASV_CONF)
-	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
-	$(WRITE_SELECTION)
-	$(RUN_SELECTED) $(WATCH_LOAD) $(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --record-samples \
-		--show-stderr --durations 12 $(SELECTED_BENCHMARKS) $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
-
-## bench-matrix: the curated release matrix of asv.conf.json (2018 -> today) into build/results;
-## MATRIX=sweeps: every release of asv.sweeps.conf.json. SHARD=i/N: only shard i of N of its
-## environments. It runs the release-tracking selection (dsib_tools/matrix.py: RELEASE;
-## MATRIX_SELECTION=all: every case), within FORMAT, SOURCE and ENGINE as for bench.
-## It resumes: an interrupted run, run again, measures only what no results file of this commit
-## holds successfully (here or committed), and retries what failed.
-bench-matrix: data run-matrix site
-
-# The release-tracking selection, or every case (all).
+# run-matrix runs the release-tracking selection (dsib_tools/matrix.py: RELEASE, docs/release-matrix.md),
+# within FORMAT, SOURCE and ENGINE; MATRIX_SELECTION=all: every case.
 MATRIX_SELECTION ?= release
 MATRIX_SELECTS_RELEASE := $(filter release,$(or $(filter release all,$(MATRIX_SELECTION)),\
 	$(error MATRIX_SELECTION is release or all, not "$(MATRIX_SELECTION)")))
@@ -128,6 +114,19 @@ MATRIX_BENCHMARKS = $(if $(MATRIX_SELECTING),-b "$$(cat $(MATRIX_SELECT_FILE))")
 # skips what they hold. --no-interleave-rounds: an environment's results are then saved once, with
 # all its rounds; interleaved, the first round of the post's reads in every environment would be
 # saved before the second, and a run resumed between them would keep one round of those cases.
+
+run: workspace servers $(ASV_CONF)
+	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
+	$(WRITE_SELECTION)
+	$(RUN_SELECTED) $(WATCH_LOAD) $(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --record-samples \
+		--show-stderr --durations 12 $(SELECTED_BENCHMARKS) $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
+
+## bench-matrix: the curated release matrix of asv.conf.json (2018 -> today) into build/results;
+## MATRIX=sweeps: every release of asv.sweeps.conf.json. SHARD=i/N: only shard i of N of its
+## environments (FORMAT, SOURCE and ENGINE select cells as for bench).
+## It resumes: environments whose results this commit already has (here or committed) are skipped.
+bench-matrix: data run-matrix site
+
 run-matrix: workspace servers $(MATRIX_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
 	$(WRITE_MATRIX_SELECTION)
