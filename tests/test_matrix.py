@@ -161,7 +161,7 @@ def test_every_curated_environment_ran_the_suite_at_tiny_with_no_failed_cell():
         assert [e for e in now if e not in then] in ([], [matrix.newest(now)]), "only the newest changed since"
         for env in record["environments"]:
             # > 400: the release-tracking selection measured 517 cells at tiny in the oldest environment
-            # (d7bd9b80); the whole suite, before it, 1,277
+            # (2026-11-25, this selection as first committed); the whole suite, before it, 1,277
             assert env["found"] == 1 and env["failed"] == [] and env["ran"] > 400, env
         assert subprocess.run(["git", "merge-base", "--is-ancestor", record["commit"], "HEAD"], cwd=ROOT).returncode == 0
         marker = "<!-- generated: matrix-table %s -->" % os.path.relpath(path, ROOT)
