@@ -45,8 +45,7 @@ PROFILES = {
     "pr": Profile("pr", {"nyc_taxi": 100000, "tsbs_cpu": 50000, "rocklin": 100000}, SEED,
                   "pull-request comparisons", {"nyc_taxi": 100000, "tsbs_cpu": 50000, "rocklin": 100000}, False),
     # nyc_taxi: the 2019 post's cases. Rocklin's frame at a tenth of his study's 1,000,000 rows
-    # (issue 32: the run's budget; his size is full's): every format's JSON and CSV of it took
-    # seconds a sample.
+    # (issue 32: the run's budget; his size is full's).
     "default": Profile("default", {"nyc_taxi": 1000000, "tsbs_cpu": 1000000, "rocklin": 100000}, SEED,
                        "the published results", {"nyc_taxi": 100000, "tsbs_cpu": 100000, "rocklin": 100000}, True),
     # The 2019 post's cases at the real file's size, and Rocklin's frame at his study's size. The
