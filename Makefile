@@ -105,6 +105,22 @@ WRITE_SELECTION = $(if $(SELECTING),$(BIN)/python -m dsib_tools select --format 
 	--engine "$(ENGINE)" -o $(SELECT_FILE))
 RUN_SELECTED = $(if $(SELECTING),DSIB_SELECT="$$(cat $(SELECT_FILE))")
 SELECTED_BENCHMARKS = $(if $(SELECTING),-b "$$(cat $(SELECT_FILE))")
+# run-matrix runs the release-tracking selection (dsib_tools/matrix.py: RELEASE, docs/release-matrix.md),
+# within FORMAT, SOURCE and ENGINE; MATRIX_SELECTION=all: every case.
+MATRIX_SELECTION ?= release
+MATRIX_SELECTS_RELEASE := $(filter release,$(or $(filter release all,$(MATRIX_SELECTION)),\
+	$(error MATRIX_SELECTION is release or all, not "$(MATRIX_SELECTION)")))
+MATRIX_SELECTING := $(SELECTING)$(MATRIX_SELECTS_RELEASE)
+MATRIX_SELECT_FILE := $(BUILD)/select-matrix-$(MATRIX)-$(PROFILE)$(if $(SHARD),-shard$(subst /,of,$(SHARD))).txt
+WRITE_MATRIX_SELECTION = $(if $(MATRIX_SELECTING),$(BIN)/python -m dsib_tools select --format "$(FORMAT)" \
+	--source "$(SOURCE)" --engine "$(ENGINE)" $(if $(MATRIX_SELECTS_RELEASE),--release) -o $(MATRIX_SELECT_FILE))
+RUN_MATRIX_SELECTED = $(if $(MATRIX_SELECTING),DSIB_SELECT="$$(cat $(MATRIX_SELECT_FILE))")
+MATRIX_BENCHMARKS = $(if $(MATRIX_SELECTING),-b "$$(cat $(MATRIX_SELECT_FILE))")
+
+# Resuming: asv saves an environment's results once its run ends, and --skip-existing-successful
+# skips what they hold. --no-interleave-rounds: an environment's results are then saved once, with
+# all its rounds; interleaved, the first round of the post's reads in every environment would be
+# saved before the second, and a run resumed between them would keep one round of those cases.
 
 ## run: asv's run of the newest environment into build/results (bench without data, site and table)
 run: workspace servers $(ASV_CONF)
@@ -122,9 +138,10 @@ bench-matrix: data run-matrix site
 ## run-matrix: asv's run of the release matrix into build/results (bench-matrix without data and site)
 run-matrix: workspace servers $(MATRIX_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
-	$(WRITE_SELECTION)
-	$(RUN_SELECTED) $(WATCH_LOAD) $(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) \
-		--skip-existing --record-samples --show-stderr $(SELECTED_BENCHMARKS) $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
+	$(WRITE_MATRIX_SELECTION)
+	$(RUN_MATRIX_SELECTED) $(WATCH_LOAD) $(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) \
+		--skip-existing-successful --no-interleave-rounds --record-samples --show-stderr $(MATRIX_BENCHMARKS) \
+		$(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
 ## merge-results: join the results trees of a sweep's shards (SHARDS="DIR ...") into build/results
 # Each a shard's build/results, for MACHINE; `make site` then publishes them. Refused

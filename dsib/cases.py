@@ -37,7 +37,7 @@ class Source(namedtuple("Source", ["name", "stored", "whole_partitions", "format
         spec = get_profile(profile, data_dir())
         if self.whole_partitions:
             return spec.rows_for(self.stored)
-        if spec.grid_left_out:
+        if spec.grid_left_out and self.stored not in spec.grid_kept:
             return None
         return spec.grid_rows.get(self.stored)
 
@@ -48,7 +48,7 @@ class Source(namedtuple("Source", ["name", "stored", "whole_partitions", "format
         if self.rows(profile) is not None:
             return None
         if spec.grid_left_out:
-            return "the %s profile measures no grid: %s" % (profile, spec.grid_left_out)
+            return "the %s profile leaves %s out of the grid: %s" % (profile, self.name, spec.grid_left_out)
         return "the %s profile leaves %s out" % (profile, self.name)
 
     @property
@@ -112,6 +112,9 @@ SOURCES = OrderedDict((s.name, s) for s in [
     Source("rocklin", "rocklin", False, None, "Rocklin's text with 1,000 values, plus integers"),
 ])
 BUILT_IN_GRID = ("nyc_taxi", "tsbs_cpu", "rocklin")
+# Formats measured on some sources only: a study's own format, on that study's frame (issue 32:
+# Rocklin's JSON without the index, a split orient's call with one argument more, on his frame).
+FORMAT_SOURCES = {"json-split-noindex": ("rocklin",)}
 # Tables a user brought that are sources of the grid: the one DSIB_DATASET names (make bench
 # DATASET=NAME), and any the tools add (``bring``).
 OWN = ()
@@ -277,6 +280,8 @@ def skip_reason(operation, source, fmt, variant, profile, versions):
     reason = _cell_reason(op, src, fmt, variant, profile, versions)
     if reason:
         return reason
+    if fmt.name in FORMAT_SOURCES and source not in FORMAT_SOURCES[fmt.name]:
+        return "%s is measured on %s only: it is that study's format" % (fmt.label, ", ".join(FORMAT_SOURCES[fmt.name]))
     if op.writes and not fmt.writes:
         return "%s writes with another format's writer: its writes are timed there" % fmt.label
     if op.from_bytes and not fmt.reads_bytes:

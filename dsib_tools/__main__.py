@@ -15,7 +15,8 @@
   record   copy a machine's results from build/results into the committed results/ (make record)
   merge-results  join the results trees of a sweep's shards into one (make merge-results)
   matrix-check  every curated environment's run of the suite: cells run, skipped, failed
-  select   asv's -b regex for one format's or one source's cells (make bench FORMAT=... SOURCE=...)
+  select   asv's -b regex for one format's or one source's cells (make bench FORMAT=... SOURCE=...),
+           or for the release matrix's selection (--release)
   lock     record each benchmark's series and measured code (benchmarks/series.lock)
   fetch-go fetch a Go toolchain from the Go module proxy (make test builds actionlint with it)
   vendor-js  fetch the site's pinned chart library (Vega-Lite) from the npm registry into dsib_tools/www/vendor
@@ -249,7 +250,7 @@ def _report_sections(results, load):
     profile = (getattr(res, "env_vars", {}) or {}).get("DSIB_PROFILE", "default")
     spec = PROFILES.get(profile)
     if spec is not None and spec.grid_left_out:
-        grid_scale = "The %s profile measures no grid: %s." % (profile, spec.grid_left_out)
+        grid_scale = "The %s profile leaves the grid out: %s." % (profile, spec.grid_left_out)
     else:
         grid = spec.grid_rows if spec is not None else {}
         grid_scale = "Rows per case: %s." % ", ".join("%s %s" % (k, "{:,}".format(v)) for k, v in sorted(grid.items()))
@@ -611,9 +612,16 @@ def select_regex(fmt=None, source=None, engine=None):
 
 def cmd_select(args):
     try:
-        regex = select_regex(args.format or None, args.source or None, args.engine or None)
+        regex = (select_regex(args.format or None, args.source or None, args.engine or None)
+                 if args.format or args.source or args.engine else None)
     except KeyError as exc:
         print("error: %s" % exc.args[0], file=sys.stderr)
+        return 2
+    if args.release:
+        from .matrix import release_regex
+        regex = release_regex(within=regex)
+    if regex is None:
+        print("error: select what? --format, --source, --engine and/or --release", file=sys.stderr)
         return 2
     if args.output:
         with open(args.output, "w") as f:
@@ -858,6 +866,8 @@ def main(argv=None):
     p.add_argument("--format", default="")
     p.add_argument("--engine", default="", help="an engine's name, or %s: every engine's cells" % ALL_ENGINES)
     p.add_argument("--source", default="")
+    p.add_argument("--release", action="store_true",
+                   help="the release matrix's selection (dsib_tools/matrix.py: RELEASE), within the others")
     p.add_argument("-o", "--output")
     p.set_defaults(func=cmd_select)
     p = sub.add_parser("lock", help="record each benchmark's series and measured code in benchmarks/series.lock",

@@ -85,7 +85,11 @@ BENCHMARKS = (
     _pattern(suite.sizes.Sizes, "track_file_size", _on(_POST + _TAXI)),
     _pattern(suite.sizes.Sizes, "track_file_size", _on(["tsbs_cpu"], _POST_FORMATS, ["plain"])),
     _pattern(suite.sizes.Sizes, "track_file_size", _on(["rocklin"], _POST_FORMATS, ["str", "cat"])),
-)
+) + tuple(  # a study's own format, measured on its frame only (dsib.cases.FORMAT_SOURCES): there, on its text
+    _pattern(cls, method, _on(list(sources), [name], ["str"])) for name, sources in sorted(cases.FORMAT_SOURCES.items())
+    for cls, method in ((suite.reads.ReadFromPageCache, "time_read"), (suite.reads.ReadFromPageCache, "peakmem_read"),
+                        (suite.writes.WriteToBytes, "time_write"), (suite.writes.WriteToBytes, "peakmem_write"),
+                        (suite.sizes.Sizes, "track_file_size")))
 
 # The cells the gate compares, one asv name a line: a committed, reviewed list. A comparison reads
 # it from the base commit, so a pull request cannot shorten what it is compared on; a head whose

@@ -13,11 +13,92 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections import namedtuple
 
 from dsib.compat import version_tuple
+from dsib.formats import POST_2019_FORMATS
+
+from . import suite
 
 CURATED_CONFIG = "asv.conf.json"
 SWEEPS_CONFIG = "asv.sweeps.conf.json"
+
+# --- The release-tracking selection (issue 32) -------------------------------------------------
+# `make bench` runs every case, on the newest environment. The release matrix (`make bench-matrix`,
+# curated or sweeps, sharded or not) runs this selection in every environment: what is worth a line
+# across releases, within the matrix's budget. Everything else of the suite (engines, cold reads,
+# durable writes, batches and projections, QuestDB's serialisation, data_prep's generator) is
+# measured on the newest environment only, and the release view says so for it. This declaration
+# is the one place: `python -m dsib_tools select --release` turns it into asv's -b (and the suite's
+# DSIB_SELECT) for run-matrix, and the release view asks `in_release` of each case.
+#
+# Pick: the cells of ``cls``'s ``methods`` (None: every one) whose parameters are among
+# ``given`` ({parameter name: allowed values}; a parameter not named: any value).
+Pick = namedtuple("Pick", ["cls", "methods", "given", "why"])
+_MONTH = ["nyc_taxi_month"]
+_POST = list(POST_2019_FORMATS)
+# The contenders of Rocklin's study (shared/seeds/003): pickle (its highest protocol, and protocol
+# 2), JSON with and without the index, msgpack (of the columns, and pandas' own), CSV, HDFStore
+# (pandas' default layout, fixed).
+ROCKLIN_FORMATS = ["pickle-highest", "pickle-2", "json-split", "json-split-noindex", "msgpack", "pandas-msgpack",
+                   "csv", "hdf-fixed"]
+_ROCKLIN = {"source": ["rocklin"], "format": ROCKLIN_FORMATS}
+RELEASE = (
+    Pick(suite.reads.ReadFromBytes, ["time_read"], {"source": _MONTH, "format": _POST},
+         "the 2019 post's reads 1a-1c, at the profile's month"),
+    Pick(suite.reads.ContinuousReadMonths, None, {"source": _MONTH, "format": _POST},
+         "the post's continuous read (case 2), and its peak memory"),
+    Pick(suite.writes.WriteMonthToBytes, ["time_write"], {"source": _MONTH, "format": _POST},
+         "the post's writes 3a-3c"),
+    Pick(suite.reads.ReadFromPageCache, ["time_read", "peakmem_read"], {"source": ["nyc_taxi"]},
+         "every format and variant of the taxi frame: the read from the page cache, its peak memory"),
+    Pick(suite.writes.WriteToBytes, ["time_write", "peakmem_write"], {"source": ["nyc_taxi"]},
+         "every format and variant of the taxi frame: the write to bytes, its peak memory"),
+    Pick(suite.sizes.Sizes, None, {"source": _MONTH + ["nyc_taxi"]},
+         "the file sizes (and the frame's, which the throughputs divide), of the month and of the taxi frame"),
+    Pick(suite.reads.ContinuousRead, None, {"source": ["nyc_taxi"]},
+         "the continuous read of every format, and its peak memory"),
+    Pick(suite.reads.ProcessBaseline, None, {},
+         "what every peak memory holds besides its case: without it, no peak memory reads across releases"),
+    # Rocklin's study, on his frame and his formats. TSBS's study (shared/seeds/001) compared ways
+    # into QuestDB (a loop of row() calls against dataframe()), not file formats: those are
+    # engines and SerializeForQuestDB, measured on the newest environment only.
+    Pick(suite.reads.ReadFromPageCache, ["time_read", "peakmem_read"], _ROCKLIN, "Rocklin's loads"),
+    Pick(suite.writes.WriteToBytes, ["time_write", "peakmem_write"], _ROCKLIN, "Rocklin's dumps"),
+    Pick(suite.sizes.Sizes, None, _ROCKLIN, "Rocklin's sizes"),
+    Pick(suite.writes.CategorizeThenWrite, None, _ROCKLIN, "Rocklin's case for categoricals"),
+)
+NEWEST_ONLY_NOTE = ("measured on the newest environment only: the release matrix runs the release-tracking "
+                    "selection (docs/release-matrix.md)")
+
+
+def _pick_regex(pick):
+    """asv's -b for one pick: asv matches it against "name(param, ...)", each parameter as its repr."""
+    methods = pick.methods or suite.methods(pick.cls)
+    names = "|".join(re.escape(suite.name(pick.cls, m)) for m in methods)
+    axes = []
+    for param in pick.cls.param_names:
+        allowed = pick.given.get(param)
+        axes.append("'(?:%s)'" % "|".join(re.escape(str(v)) for v in allowed) if allowed else "[^,)]*")
+    return r"^(?:%s)\(%s\)$" % (names, ", ".join(axes))
+
+
+def release_regex(within=None):
+    """The release-tracking selection as one regex for asv's -b and the suite's DSIB_SELECT; with
+    ``within`` (another -b: FORMAT=, SOURCE=, ENGINE=), the cells that both pick."""
+    picked = "|".join("(?:%s)" % _pick_regex(p) for p in RELEASE)
+    return "^(?=.*(?:%s))(?:%s)" % (within, picked) if within else picked
+
+
+def cell_label(benchmark, params):
+    """asv's name of a cell: ``reads.ReadFromBytes.time_read('nyc_taxi_month', 'csv', 'plain')``,
+    ``params`` its parameter values in order (as strings, unquoted)."""
+    return "%s(%s)" % (benchmark, ", ".join("'%s'" % p for p in params))
+
+
+def in_release(benchmark, params):
+    """Whether the release matrix measures the cell (``params``: its values, in order)."""
+    return re.search(release_regex(), cell_label(benchmark, params)) is not None
 
 
 def entries(config_path):

@@ -24,6 +24,7 @@ from asv.util import human_value
 from packaging.version import InvalidVersion, Version
 
 from . import suite
+from .matrix import NEWEST_ONLY_NOTE, in_release
 from .report import markdown_table, param_names
 from . import vendor_js
 from .site import WWW, markdown_table_to_html
@@ -217,6 +218,34 @@ def steps_up(cells, spread, order, penalty=STEP_PENALTY):
     return found
 
 
+# A cell of a case outside the release-tracking selection, in an environment other than the newest:
+# not a gap (skipped, failed, missing), a case the release matrix does not run.
+NOT_IN_MATRIX = "newest only"
+
+
+def _current_names():
+    return set(suite.name(cls, m) for cls in suite.classes() for m in suite.methods(cls))
+
+
+def mark_newest_only(case, newest, current=None):
+    """A case of the suite outside the release matrix's selection (``matrix.RELEASE``) is measured
+    on the newest environment only (``newest``: its index): where no other environment has a
+    number for it, it says so, and those environments' cells that hold nothing say why instead of
+    being gaps (asv's skipped, which is what a run's -b writes for a cell it leaves out, or
+    nothing). The first suite's names (history taken in every environment) are left as they are."""
+    current = _current_names() if current is None else current
+    elsewhere = any(is_number(v) for i, v in enumerate(case["values"]) if i != newest)
+    if (case["benchmark"] not in current or elsewhere
+            or in_release(case["benchmark"], list(case["params"].values()))):
+        case["newest_only"] = None
+        return case
+    case["newest_only"] = NEWEST_ONLY_NOTE
+    # asv writes a cell that a run's -b leaves out as skipped (NaN): here, the selection left it out.
+    case["values"] = [NOT_IN_MATRIX if v in (None, "skipped") and i != newest else v
+                      for i, v in enumerate(case["values"])]
+    return case
+
+
 def build(results_dir, machine):
     """The page's data, as plain JSON-able structures."""
     from .load import Machine, describe_load
@@ -235,7 +264,9 @@ def build(results_dir, machine):
               "headline": dict((view, summary(cells, order)) for view, order in orders.items()),
               "steps": dict((view, steps_up(cells, spread, order)) for view, order in orders.items())}
              for ident, name, params, unit, cells, spread in case_rows(benchmarks, results)]
+    current = _current_names()
     for case in cases:
+        mark_newest_only(case, orders["pyarrow"][-1] if results else None, current)
         for h in case["headline"].values():
             if h is not None:
                 for which in ("best", "previous"):
@@ -354,6 +385,17 @@ def _machine_options(machines, current):
                    for i, m in enumerate(machines))
 
 
+def _newest_only_text(data):
+    """Which benchmarks the page has from the newest environment only, and why."""
+    names = sorted(set(c["benchmark"] for c in data["cases"] if c["newest_only"]))
+    if not names:
+        return "Every case of this page is in the release matrix's selection."
+    return ("%d of its cases are %s: their cells in the other releases say &ldquo;%s&rdquo;. Their benchmarks "
+            "(all of their cases, or those the selection leaves out): %s." % (
+                sum(1 for c in data["cases"] if c["newest_only"]), html.escape(NEWEST_ONLY_NOTE), NOT_IN_MATRIX,
+                ", ".join("<code>%s</code>" % html.escape(n) for n in names)))
+
+
 def render(data, machines):
     """The release view of ``data["machine"]``; ``machines``: every published one, the reference first."""
     envs = data["envs"]
@@ -389,6 +431,7 @@ margin:0;padding:0;list-style:none;font-size:12px}#case-list li{padding:1px 4px}
 newest commit; %(n_cases)d cases (one per benchmark and parameters). Values are asv's medians; a bar through
 a point is its interquartile range, and the table under a plot gives each median's range and number of samples;
 a gap is a case skipped or failed in that environment. Memory and sizes are in MiB (2<sup>20</sup> bytes).</p>
+<p id="newest-only">%(newest_only)s</p>
 <h2 id="headlines">Headline figures</h2>
 <p>Per case, in pyarrow order, on this machine: the best release (lowest median), the one before the newest and
 the newest, and how the newest compares with the other two. Steps up: where asv's step detection, run along the
@@ -433,6 +476,7 @@ the hypervisor took 5 %% or more, is marked "(under load)" in the tables.</p>
 </body></html>
 """ % {"style": STYLE, "machine": html.escape(data["machine"]), "profile": html.escape(data["profile"]),
        "n_envs": len(envs), "n_cases": len(data["cases"]), "headlines": "\n".join(_headline_rows(data)),
+       "newest_only": _newest_only_text(data),
        "options": options, "tables": tables, "loads": loads, "regressions": REGRESSIONS_PAGE,
        "machines": _machine_options(machines, data["machine"]),
        "data": html.escape(data_name(data["machine"], data["machine"] == machines[0]), quote=True),

@@ -133,7 +133,11 @@ def test_skip_reasons_come_from_one_place(monkeypatch):
     monkeypatch.setitem(profiles.PROFILES, "taxi-only", profiles.PROFILES["pr"]._replace(
         name="taxi-only", grid_rows={"nyc_taxi": 100000}))
     assert "leaves tsbs_cpu out" in cases.skip_reason("read_cold", "tsbs_cpu", "csv", "plain", "taxi-only", new)
-    assert "measures no grid" in cases.skip_reason("read_cold", "nyc_taxi", "csv", "plain", "full", new)
+    assert "leaves nyc_taxi out of the grid" in cases.skip_reason("read_cold", "nyc_taxi", "csv", "plain", "full", new)
+    assert cases.skip_reason("read_cold", "rocklin", "csv", "plain", "full", new) is None, "Rocklin's size is full's"
+    assert "measured on rocklin only" in cases.skip_reason("read_cold", "nyc_taxi", "json-split-noindex", "plain",
+                                                           "default", new)
+    assert cases.skip_reason("read_cold", "rocklin", "json-split-noindex", "str", "default", new) is None
     assert cases.skip_reason("read_cold", "nyc_taxi", "csv", "plain", "default", new) is None
     assert cases.params("read_from_bytes") == [["nyc_taxi_month"], ["parquet", "csv"], list(VARIANTS)]
 

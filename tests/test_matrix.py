@@ -159,7 +159,136 @@ def test_every_curated_environment_ran_the_suite_at_tiny_with_no_failed_cell():
         assert [e["environment"] for e in record["environments"]] == [matrix.label(e) for e in then]
         assert [e for e in now if e not in then] in ([], [matrix.newest(now)]), "only the newest changed since"
         for env in record["environments"]:
-            assert env["found"] == 1 and env["failed"] == [] and env["ran"] > 500, env
+            # > 400: the release-tracking selection measured 517 cells at tiny in the oldest environment
+            # (2026-11-25, this selection as first committed); the whole suite, before it, 1,277
+            assert env["found"] == 1 and env["failed"] == [] and env["ran"] > 400, env
         assert subprocess.run(["git", "merge-base", "--is-ancestor", record["commit"], "HEAD"], cwd=ROOT).returncode == 0
         marker = "<!-- generated: matrix-table %s -->" % os.path.relpath(path, ROOT)
         assert marker in readme, marker  # test_readme checks that the block is the record's table
+
+
+# --- the release-tracking selection (issue 32): one declaration, matrix.RELEASE ---
+
+def _every_cell():
+    """(class, method, {param: value}, asv's name of the cell) of every cell of the suite."""
+    import itertools
+
+    from dsib_tools import suite
+
+    for cls in suite.classes():
+        for method in suite.methods(cls):
+            for params in itertools.product(*cls.params):
+                given = dict(zip(cls.param_names, params))
+                yield cls, method, given, "%s(%s)" % (suite.name(cls, method), ", ".join(repr(p) for p in params))
+
+
+def _declared(cls, method, given):
+    """What the declaration says of a cell, read field by field (not through its regex)."""
+    from dsib_tools import suite
+
+    return any(p.cls is cls and method in (p.methods or suite.methods(cls))
+               and all(given[k] in values for k, values in p.given.items()) for p in matrix.RELEASE)
+
+
+def test_the_release_regex_picks_exactly_the_declared_cells_for_asv_and_for_the_suites_setup_cache(monkeypatch):
+    import re
+
+    import benchmarks
+
+    regex = re.compile(matrix.release_regex())
+    picked = {}
+    for cls, method, given, label in _every_cell():
+        want = _declared(cls, method, given)
+        assert bool(regex.search(label)) == want, label
+        assert matrix.in_release(label.split("(")[0], [str(v) for v in given.values()]) == want, label
+        picked.setdefault((cls, tuple(given.values())), set()).add(want)
+    # benchmarks.selected (DSIB_SELECT) reads the same regex: setup_cache builds the picked cells only
+    monkeypatch.setattr(benchmarks, "SELECTED", matrix.release_regex())
+    for (cls, params), wants in picked.items():
+        assert benchmarks.selected(cls, params) == (True in wants), (cls, params)
+    assert sum(True in w for w in picked.values()) > 100
+
+
+def test_the_release_matrix_holds_the_posts_cases_and_every_format_and_variant_of_the_taxi_frame():
+    from data_prep import VARIANTS
+    from dsib.formats import FORMATS
+    from dsib_tools import suite
+
+    for case in suite.POST_2019:
+        for fmt in ("parquet", "csv"):
+            name, params = suite.post_case_ids(case, fmt)[0].split("/", 1)
+            assert matrix.in_release(name, params.split("/")), (name, params)
+    r, w, s = suite.reads, suite.writes, suite.sizes
+    for fmt in FORMATS.names():
+        for variant in VARIANTS:
+            for cls, method in ((r.ReadFromPageCache, "time_read"), (r.ReadFromPageCache, "peakmem_read"),
+                                (w.WriteToBytes, "time_write"), (w.WriteToBytes, "peakmem_write"),
+                                (s.Sizes, "track_file_size")):
+                assert matrix.in_release(suite.name(cls, method), ["nyc_taxi", fmt, variant]), (cls, method, fmt)
+        for method in suite.methods(r.ContinuousRead):
+            assert matrix.in_release(suite.name(r.ContinuousRead, method), ["nyc_taxi", fmt])
+
+
+def test_engines_cold_durable_batches_projections_questdb_and_prepare_are_newest_only():
+    from dsib_tools import suite
+
+    newest_only = (suite.reads.ReadCold, suite.writes.WriteDurable, suite.batches.ReadColumns,
+                   suite.batches.IterateBatches, suite.batches.ContinuousReadInBatches, suite.prepare.Prepare)
+    names = [cls.__name__ for cls in suite.classes()]
+    for name in ("IngestIntoEngine", "QueryFromEngine", "SerializeForQuestDB"):
+        assert name in names
+    for cls, method, given, label in _every_cell():
+        if cls in newest_only or cls.__name__ in ("IngestIntoEngine", "QueryFromEngine", "SerializeForQuestDB"):
+            assert not _declared(cls, method, given), label
+        if given.get("source") == "tsbs_cpu":  # its study compared ways into QuestDB, not file formats
+            assert not _declared(cls, method, given), label
+
+
+def test_rocklin_runs_in_the_matrix_in_his_studys_formats_at_default():
+    from dsib import cases
+    from dsib.formats import FORMATS
+
+    ran = set()
+    for cls, method, given, label in _every_cell():
+        if _declared(cls, method, given) and given.get("source") == "rocklin":
+            assert given["format"] in matrix.ROCKLIN_FORMATS, label
+            if cases.cell_skip_reason(cls.operation, given, "default", cases.ANY_VERSIONS) is None:
+                ran.add(given["format"])
+    assert ran == set(matrix.ROCKLIN_FORMATS) and all(f in FORMATS for f in ran)
+
+
+def test_rocklins_frame_is_100000_rows_at_default_and_his_1000000_at_full():
+    from data_prep import PROFILES
+    from dsib import cases
+
+    assert PROFILES["default"].rows_for("rocklin") == PROFILES["default"].grid_rows["rocklin"] == 100000
+    assert PROFILES["full"].rows_for("rocklin") == PROFILES["full"].grid_rows["rocklin"] == 1000000
+    assert cases.SOURCES["rocklin"].rows("default") == 100000 and cases.SOURCES["rocklin"].rows("full") == 1000000
+    assert cases.SOURCES["nyc_taxi"].rows("full") is None and cases.SOURCES["tsbs_cpu"].rows("full") is None
+
+
+def test_the_budgets_rules_hold():
+    """Issue 32's rules for any cut: the post's seven cases are never cut or re-scaled at default; no
+    format or variant leaves make bench (every one has a cell that runs at default); and no class
+    can give a median fewer than three samples (rounds x the most samples a round)."""
+    from data_prep import PROFILES, VARIANTS
+    from dsib import cases
+    from dsib.formats import FORMATS
+    from dsib_tools import suite
+
+    assert PROFILES["default"].rows_for("nyc_taxi") == 1000000
+    for case in suite.POST_2019:
+        for fmt in ("parquet", "csv"):
+            given = dict(case.given, format=fmt)
+            assert cases.cell_skip_reason(case.cls.operation, given, "default", cases.ANY_VERSIONS) is None, given
+    runs = set()
+    for cls, method, given, label in _every_cell():
+        if "format" in given and hasattr(cls, "operation") and \
+                cases.cell_skip_reason(cls.operation, given, "default", cases.ANY_VERSIONS) is None:
+            runs.add((given["format"], given.get("variant", "plain")))
+    assert set(f for f, _ in runs) == set(FORMATS.names())
+    assert set(v for _, v in runs) == set(VARIANTS)
+    for cls in suite.classes():
+        if any(m.startswith("time_") for m in suite.methods(cls)):
+            repeat = cls.repeat if isinstance(cls.repeat, tuple) else (cls.repeat, cls.repeat, 0)
+            assert getattr(cls, "rounds", 2) * repeat[1] >= 3, cls

@@ -264,3 +264,65 @@ def test_bytes_are_written_in_binary_units():
     assert release_view.human(1.5 * 2 ** 30, "bytes") == "1.5GiB"
     case = {"values": [542e6], "spread": [[540e6, 545e6, 3]], "unit": "bytes"}
     assert release_view.with_spread(case, 0) == "517MiB (IQR 515MiB–520MiB, n=3)"
+
+
+def test_cases_outside_the_release_selection_say_they_are_newest_only_instead_of_gaps(tmp_path):
+    """Suite v2's committed run (results-v2/) as the newest release, and beside it the same file posed
+    as an older release that ran what the release matrix runs: the benchmarks the selection leaves
+    out are absent from it, and the cells of a selected benchmark that it leaves out are asv's
+    skipped (what a run's -b writes). The durable write stays in the posed release: a case with a
+    number in another release is shown as it is."""
+    import glob
+    import shutil
+
+    from dsib_tools import matrix
+
+    results_dir = str(tmp_path / "results")
+    shutil.copytree(committed("results-v2"), results_dir)
+    (newest,) = glob.glob(os.path.join(results_dir, "*", "*-env-*.json"))
+    machine = os.path.basename(os.path.dirname(newest))
+    posed = pose_as(newest, results_dir, pyarrow="25.0.1", pandas="2.3.3")
+    with open(posed) as f:
+        d = json.load(f)
+    kept = "writes.WriteDurable.time_write"
+    for key in list(d["results"]):
+        row = d["results"][key]
+        chosen = [matrix.in_release(key, [p.strip("'") for p in combo]) for combo in itertools.product(*row[1])]
+        if key != kept and not any(chosen):
+            del d["results"][key]
+        elif key != kept:
+            row[0] = [v if keep else float("nan") for v, keep in zip(row[0], chosen)]
+    with open(posed, "w") as f:
+        json.dump(d, f)
+    html_dir = str(tmp_path / "html")
+    release_view.write(html_dir, results_dir, machine)
+    data = _written_data(html_dir)
+    order = data["orders"]["pyarrow"]
+    assert data["envs"][order[-1]]["pyarrow"] == "26.0.1" and data["envs"][order[0]]["pyarrow"] == "25.0.1"
+    old, new = order[0], order[-1]
+    by_id = dict((c["id"], c) for c in data["cases"])
+    marked = [c for c in data["cases"] if c["newest_only"]]
+    for ident in ("reads.ReadCold.time_read/nyc_taxi/parquet/plain",
+                  "engines.QueryFromEngine.time_query/nyc_taxi/duckdb/plain",
+                  "reads.ReadFromPageCache.time_read/tsbs_cpu/parquet/plain",
+                  "writes.CategorizeThenWrite.time_write/tsbs_cpu/parquet"):
+        case = by_id[ident]
+        assert case["newest_only"] == matrix.NEWEST_ONLY_NOTE, ident
+        assert case["values"][old] == release_view.NOT_IN_MATRIX and release_view.is_number(case["values"][new])
+    for ident in ("reads.ReadFromBytes.time_read/nyc_taxi_month/csv/plain",
+                  "reads.ReadFromPageCache.time_read/nyc_taxi/orc/str",
+                  "writes.CategorizeThenWrite.time_write/rocklin/pickle-2",
+                  "writes.WriteDurable.time_write/nyc_taxi/parquet/plain"):
+        case = by_id[ident]
+        assert case["newest_only"] is None and all(release_view.is_number(case["values"][i]) for i in (old, new))
+    for case in data["cases"]:
+        assert bool(case["newest_only"]) == (release_view.NOT_IN_MATRIX in case["values"]), case["id"]
+        if not case["newest_only"]:
+            assert matrix.in_release(case["benchmark"], list(case["params"].values())) or \
+                release_view.is_number(case["values"][old]), case["id"]
+    with open(os.path.join(html_dir, "dsib", "releases.html")) as f:
+        page = f.read()
+    said = page[page.index("<p id=\"newest-only\">"):]
+    said = said[:said.index("</p>")]
+    assert "%d of its cases are measured on the newest environment only" % len(marked) in said
+    assert "<code>reads.ReadCold.time_read</code>" in said and "<code>reads.ReadFromBytes.time_read</code>" not in said

@@ -61,3 +61,35 @@ def test_an_unknown_name_is_a_clear_error():
     proc = subprocess.run([sys.executable, "-m", "dsib_tools", "select", "--source", "taxi"], cwd=ROOT,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     assert proc.returncode == 2 and "unknown source 'taxi'" in proc.stdout
+
+
+@pytest.mark.parametrize("fmt,source,engine", [(None, None, None), ("parquet", None, None), ("csv", "nyc_taxi_month", None),
+                                               (None, "rocklin", None), ("pickle-2", None, None)])
+def test_the_release_matrix_regex_picks_the_selections_cells_within_format_and_source(fmt, source, engine):
+    """make bench-matrix's -b: the release-tracking selection, within FORMAT, SOURCE and ENGINE."""
+    from dsib_tools import matrix
+
+    args = [sys.executable, "-m", "dsib_tools", "select", "--release"]
+    for flag, value in (("--format", fmt), ("--source", source), ("--engine", engine)):
+        args += [flag, value or ""]
+    proc = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert proc.returncode == 0, proc.stdout
+    regex = re.compile(proc.stdout.strip())
+    release = re.compile(matrix.release_regex())
+    within = re.compile(select_regex(fmt, source)) if fmt or source else None
+    picked = 0
+    for _, _, label in _cells():
+        want = bool(release.search(label)) and (within is None or bool(within.search(label)))
+        assert bool(regex.search(label)) == want, (label, regex.pattern)
+        picked += want
+    assert picked > 0
+
+
+def test_the_release_selection_within_the_engines_is_empty_and_select_needs_a_question():
+    from dsib_tools import matrix
+
+    regex = re.compile(matrix.release_regex(within=select_regex(engine="all")))
+    assert not any(regex.search(label) for _, _, label in _cells())
+    proc = subprocess.run([sys.executable, "-m", "dsib_tools", "select"], cwd=ROOT, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
+    assert proc.returncode == 2 and "select what?" in proc.stdout

@@ -10,6 +10,9 @@ import shutil
 import subprocess
 import sys
 
+import signal
+import time
+
 import pytest
 
 from dsib_tools import matrix
@@ -192,6 +195,13 @@ def test_merge_refuses_shards_that_are_not_one_machines_run_and_copies_nothing(t
 
 # --- two shards at `tiny`, merged, against one unsharded run: real asv runs through make ---
 
+def _make():
+    # The tools' own environment, as it is: -o keeps make from reinstalling it into a fresh clone's.
+    return ["make", "-o", os.path.join(sys.prefix, "bin", ".ready"), "VENV=" + sys.prefix, "PROFILE=tiny",
+            "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR, "MATRIX=sweeps", "FORMAT=parquet",
+            "SOURCE=nyc_taxi_month"]
+
+
 @pytest.fixture(scope="module")
 def sweep(tiny_data_dir, tmp_path_factory, request):
     """`make run-matrix MATRIX=sweeps` at `tiny` over TEST_ENTRIES, in a fresh repository holding
@@ -207,10 +217,7 @@ def sweep(tiny_data_dir, tmp_path_factory, request):
         json.dump(conf, f, indent=4)
     env = dict(os.environ, DSIB_DATA_DIR=tiny_data_dir)
     env.pop("MAKEFLAGS", None)
-    # The tools' own environment, as it is: -o keeps make from reinstalling it into a fresh clone's.
-    make = ["make", "-o", os.path.join(sys.prefix, "bin", ".ready"), "VENV=" + sys.prefix, "PROFILE=tiny",
-            "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR, "MATRIX=sweeps", "FORMAT=parquet",
-            "SOURCE=nyc_taxi_month"]
+    make = _make()
     runs = {}
     for build, targets in (("build-1", ["run-matrix", "SHARD=1/2"]), ("build-2", ["run-matrix", "SHARD=2/2"]),
                            ("build-merged", ["merge-results", "site", "SHARDS=build-1/results build-2/results"]),
@@ -219,6 +226,21 @@ def sweep(tiny_data_dir, tmp_path_factory, request):
                                         "make %s (%s)" % (" ".join(targets), build))
         assert runs[build].returncode == 0, runs[build].stdout[-6000:]
     return dict((build, os.path.join(repo, build)) for build in runs)
+
+
+def _selected_benchmarks():
+    """The benchmarks of which the sweep's run-matrix selects a cell: the release-tracking selection,
+    within FORMAT=parquet SOURCE=nyc_taxi_month."""
+    import itertools
+    import re
+
+    from dsib_tools import suite
+    from dsib_tools.__main__ import select_regex
+
+    regex = re.compile(matrix.release_regex(within=select_regex("parquet", "nyc_taxi_month")))
+    return set(suite.name(cls, m) for cls in suite.classes() for m in suite.methods(cls)
+               for params in itertools.product(*cls.params)
+               if regex.search("%s(%s)" % (suite.name(cls, m), ", ".join(repr(p) for p in params))))
 
 
 def _kind(value):
@@ -298,8 +320,99 @@ def test_the_merged_site_shows_what_the_unsharded_site_shows(sweep):
     ours = [p for p in indexes[1]["graph_param_list"] if p["machine"] == MACHINE]
     assert sorted(p["pyarrow"] for p in ours) == ["25.0.1", "26.0.1"]
     graphs = _graphs(merged)
-    assert len(graphs) >= 2 * 9, sorted(graphs)
+    assert len(graphs) >= 2 * len(_selected_benchmarks()), sorted(graphs)
     assert graphs == _graphs(unsharded)
     assert True in _flat([cells for points in graphs.values() for _, cells in points]), "no cell holds a figure"
     for html in (merged, unsharded):
         assert os.path.isfile(os.path.join(html, "dsib", "index.html"))
+
+
+# --- an interrupted matrix shard, resumed: the cells of the uninterrupted run ---
+
+def _results_files(results_dir):
+    found = glob.glob(os.path.join(results_dir, MACHINE, "*.json"))
+    return sorted(p for p in found if os.path.basename(p) != "machine.json")
+
+
+def _gone(pgid):
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.fixture(scope="module")
+def resumed(sweep, tiny_data_dir, request):
+    """`make run-matrix SHARD=1/1` over the sweep's two environments (the unsharded run's cells), in
+    a build directory of its own: started, interrupted as Ctrl-C would (SIGINT to its process group)
+    once the first environment's results are saved and before the second's, then run again."""
+    repo = os.path.dirname(sweep["build-all"])
+    build = "build-resumed"
+    results = os.path.join(repo, build, "results")
+    env = dict(os.environ, DSIB_DATA_DIR=tiny_data_dir)
+    env.pop("MAKEFLAGS", None)
+    command = _make() + ["run-matrix", "SHARD=1/1", "BUILD=" + build]
+    with open(os.path.join(repo, "interrupted.log"), "w") as log:
+        proc = subprocess.Popen(command, cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        deadline = time.time() + 1200
+        try:
+            while not _results_files(results) and proc.poll() is None and time.time() < deadline:
+                time.sleep(0.2)
+        finally:
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    for _ in range(100):  # asv's forkserver and its cases go with their group
+        if _gone(proc.pid):
+            break
+        time.sleep(0.1)
+    with open(os.path.join(repo, "interrupted.log")) as f:
+        interrupted_log = f.read()
+    saved = _results_files(results)
+    first = {}
+    for path in saved:
+        with open(path) as f:
+            first[path] = json.load(f)["results"]
+    done = run_with_progress(command, repo, env, request, "make run-matrix SHARD=1/1, resumed (%s)" % build)
+    assert done.returncode == 0, done.stdout[-6000:]
+    return {"interrupted_returncode": proc.returncode, "interrupted_log": interrupted_log, "group_gone": _gone(proc.pid),
+            "saved_when_interrupted": first, "results": results, "resume_log": done.stdout}
+
+
+def test_an_interrupted_matrix_run_stopped_part_way_and_left_no_process(resumed):
+    assert resumed["interrupted_returncode"] != 0, resumed["interrupted_log"][-3000:]
+    assert len(resumed["saved_when_interrupted"]) == 1, "one environment of two was saved when it was interrupted"
+    assert resumed["group_gone"], "the interrupted run's processes are gone"
+
+
+def test_the_resumed_run_measures_only_what_was_missing_and_holds_the_cells_of_an_uninterrupted_run(resumed, sweep):
+    (path, before), = resumed["saved_when_interrupted"].items()
+    with open(path) as f:
+        after = json.load(f)["results"]
+    assert after == before, "the environment saved before the interruption was not measured again"
+    assert len(_results_files(resumed["results"])) == len(TEST_ENTRIES)
+    cells = _cells(resumed["results"])
+    assert cells == _cells(os.path.join(sweep["build-all"], "results"))
+    assert all(list(found.values()).count("measured") >= 6 for found in cells.values()), cells
+
+
+def test_the_matrix_runs_the_release_selection_and_resumes_with_asvs_own_flag(resumed, sweep):
+    """run-matrix's -b is the release-tracking selection (within FORMAT and SOURCE): asv ran no cell
+    outside it, and it resumes with --skip-existing-successful, not --skip-existing (which would never
+    retry a cell that failed)."""
+    from dsib_tools import matrix
+
+    for name, kinds in _cells(resumed["results"]).items():
+        for cell, kind in kinds.items():
+            if kind != "skipped":
+                benchmark, params = cell.split("(", 1)
+                assert matrix.in_release(benchmark, [p.strip(" '") for p in params.rstrip(")").split(",")]), cell
+    done = subprocess.run(["make", "-n", "-o", os.path.join(sys.prefix, "bin", ".ready"), "VENV=" + sys.prefix,
+                           "run-matrix"], cwd=os.path.dirname(sweep["build-all"]),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert "--skip-existing-successful" in done.stdout and "--skip-existing " not in done.stdout, done.stdout

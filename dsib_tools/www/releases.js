@@ -230,7 +230,7 @@
       headline.appendChild(el("span", {"class": "case-headline", "data-case": c.id}, h
         ? "newest " + D.envs[h.newest].label + ": " + withSpread(c, h.newest) + "; " + against("best") + "; "
           + against("previous") + " (medians, on this machine)"
-        : "measured in one release only"));
+        : c.newest_only || "measured in one release only"));
       headline.appendChild(el("br"));
     });
     var colors = cases.map(function (c, k) { return COLORS[k % COLORS.length]; });
