@@ -9,7 +9,7 @@ it reads, so its peak memory is the reader's.
 from dsib import cases
 from dsib.roundtrip import hints_for
 
-from . import CELLS, PARAM_NAMES, Cell, build_every_cell, build_files, hints, loads_once, ready, series, warm
+from . import CELLS, PARAM_NAMES, SAMPLES, Cell, build_every_cell, build_files, hints, loads_once, ready, series, warm
 
 
 def ready_reader(operation, source, format, variant, partition=None):
@@ -50,7 +50,7 @@ class ReadColumns(Cell):
     operation = "read_columns"
     params, param_names = cases.params(operation), PARAM_NAMES
     rounds = 1
-    repeat = (1, 3, 1.0)
+    repeat = SAMPLES
 
     def setup_cache(self):
         build_every_cell(type(self), build_files(self.operation))
@@ -84,7 +84,7 @@ class IterateBatches(Cell):
     operation = "iterate_batches"
     params, param_names = cases.params(operation), PARAM_NAMES
     rounds = 1
-    repeat = (1, 3, 1.0)
+    repeat = SAMPLES
 
     def setup_cache(self):
         build_every_cell(type(self), build_files(self.operation))

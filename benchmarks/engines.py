@@ -14,15 +14,11 @@ from dsib.engines import ENGINES, TABLE, questdb
 from dsib.procmem import PeakDuring
 from dsib.registry import installed_versions
 
-from . import CELLS, PROFILE, Cell, build_every_cell, hints, loads_once, series
+from . import CELLS, PROFILE, SAMPLES, Cell, build_every_cell, hints, loads_once, series
 
 ENGINE_PARAM_NAMES = ["source", "engine", "variant"]
 MEASURES = Cell.measures + ("dsib.engines", "dsib.procmem")
-# Three samples a case, so that its median is a sample's (of two, asv's median averages a first
-# and a second call). asv's repeat cannot give three to fast samples alone (its time limit counts
-# the setup between samples), so slow ones get three too. The warm-up is the session's tiny
-# round trip, never a sample.
-SAMPLES = 3
+# Three samples a case (SAMPLES); the warm-up is the session's tiny round trip, never a sample.
 
 
 def engine_ready(operation, source, engine, variant):

@@ -11,7 +11,7 @@ import os
 from dsib import cases, pagecache
 from dsib.formats import FORMATS
 
-from . import CELLS, PARAM_NAMES, VERSIONS, Cell, build_every_cell, build_files, hints, loads_once, ready, series, warm
+from . import CELLS, PARAM_NAMES, SAMPLES, VERSIONS, Cell, build_every_cell, build_files, hints, loads_once, ready, series, warm
 
 
 def trace(case, event, cell, **fields):
@@ -72,7 +72,7 @@ class ReadFromPageCache(Cell):
     operation = "read_from_page_cache"
     params, param_names = cases.params(operation), PARAM_NAMES
     rounds = 1
-    repeat = (1, 3, 1.0)
+    repeat = SAMPLES
 
     def setup_cache(self):
         build_every_cell(type(self), build_files(self.operation))
@@ -164,7 +164,7 @@ class ContinuousRead(_Continuous):
     operation = "continuous_read"
     params, param_names = cases.params(operation, with_variant=False), ["source", "format"]
     rounds = 1
-    repeat = (1, 5, 2.0)
+    repeat = (SAMPLES, 5, 2.0)
 
     def setup_cache(self):
         build_every_cell(type(self), build_files(self.operation, partitioned=True))

@@ -7,7 +7,7 @@ import os
 
 from dsib import cases, pagecache
 
-from . import CELLS, PARAM_NAMES, Cell, loads_once, ready, series
+from . import CELLS, PARAM_NAMES, SAMPLES, Cell, loads_once, ready, series
 
 
 class _Write(Cell):
@@ -28,7 +28,7 @@ class WriteToBytes(_Write):
     operation = "write_to_bytes"
     params, param_names = cases.params(operation), PARAM_NAMES
     rounds = 1
-    repeat = (1, 3, 1.0)
+    repeat = SAMPLES
 
     def peakmem_write(self, source, format, variant):
         self.write(self.frame)
@@ -59,7 +59,7 @@ class WriteDurable(Cell):
     measures = Cell.measures + ("dsib.pagecache",)
     params, param_names = cases.params(operation), PARAM_NAMES
     rounds = 1
-    repeat = (1, 3, 1.0)
+    repeat = SAMPLES
 
     @loads_once
     def setup(self, source, format, variant):
@@ -86,7 +86,7 @@ class CategorizeThenWrite(Cell):
     operation = "categorize_then_write"
     params, param_names = cases.params(operation, with_variant=False), ["source", "format"]
     rounds = 1
-    repeat = (1, 3, 1.0)
+    repeat = SAMPLES
 
     @loads_once
     def setup(self, source, format):
