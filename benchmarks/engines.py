@@ -8,14 +8,29 @@ import os
 import shutil
 
 from data_prep import VARIANTS
-from dsib import cases
+from dsib import cases, procmem, servers
 from dsib.engines import ENGINES, TABLE, questdb
 from dsib.registry import installed_versions
 
 from . import CELLS, PROFILE, Cell, build_every_cell, hints, loads_once, series
 
 ENGINE_PARAM_NAMES = ["source", "engine", "variant"]
-MEASURES = Cell.measures + ("dsib.engines",)
+MEASURES = Cell.measures + ("dsib.engines", "dsib.servers", "dsib.procmem")
+# The kind of held server (dsib.servers.held) each server engine's cases need.
+HELD_KIND = {servers.POSTGRES: "postgres", servers.QUESTDB: "questdb"}
+
+
+def held_kind(engine):
+    """The kind of the run's held server that ``engine`` works in, or None (an engine in the case's
+    own process, or Spark's JVM, which its session starts)."""
+    return HELD_KIND.get(engine.server)
+
+
+def server_engine_params(operation):
+    """``engine_params`` of the engines that work in a held server: those whose server's memory
+    (``track_server_peakmem_*``) is measured beside the case's own."""
+    sources, engines, variants = cases.engine_params(operation)
+    return [sources, [e for e in engines if held_kind(ENGINES[e])], variants]
 
 
 def engine_ready(operation, source, engine, variant):
@@ -27,6 +42,7 @@ def engine_ready(operation, source, engine, variant):
     reason = cases.engine_skip_reason(operation, source, engine, variant, PROFILE, installed_versions(found.packages))
     if reason:
         raise NotImplementedError(reason)
+    require_held_server(found)
     checked = CELLS.checked_table(source, found, variant)
     if not found.server:  # a server's engine warms up in the case's session (open_session)
         scratch = CELLS.scratch("warm-up-")
@@ -37,33 +53,56 @@ def engine_ready(operation, source, engine, variant):
     return found, checked
 
 
+def require_held_server(engine):
+    """asv's skip, saying why, of a server engine's case where no server is held for the run (asv
+    run directly, not through ``make run``): its figures are those of a server that runs for the
+    whole run, warm, as a production user's is, and a server of the case's own would be another
+    measurement under the same name."""
+    kind = held_kind(engine)
+    reason = kind and servers.not_held(kind)
+    if reason:
+        raise NotImplementedError("%s: %s" % (engine.label, reason))
+
+
 def build_table(operation):
-    """``build_every_cell``'s ``build`` of an engine case: the cell's checked database."""
+    """``build_every_cell``'s ``build`` of an engine case: the cell's checked database (a server
+    engine's: its table loaded into the run's held server, once a run)."""
     def build(source, engine, variant):
         found = ENGINES[engine]
         if not cases.engine_skip_reason(operation, source, engine, variant, PROFILE,
-                                        installed_versions(found.packages)):
+                                        installed_versions(found.packages)) and not (
+                held_kind(found) and servers.not_held(held_kind(found))):
             CELLS.checked_table(source, found, variant)
     return build
 
 
 def open_session(engine, directory):
-    """A session on ``directory``; where the engine is a server (seconds to start), warmed up in
-    it, not in a server of its own."""
+    """A session on ``directory``: where the engine works in a server, a database or table prefix of
+    its own on the run's held server (Spark: a JVM of its own, seconds to start), warmed up in it."""
     session = engine.connect(directory)
     if engine.server:
         engine.warm_up_session(session)
     return session
 
 
+def server_peak(session, call, *args):
+    """``call(*args)``, and the peak RSS in bytes of the server's process tree while it ran (its
+    backends, for PostgreSQL): the memory a case's ``peakmem_`` leaves out."""
+    with procmem.PeakDuring(session.server_pid) as peak:
+        call(*args)
+    return peak.bytes
+
+
 class IngestIntoEngine(Cell):
     """The frame into a new table of a new database, committed: the engine's own path in
     (``to_sql``, ``executemany``, ``adbc_ingest``, a registered frame copied into a table, a
     Parquet file written by the engine, ILP). Each sample starts from an empty database; where
-    the engine is a server, which takes seconds to start, from an empty table of the server the
-    case's process started."""
+    the engine works in a server (held for the whole run) or a JVM, each sample goes into a new
+    table of the case's own database there, dropped after the sample.
+    ``track_server_peakmem_ingest``: the server's peak RSS during one ingest (bytes), beside the
+    case's own (``peakmem_ingest``)."""
 
-    version = series(1)
+    version = series(2)
     measures = MEASURES
     operation = "ingest"
     params, param_names = cases.engine_params(operation), ENGINE_PARAM_NAMES
@@ -74,6 +113,7 @@ class IngestIntoEngine(Cell):
         build_every_cell(type(self), build_table(self.operation))
 
     engine = session = directory = None
+    samples = 0
 
     @loads_once
     def _load(self, source, engine, variant):
@@ -92,28 +132,44 @@ class IngestIntoEngine(Cell):
         if self.session is None:
             self.directory = CELLS.scratch("ingest-")
             self.session = open_session(self.engine, self.directory)
-        elif self.engine.server:
-            self.engine.drop(self.session, TABLE)
+        self.table = TABLE
+        if self.engine.server:  # the session stays for the process's samples: a new table each
+            self.samples += 1
+            self.table = "%s_%d" % (TABLE, self.samples)
 
     def teardown(self, source, engine, variant):
-        # asv runs teardown after every sample: each sample's database goes with it. A server
-        # stays for the process's next sample, and stops when the process ends (dsib.servers).
-        if self.session is not None and not self.engine.server:  # asv tears down a skipped case too
+        # asv runs teardown after every sample: each sample's database goes with it; in a server
+        # or a JVM, each sample's table. A held server stays for the run (dsib.servers); Spark's
+        # JVM stops when the process ends.
+        if self.session is None:  # asv tears down a skipped case too
+            return
+        if self.engine.server:
+            self.engine.drop(self.session, self.table)
+        else:
             self._close()
 
     def time_ingest(self, source, engine, variant):
-        self.engine.ingest(self.session, self.frame, TABLE)
+        self.engine.ingest(self.session, self.frame, self.table)
 
     def peakmem_ingest(self, source, engine, variant):
-        self.engine.ingest(self.session, self.frame, TABLE)
+        self.engine.ingest(self.session, self.frame, self.table)
+
+    def track_server_peakmem_ingest(self, source, engine, variant):
+        return server_peak(self.session, self.engine.ingest, self.session, self.frame, self.table)
+
+    track_server_peakmem_ingest.params = server_engine_params(operation)
+    track_server_peakmem_ingest.unit = "bytes"
 
 
 class QueryFromEngine(Cell):
     """The whole table into a frame: the engine's own path out (``read_sql``, the driver's
     cursor, ``fetch_arrow_table().to_pandas()``, ``.df()``, a Parquet file read by the engine),
-    the reader told the datetimes and categoricals as a file reader is."""
+    the reader told the datetimes and categoricals as a file reader is. The table was loaded
+    once (a server engine's: into the run's held server) and checked against the frame.
+    ``track_server_peakmem_query``: the server's peak RSS during one query (bytes), beside the
+    case's own (``peakmem_query``)."""
 
-    version = series(1)
+    version = series(2)
     measures = MEASURES
     operation = "query"
     params, param_names = cases.engine_params(operation), ENGINE_PARAM_NAMES
@@ -127,8 +183,8 @@ class QueryFromEngine(Cell):
     def setup(self, source, engine, variant):
         self.engine, checked = engine_ready(self.operation, source, engine, variant)
         self.hints = hints(source, variant)
-        # The case's own copy: the cached database stays as it was built and checked, and a
-        # server started on it (PostgreSQL's) never shares its directory with another run's.
+        # The case's own copy: the cached database stays as it was built and checked (a held
+        # server's: the name of its database or prefix there, which the copy names too).
         copy = os.path.join(CELLS.scratch("query-"), "db")
         shutil.copytree(checked["path"], copy, symlinks=True)
         self.session = open_session(self.engine, copy)
@@ -138,6 +194,12 @@ class QueryFromEngine(Cell):
 
     def peakmem_query(self, source, engine, variant):
         self.engine.query(self.session, TABLE, **self.hints)
+
+    def track_server_peakmem_query(self, source, engine, variant):
+        return server_peak(self.session, lambda: self.engine.query(self.session, TABLE, **self.hints))
+
+    track_server_peakmem_query.params = server_engine_params(operation)
+    track_server_peakmem_query.unit = "bytes"
 
 
 class SerializeForQuestDB(Cell):
