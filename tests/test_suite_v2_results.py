@@ -43,6 +43,8 @@ def test_every_engine_case_of_the_newest_environment_is_measured_or_skips_for_a_
     for cls in (IngestIntoEngine, QueryFromEngine, SerializeForQuestDB):
         for method in suite.methods(cls):
             key = suite.name(cls, method)
+            if method.startswith("track_server_peakmem_") and key not in listed:
+                continue  # the servers' peak memory came after this run
             assert res.benchmark_version[key] == listed[key]["version"], key
             values = res.get_result_value(key, res.get_result_params(key))
             for given, value in zip(itertools.product(*cls.params), values):
