@@ -506,9 +506,12 @@ def not_held(kind):
     the run (None where one is)."""
     if held(kind) is not None:
         return None
+    label = {"postgres": "PostgreSQL", "questdb": "QuestDB"}[kind]
+    why = held_servers().get("missing", {}).get(kind)
+    if why:
+        return "the run could not hold a %s server: %s" % (label, why)
     return ("no %s server is held for this run: its cases time a server that runs for the whole run, "
-            "which `make run` starts (python -m dsib_tools hold-servers -- python -m asv run ...)"
-            % {"postgres": "PostgreSQL", "questdb": "QuestDB"}[kind])
+            "which `make run` starts (python -m dsib_tools hold-servers -- python -m asv run ...)" % label)
 
 
 def _held_identity(kind, version):
@@ -543,10 +546,11 @@ def session_name(directory, kind, make):
 def hold(directory):
     """One PostgreSQL and one QuestDB started in ``directory`` (each where it can be had here), and
     what ``$DSIB_SERVERS`` tells a run of them. Returns (servers started, the variable's value,
-    {kind: why it could not be started})."""
+    {kind: why it could not be started}, which the variable holds too: its cases skip saying so)."""
     import uuid
 
-    started, described, missing = [], {"run": uuid.uuid4().hex[:12]}, {}
+    started, missing = [], {}
+    described = {"run": uuid.uuid4().hex[:12], "missing": missing}
     try:
         for kind, unavailable, make in (("postgres", postgres_unavailable, Postgres),
                                         ("questdb", questdb_unavailable, QuestDB)):
@@ -557,7 +561,11 @@ def hold(directory):
             where = os.path.join(directory, kind)
             os.makedirs(where)
             os.chmod(where, 0o711)  # enterable by PostgreSQL's own user where this is root
-            server = make(where).start()
+            try:
+                server = make(where).start()
+            except ServerError as exc:  # its cases skip, saying why; the other server's run
+                missing[kind] = str(exc)
+                continue
             started.append(server)
             if kind == "postgres":
                 described[kind] = {"pid": server.pid, "port": server.port, "bindir": server.bindir,

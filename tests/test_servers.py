@@ -490,3 +490,23 @@ def test_a_tiny_run_holds_one_postgres_and_one_questdb_and_leaves_no_server_and_
                                                    ("QueryFromEngine.peakmem_query", "QueryFromEngine.track_server_peakmem_query")]):
             mib = [measured[client, engine] / 2 ** 20, measured[server, engine] / 2 ** 20]
             assert cell == "%.0f + %.0f = %.0f" % (mib[0], mib[1], sum(mib)), (row, mib)
+
+
+@needs_postgres
+def test_a_server_the_run_cannot_hold_skips_its_cases_with_the_reason_and_the_other_is_held(monkeypatch):
+    from benchmarks import engines as engine_cases
+
+    from .conftest import server_dir
+
+    monkeypatch.setattr(servers, "questdb_unavailable", lambda: "no Java here (made so by the test)")
+    started, value, missing = servers.hold(server_dir("dsib-hold-"))
+    try:
+        assert [s.name for s in started] == ["PostgreSQL"] and list(missing) == ["questdb"]
+        monkeypatch.setenv(servers.HELD_ENV, value)
+        engine_cases.require_held_server(get_engine("postgres-adbc"))
+        with pytest.raises(NotImplementedError) as info:
+            engine_cases.require_held_server(get_engine("questdb-dataframe"))
+        assert "could not hold a QuestDB server: no Java here (made so by the test)" in str(info.value)
+    finally:
+        for server in started:
+            server.stop()
