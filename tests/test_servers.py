@@ -174,23 +174,25 @@ needs_both = pytest.mark.skipif(servers.postgres_unavailable() is not None or se
 
 
 @pytest.fixture(scope="module")
-def held():
-    """One PostgreSQL and one QuestDB held as a run holds them, told to this process."""
+def held_servers():
+    """One PostgreSQL and one QuestDB held as a run holds them, and what $DSIB_SERVERS says of them."""
     from .conftest import server_dir
 
     started, value, missing = servers.hold(server_dir("dsib-held-"))
-    assert not missing, missing
-    before = os.environ.get(servers.HELD_ENV)
-    os.environ[servers.HELD_ENV] = value
     try:
-        yield dict((s.name, s) for s in started)
+        assert not missing, missing
+        yield dict((s.name, s) for s in started), value
     finally:
-        if before is None:
-            os.environ.pop(servers.HELD_ENV, None)
-        else:
-            os.environ[servers.HELD_ENV] = before
         for server in started:
             server.stop()
+
+
+@pytest.fixture
+def held(held_servers, monkeypatch):
+    """The held servers, told to this process for one test."""
+    started, value = held_servers
+    monkeypatch.setenv(servers.HELD_ENV, value)
+    return started
 
 
 def _session_dir():
