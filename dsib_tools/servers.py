@@ -182,8 +182,12 @@ def hold(command, say=lambda line: print(line, file=sys.stderr, flush=True)):
     stopped by their PID when it ends, when this process is interrupted (SIGINT, SIGTERM, SIGHUP),
     and, should this process be killed, by the kernel (their parent-death signal). Returns the
     command's exit status as a shell reports it."""
+    stopping = []
+
     def stop_here(signum, frame):
-        raise _Stopped(signum)
+        if not stopping:  # the first signal stops the run; it is already stopping on a later one
+            stopping.append(signum)
+            raise _Stopped(signum)
 
     caught = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     previous = dict((sig, signal.signal(sig, stop_here)) for sig in caught)

@@ -336,16 +336,20 @@ TELL = "import os, sys, time; print(os.environ['DSIB_SERVERS'], flush=True); sys
 
 
 @needs_both
-@pytest.mark.parametrize("how", ["exit", "SIGINT-group", "SIGTERM", "SIGKILL"])
-def test_held_servers_stop_by_their_pid_however_the_run_ends(how):
-    """The run ends by itself; a Ctrl-C at the terminal (SIGINT to the run's whole process group);
-    SIGTERM to the holder alone; the holder killed (the servers' parent-death signal)."""
+@pytest.mark.parametrize("how", ["exit", "SIGINT-group", "SIGINT-group-watched", "SIGTERM", "SIGKILL"])
+def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
+    """The run ends by itself; a Ctrl-C at the terminal (SIGINT to the run's whole process group),
+    also under the load watcher as make run has it; SIGTERM to the holder alone; the holder killed
+    (the servers' parent-death signal)."""
     import json
 
     from .conftest import server_dir
 
     data_dir = server_dir("dsib-hold-")
     command = HOLD + [sys.executable, "-c", TELL % ("sys.exit(3)" if how == "exit" else "time.sleep(600)")]
+    if how.endswith("-watched"):
+        command = [sys.executable, "-m", "dsib_tools", "watch-load", "--results-dir", str(tmp_path), "--machine",
+                   "dsib-test", "--"] + command
     run = subprocess.Popen(command, cwd=ROOT, env=dict(os.environ, DSIB_DATA_DIR=data_dir), stdin=subprocess.PIPE,
                            stdout=subprocess.PIPE, universal_newlines=True, start_new_session=True)
     try:
@@ -357,12 +361,13 @@ def test_held_servers_stop_by_their_pid_however_the_run_ends(how):
         if how == "exit":
             run.stdin.write("\n")
             run.stdin.flush()
-        elif how == "SIGINT-group":
+        elif how.startswith("SIGINT-group"):
             os.killpg(run.pid, signal.SIGINT)
         else:
             run.send_signal(getattr(signal, how))
         status = run.wait(servers.STOP_TIMEOUT + 60)
-        assert status == {"exit": 3, "SIGINT-group": 130, "SIGTERM": 143, "SIGKILL": -9}[how]
+        assert status == {"exit": 3, "SIGINT-group": 130, "SIGINT-group-watched": 130, "SIGTERM": 143,
+                          "SIGKILL": -9}[how]
         assert _all_gone(pids, ports), "servers or ports left after %s: %s" % (how, _held_pids(data_dir))
         runs = os.path.join(data_dir, ".cache", "_servers")
         assert how == "SIGKILL" or os.listdir(runs) == [], "the run's server directory goes with it"
