@@ -20,8 +20,8 @@ PostgreSQL refuses to run as root. Run as root, the suite runs servers as an unp
 Servers held for a run: ``python -m dsib_tools hold-servers -- asv run ...`` (``make run``) starts
 one PostgreSQL and one QuestDB before asv's first case and stops them by their PID when the run
 ends, however it ends; it tells the run where they listen in ``$DSIB_SERVERS`` (``hold`` makes it,
-``held`` reads it). An engine's session on a held server is a database of its own (PostgreSQL) or
-a table prefix of its own (QuestDB), named in its directory's ``held.json`` so that a copy of the
+``held`` reads it). An engine's session on a held server is a schema of its own (PostgreSQL) or a
+table prefix of its own (QuestDB), named in its directory's ``held.json`` so that a copy of the
 directory reaches the same tables.
 """
 import atexit
@@ -280,20 +280,26 @@ def _postgres_template(bindir, user):
 class PostgresAddress(object):
     """What a client needs of a PostgreSQL server on 127.0.0.1: ``port`` and ``bindir``."""
 
-    def url_of(self, database):
-        return "postgresql://%s@%s:%d/%s" % (POSTGRES_USER, LOOPBACK, self.port, database)
+    def url_of(self, schema=None):
+        """The URL of the server's database; with ``schema``, of a session whose tables are that
+        schema's (its ``search_path``)."""
+        url = "postgresql://%s@%s:%d/%s" % (POSTGRES_USER, LOOPBACK, self.port, POSTGRES_DATABASE)
+        return url + ("?options=-csearch_path%%3D%s" % schema if schema else "")
 
     @property
     def url(self):
-        return self.url_of(POSTGRES_DATABASE)
+        return self.url_of()
 
     def is_ready(self):
         return subprocess.call([os.path.join(self.bindir, "pg_isready"), "-q", "-h", LOOPBACK, "-p", str(self.port),
                                 "-U", POSTGRES_USER, "-d", POSTGRES_DATABASE, "-t", "1"]) == 0
 
-    def create_database(self, name):
-        subprocess.check_call([os.path.join(self.bindir, "createdb"), "-h", LOOPBACK, "-p", str(self.port),
-                               "-U", POSTGRES_USER, name])
+    def create_schema(self, name):
+        # A schema, not a database: CREATE DATABASE copies a template through the WAL (PostgreSQL
+        # 15), megabytes a session, whose checkpoint could land in a later case's timing.
+        subprocess.check_call([os.path.join(self.bindir, "psql"), "-q", "-h", LOOPBACK, "-p", str(self.port),
+                               "-U", POSTGRES_USER, "-d", POSTGRES_DATABASE, "-v", "ON_ERROR_STOP=1",
+                               "-c", 'CREATE SCHEMA "%s"' % name], stdout=subprocess.DEVNULL)
 
 
 class Postgres(PostgresAddress, Server):
@@ -522,7 +528,7 @@ def _held_identity(kind, version):
 
 
 def session_name(directory, kind, make):
-    """The name of ``directory``'s own database (PostgreSQL) or table prefix (QuestDB) on the held
+    """The name of ``directory``'s own schema (PostgreSQL) or table prefix (QuestDB) on the held
     server of ``kind``: the one its ``held.json`` names, or a new one, made by ``make(name)``."""
     import uuid
 

@@ -2,8 +2,8 @@
 ``COPY`` both ways (pandas' documented ``to_sql`` insertion method, and CSV out), and ADBC's
 Arrow-native driver (the binary COPY protocol).
 
-Where a server is held for the run (``dsib.servers.held``: ``make run``), a session is a database
-of its own on it, named in the session's directory; else a cluster of its own
+Where a server is held for the run (``dsib.servers.held``: ``make run``), a session is a schema of
+its own on it (its ``search_path``), named in the session's directory; else a cluster of its own
 (``dsib.servers.Postgres``), started in the directory on a free port of 127.0.0.1 when the session
 opens and stopped by its PID when it closes (the tests' and the cells' checks outside a run);
 starting and stopping are never timed. The server's clock is UTC: zoned timestamps come back in
@@ -30,7 +30,7 @@ LOSSES = (Loss("datetime_unit"), Loss("row_order"))
 
 
 class Session(object):
-    """A database of ``directory``'s own on the run's held server, or a cluster kept in
+    """A schema of ``directory``'s own on the run's held server, or a cluster kept in
     ``directory``, running; and a connection to it made by ``connect(url)``. ``server_pid``: the
     server's process (its backends are its children)."""
 
@@ -40,7 +40,7 @@ class Session(object):
         self.server = servers.postgres(directory) if self.own else held
         try:
             url = self.server.url if self.own else held.url_of(
-                servers.session_name(directory, "postgres", held.create_database))
+                servers.session_name(directory, "postgres", held.create_schema))
             self.connection = connect(url)
         except BaseException:
             if self.own:
