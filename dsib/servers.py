@@ -477,8 +477,7 @@ QUESTDB = Kind("QuestDB", questdb_unavailable, lambda: _held_identity("questdb",
 # Servers held for a run --------------------------------------------------------------------------
 
 HELD_ENV = "DSIB_SERVERS"
-SESSION_FILE = "held.json"  # in a session's directory: its database or prefix on the held server
-KINDS = ("postgres", "questdb")
+SESSION_FILE = "held.json"  # in a session's directory: its schema or prefix on the held server
 
 
 def held_servers():
