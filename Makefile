@@ -95,6 +95,9 @@ SELECT_FILE := $(BUILD)/select-$(PROFILE).txt
 # Every run logs the machine's load beside its results (other processes' CPU, steal), so that a
 # figure taken while other work ran is marked as such (dsib_tools/load.py).
 WATCH_LOAD = $(BIN)/python -m dsib_tools watch-load --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --
+# One PostgreSQL and one QuestDB for the whole run, stopped by their PID however it ends; the engine
+# cases reach them by address (DSIB_SERVERS) and time a warm server (dsib/servers.py).
+HOLD_SERVERS = $(BIN)/python -m dsib_tools hold-servers --
 
 ## servers: what the engines' servers need (PostgreSQL), installed where missing
 servers: $(BIN)/.ready
@@ -126,7 +129,7 @@ MATRIX_BENCHMARKS = $(if $(MATRIX_SELECTING),-b "$$(cat $(MATRIX_SELECT_FILE))")
 run: workspace servers $(ASV_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
 	$(WRITE_SELECTION)
-	$(RUN_SELECTED) $(WATCH_LOAD) $(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --record-samples \
+	$(RUN_SELECTED) $(WATCH_LOAD) $(HOLD_SERVERS) $(BIN)/python -m asv run --config $(ASV_CONF) --machine $(MACHINE) --record-samples \
 		--show-stderr --durations 12 $(SELECTED_BENCHMARKS) $(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 
 ## bench-matrix: run the release matrix (2018 -> today), resumably, into build/results, and publish it
@@ -139,7 +142,7 @@ bench-matrix: data run-matrix site
 run-matrix: workspace servers $(MATRIX_CONF)
 	$(BIN)/python -m dsib_tools machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
 	$(WRITE_MATRIX_SELECTION)
-	$(RUN_MATRIX_SELECTED) $(WATCH_LOAD) $(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) \
+	$(RUN_MATRIX_SELECTED) $(WATCH_LOAD) $(HOLD_SERVERS) $(BIN)/python -m asv run --config $(MATRIX_CONF) --machine $(MACHINE) \
 		--skip-existing-successful --no-interleave-rounds --record-samples --show-stderr $(MATRIX_BENCHMARKS) \
 		$(RUN_ATTRIBUTES_$(PROFILE)) $(COMMIT)^!
 

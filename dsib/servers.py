@@ -16,8 +16,16 @@ its servers in that order: the client first, then the server.
 
 PostgreSQL refuses to run as root. Run as root, the suite runs servers as an unprivileged user
 (``postgres`` where it exists, else ``nobody``), who owns the server's directory.
+
+Servers held for a run: ``python -m dsib_tools hold-servers -- asv run ...`` (``make run``) starts
+one PostgreSQL and one QuestDB before asv's first case and stops them by their PID when the run
+ends, however it ends; it tells the run where they listen in ``$DSIB_SERVERS`` (``hold`` makes it,
+``held`` reads it). An engine's session on a held server is a schema of its own (PostgreSQL) or a
+table prefix of its own (QuestDB), named in its directory's ``held.json`` so that a copy of the
+directory reaches the same tables.
 """
 import atexit
+import json
 import ctypes
 import ctypes.util
 import glob
@@ -302,7 +310,32 @@ def _postgres_template(bindir, user):
     return template
 
 
-class Postgres(Server):
+class PostgresAddress(object):
+    """What a client needs of a PostgreSQL server on 127.0.0.1: ``port`` and ``bindir``."""
+
+    def url_of(self, schema=None):
+        """The URL of the server's database; with ``schema``, of a session whose tables are that
+        schema's (its ``search_path``)."""
+        url = "postgresql://%s@%s:%d/%s" % (POSTGRES_USER, LOOPBACK, self.port, POSTGRES_DATABASE)
+        return url + ("?options=-csearch_path%%3D%s" % schema if schema else "")
+
+    @property
+    def url(self):
+        return self.url_of()
+
+    def is_ready(self):
+        return subprocess.call([os.path.join(self.bindir, "pg_isready"), "-q", "-h", LOOPBACK, "-p", str(self.port),
+                                "-U", POSTGRES_USER, "-d", POSTGRES_DATABASE, "-t", "1"]) == 0
+
+    def create_schema(self, name):
+        # A schema, not a database: CREATE DATABASE copies a template through the WAL (PostgreSQL
+        # 15), megabytes a session, whose checkpoint could land in a later case's timing.
+        subprocess.check_call([os.path.join(self.bindir, "psql"), "-q", "-h", LOOPBACK, "-p", str(self.port),
+                               "-U", POSTGRES_USER, "-d", POSTGRES_DATABASE, "-v", "ON_ERROR_STOP=1",
+                               "-c", 'CREATE SCHEMA "%s"' % name], stdout=subprocess.DEVNULL)
+
+
+class Postgres(PostgresAddress, Server):
     """A PostgreSQL cluster in ``directory/pgdata`` (made from the template where there is none),
     on a free port of 127.0.0.1, no Unix socket, its clock in UTC."""
 
@@ -326,14 +359,6 @@ class Postgres(Server):
                            "-c", "timezone=UTC", "-c", "log_timezone=UTC"],
             directory, port, stop_signal=signal.SIGINT, user=user)
 
-    @property
-    def url(self):
-        return "postgresql://%s@%s:%d/%s" % (POSTGRES_USER, LOOPBACK, self.port, POSTGRES_DATABASE)
-
-    def is_ready(self):
-        return subprocess.call([os.path.join(self.bindir, "pg_isready"), "-q", "-h", LOOPBACK, "-p", str(self.port),
-                                "-U", POSTGRES_USER, "-d", POSTGRES_DATABASE, "-t", "1"]) == 0
-
     def start(self, timeout=START_TIMEOUT):
         return super(Postgres, self).start(self.is_ready, timeout)
 
@@ -349,7 +374,7 @@ class Kind(namedtuple("Kind", ["name", "unavailable", "identity"])):
     (its version), part of the key a cell's database is kept under."""
 
 
-POSTGRES = Kind("PostgreSQL", postgres_unavailable, postgres_version)
+POSTGRES = Kind("PostgreSQL", postgres_unavailable, lambda: _held_identity("postgres", postgres_version()))
 
 
 # QuestDB ---------------------------------------------------------------------------------------
@@ -433,7 +458,26 @@ def questdb_version():
     return "QuestDB %s, Java %s" % (QUESTDB_VERSION, java_version())
 
 
-class QuestDB(Server):
+class QuestDBAddress(object):
+    """What a client needs of a QuestDB server on 127.0.0.1: ``http_port`` (ILP/HTTP, SQL) and
+    ``ilp_port`` (ILP/TCP)."""
+
+    def exec_url(self, endpoint="exec"):
+        return "http://%s:%d/%s" % (LOOPBACK, self.http_port, endpoint)
+
+    def sql(self, query, endpoint="exec", timeout=60):
+        """The body of ``endpoint`` (exec: JSON; exp: CSV) for ``query``."""
+        from urllib.parse import urlencode
+        from urllib.request import urlopen
+
+        with urlopen("%s?%s" % (self.exec_url(endpoint), urlencode({"query": query})), timeout=timeout) as r:
+            return r.read()
+
+    def is_ready(self):
+        return port_open(self.ilp_port) and b'"dataset"' in self.sql("SELECT 1", timeout=5)
+
+
+class QuestDB(QuestDBAddress, Server):
     """A QuestDB server with its root in ``directory/questdb``: its HTTP endpoint (ILP/HTTP, SQL),
     PostgreSQL wire and ILP/TCP on free ports of 127.0.0.1; no UDP, no telemetry, no health port."""
 
@@ -459,20 +503,6 @@ class QuestDB(Server):
             "QuestDB", [java, "-p", questdb_jar(), "-m", "io.questdb/io.questdb.ServerMain", "-d", root],
             directory, self.http_port, stop_signal=signal.SIGTERM)
 
-    def exec_url(self, endpoint="exec"):
-        return "http://%s:%d/%s" % (LOOPBACK, self.http_port, endpoint)
-
-    def sql(self, query, endpoint="exec", timeout=60):
-        """The body of ``endpoint`` (exec: JSON; exp: CSV) for ``query``."""
-        from urllib.parse import urlencode
-        from urllib.request import urlopen
-
-        with urlopen("%s?%s" % (self.exec_url(endpoint), urlencode({"query": query})), timeout=timeout) as r:
-            return r.read()
-
-    def is_ready(self):
-        return port_open(self.ilp_port) and b'"dataset"' in self.sql("SELECT 1", timeout=5)
-
     def start(self, timeout=START_TIMEOUT):
         return super(QuestDB, self).start(self.is_ready, timeout)
 
@@ -482,4 +512,115 @@ def questdb(directory):
     return QuestDB(directory).start()
 
 
-QUESTDB = Kind("QuestDB", questdb_unavailable, questdb_version)
+QUESTDB = Kind("QuestDB", questdb_unavailable, lambda: _held_identity("questdb", questdb_version()))
+
+
+# Servers held for a run --------------------------------------------------------------------------
+
+HELD_ENV = "DSIB_SERVERS"
+SESSION_FILE = "held.json"  # in a session's directory: its schema or prefix on the held server
+
+
+def held_servers():
+    """The servers held for this run, as ``hold`` told it in ``$DSIB_SERVERS``: {"run": its id,
+    kind: what a client needs of it}; {} where no server is held."""
+    text = os.environ.get(HELD_ENV)
+    return json.loads(text) if text else {}
+
+
+class HeldPostgres(PostgresAddress):
+    def __init__(self, described):
+        self.pid, self.port, self.bindir = described["pid"], described["port"], described["bindir"]
+
+
+class HeldQuestDB(QuestDBAddress):
+    def __init__(self, described):
+        self.pid, self.http_port, self.ilp_port = described["pid"], described["http_port"], described["ilp_port"]
+
+
+_HELD = {"postgres": HeldPostgres, "questdb": HeldQuestDB}
+
+
+def held(kind):
+    """The server of ``kind`` ("postgres", "questdb") held for this run, or None."""
+    described = held_servers().get(kind)
+    return _HELD[kind](described) if described else None
+
+
+def not_held(kind):
+    """Why a case cannot time the engines of ``kind``'s server in this process: none is held for
+    the run (None where one is)."""
+    if held(kind) is not None:
+        return None
+    label = {"postgres": "PostgreSQL", "questdb": "QuestDB"}[kind]
+    why = held_servers().get("missing", {}).get(kind)
+    if why:
+        return "the run could not hold a %s server: %s" % (label, why)
+    return ("no %s server is held for this run: its cases time a server that runs for the whole run, "
+            "which `make run` starts (python -m dsib_tools hold-servers -- python -m asv run ...)" % label)
+
+
+def _held_identity(kind, version):
+    """A kind's identity: its version, and the run that holds the server where one is held (a cell
+    loaded into a held server lives as long as its run)."""
+    found = held_servers()
+    return "%s, held by run %s" % (version, found["run"]) if kind in found else version
+
+
+def session_name(directory, kind, make):
+    """The name of ``directory``'s own schema (PostgreSQL) or table prefix (QuestDB) on the held
+    server of ``kind``: the one its ``held.json`` names, or a new one, made by ``make(name)``."""
+    import uuid
+
+    run = held_servers()["run"]
+    path = os.path.join(directory, SESSION_FILE)
+    if os.path.exists(path):
+        with open(path) as f:
+            found = json.load(f)
+        if found["run"] != run or found["kind"] != kind:
+            raise ServerError("%s names a %s of run %s, not of this run (%s): its server is gone"
+                              % (path, found["kind"], found["run"], run))
+        return found["name"]
+    name = "d" + uuid.uuid4().hex[:20]
+    make(name)
+    with open(path + ".partial", "w") as f:
+        json.dump({"run": run, "kind": kind, "name": name}, f)
+    os.rename(path + ".partial", path)
+    return name
+
+
+def hold(directory):
+    """One PostgreSQL and one QuestDB started in ``directory`` (each where it can be had here), and
+    what ``$DSIB_SERVERS`` tells a run of them. Returns (servers started, the variable's value,
+    {kind: why it could not be started}, which the variable holds too: its cases skip saying so)."""
+    import uuid
+
+    started, missing = [], {}
+    described = {"run": uuid.uuid4().hex[:12], "missing": missing}
+    try:
+        for kind, unavailable, make in (("postgres", postgres_unavailable, Postgres),
+                                        ("questdb", questdb_unavailable, QuestDB)):
+            reason = unavailable()
+            if reason:
+                missing[kind] = reason
+                continue
+            where = os.path.join(directory, kind)
+            os.makedirs(where)
+            os.chmod(where, 0o711)  # enterable by PostgreSQL's own user where this is root
+            try:
+                server = make(where).start()
+            except ServerError as exc:  # its cases skip, saying why; the other server's run
+                missing[kind] = str(exc)
+                continue
+            started.append(server)
+            if kind == "postgres":
+                described[kind] = {"pid": server.pid, "port": server.port, "bindir": server.bindir,
+                                   "version": postgres_version(server.bindir)}
+            else:
+                described[kind] = {"pid": server.pid, "http_port": server.http_port, "ilp_port": server.ilp_port,
+                                   "pg_port": server.pg_port, "version": questdb_version()}
+    except BaseException:
+        for server in started:
+            server.stop()
+        raise
+    return started, json.dumps(described, sort_keys=True), missing

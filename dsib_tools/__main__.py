@@ -25,6 +25,7 @@
   speedups the post's cases in two environments, with spread (the README's 2018 -> 2026 table)
   readme   rewrite the README's generated tables (--check: say which differ)
   servers  install what the engines' servers need, where missing (make bench and make test run it)
+  hold-servers  run a command (asv run) with one PostgreSQL and one QuestDB held for all of it
   durations  each benchmark's total duration in an asv results file, and their sum (a run's budget)
   engine-durations  per engine, asv's duration of each of its benchmarks (one results file an engine)
 """
@@ -516,6 +517,16 @@ def cmd_durations(args):
     return 0
 
 
+def cmd_hold_servers(args):
+    from .servers import hold
+
+    command = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+    if not command:
+        print("error: give the command to run after --", file=sys.stderr)
+        return 2
+    return hold(command)
+
+
 def cmd_servers(args):
     from .servers import main as install
 
@@ -825,6 +836,12 @@ def main(argv=None):
     p.set_defaults(func=cmd_engine_durations)
     p = sub.add_parser("servers", help="install what the engines' servers need, where missing")
     p.set_defaults(func=cmd_servers)
+    p = sub.add_parser("hold-servers", help="run a command (asv run) with one PostgreSQL and one QuestDB held for "
+                       "all of it", description="Starts the servers on free ports of 127.0.0.1, tells the command "
+                       "where they listen ($DSIB_SERVERS), and stops them by their PID when it ends, however it "
+                       "ends. Exits with the command's status.")
+    p.add_argument("argv", nargs=argparse.REMAINDER, help="-- the command")
+    p.set_defaults(func=cmd_hold_servers)
     p = sub.add_parser("engines-table", help="the README's list of the registered engines")
     p.set_defaults(func=cmd_engines_table)
     p = sub.add_parser("audit-table", help="the README's audit table, from an audit record")

@@ -427,7 +427,10 @@ STUDY_COMPARISONS = (
 )
 ENGINES_LEGEND = ("Databases and engines: the frame into a new table (ingest) and the whole table back into a "
                   "frame (query), asv's medians with half the interquartile range as a share of the median (±) and "
-                  "the samples (n); peak memory is the case's process's peak RSS in MiB, one measurement. "
+                  "the samples (n); peak memory is the case's process's peak RSS in MiB, one measurement, and "
+                  "where the engine works in a server held for the run (PostgreSQL, QuestDB), + the server's peak "
+                  "RSS during one more call (its process tree's, PostgreSQL's backends included: a sum of each "
+                  "process's peak, an upper bound where they share pages) = the two together. "
                   "Paths compared: the baseline's median time over the path's, above 1 where the path is faster.")
 
 
@@ -454,6 +457,21 @@ def _engine_cell(res, names, cls, benchmark, given, reasons, kind="time", load=N
     return format_seconds(value) + _relative_spread(value, stats) + _under_load(res, benchmark, load)
 
 
+def _memory_cell(res, names, cls, client, server, serves, given, reasons):
+    """The client's peak MiB (``client``, asv's ``peakmem_``); for an engine of ``serves`` (a
+    server's), "client + server = both", the server's peak from ``server`` (``track_server_peakmem_``)."""
+    shown = _engine_cell(res, names, cls, client, given, reasons, "mib")
+    if given["engine"] not in serves or not shown.isdigit():
+        return shown
+    if server not in res.get_all_result_keys():
+        return shown + " + not measured"
+    value = _cell(res, names, server, given)[0]
+    if value is None or _missing(value):
+        return shown + " + " + _engine_cell(res, names, cls, server, given, reasons, "mib")
+    both = _cell(res, names, client, given)[0] + value
+    return "%s + %.0f = %.0f" % (shown, value / MIB, both / MIB)
+
+
 def _measured_on(engine, source):
     return engine.sources is None or source in engine.sources
 
@@ -468,20 +486,25 @@ def engines_report(res, names, sources, variants, load=None):
     from .suite import name
 
     columns = [(label, cls, name(cls, method), kind) for label, cls, method, kind in (
-        ("ingest", IngestIntoEngine, "time_ingest", "time"), ("query", QueryFromEngine, "time_query", "time"),
-        ("ingest peak MiB", IngestIntoEngine, "peakmem_ingest", "mib"),
-        ("query peak MiB", QueryFromEngine, "peakmem_query", "mib"))]
+        ("ingest", IngestIntoEngine, "time_ingest", "time"), ("query", QueryFromEngine, "time_query", "time"))]
+    # Peak memory: the case's process, and the server's where the engine works in one.
+    memory = [(label, cls, name(cls, client), name(cls, server), set(getattr(cls, server).params[1]))
+              for label, cls, client, server in (
+                  ("ingest peak MiB (client + server)", IngestIntoEngine, "peakmem_ingest", "track_server_peakmem_ingest"),
+                  ("query peak MiB (client + server)", QueryFromEngine, "peakmem_query", "track_server_peakmem_query"))]
     blocks = [ENGINES_LEGEND]
     for source in sources:
         for variant in variants:
             reasons = []
-            lines = ["| %s / %s | %s |" % (source, variant, " | ".join(c[0] for c in columns)),
-                     "|---|" + "|".join("---:" for _ in columns) + "|"]
+            lines = ["| %s / %s | %s |" % (source, variant, " | ".join(c[0] for c in columns + memory)),
+                     "|---|" + "|".join("---:" for _ in columns + memory) + "|"]
             for engine in (e for e in ENGINES.values() if _measured_on(e, source)):
                 given = {"source": source, "engine": engine.name, "variant": variant}
                 lines.append("| %s | %s |" % (engine.label, " | ".join(
-                    _engine_cell(res, names, cls, benchmark, given, reasons, kind, load)
-                    for _, cls, benchmark, kind in columns)))
+                    [_engine_cell(res, names, cls, benchmark, given, reasons, kind, load)
+                     for _, cls, benchmark, kind in columns]
+                    + [_memory_cell(res, names, cls, client, server, serves, given, reasons)
+                       for _, cls, client, server, serves in memory])))
             if reasons:
                 lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
             blocks.append("\n".join(lines))

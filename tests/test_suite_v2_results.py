@@ -44,7 +44,7 @@ def test_every_engine_case_of_the_newest_environment_is_measured_or_skips_for_a_
         for method in suite.methods(cls):
             key = suite.name(cls, method)
             if key not in res.benchmark_version and key not in listed:
-                continue  # a case added since the committed run (the JVM's memory): its next run records it
+                continue  # a case added since the committed run (the servers' and the JVM's memory): its next run records it
             assert res.benchmark_version[key] == listed[key]["version"], key
             values = res.get_result_value(key, res.get_result_params(key))
             for given, value in zip(itertools.product(*cls.params), values):

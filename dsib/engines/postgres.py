@@ -2,10 +2,12 @@
 ``COPY`` both ways (pandas' documented ``to_sql`` insertion method, and CSV out), and ADBC's
 Arrow-native driver (the binary COPY protocol).
 
-Each session is a cluster of its own (``dsib.servers.Postgres``), started in the database's
-directory on a free port of 127.0.0.1 when the session opens and stopped by its PID when it
-closes; starting and stopping are never timed. The server's clock is UTC: zoned timestamps
-come back in UTC, as they went in.
+Where a server is held for the run (``dsib.servers.held``: ``make run``), a session is a schema of
+its own on it (its ``search_path``), named in the session's directory; else a cluster of its own
+(``dsib.servers.Postgres``), started in the directory on a free port of 127.0.0.1 when the session
+opens and stopped by its PID when it closes (the tests' and the cells' checks outside a run);
+starting and stopping are never timed. The server's clock is UTC: zoned timestamps come back in
+UTC, as they went in.
 """
 import io
 
@@ -28,15 +30,26 @@ LOSSES = (Loss("datetime_unit"), Loss("row_order"))
 
 
 class Session(object):
-    """A cluster kept in ``directory``, running, and a connection to it made by ``connect(url)``."""
+    """A schema of ``directory``'s own on the run's held server, or a cluster kept in
+    ``directory``, running; and a connection to it made by ``connect(url)``. ``server_pid``: the
+    server's process (its backends are its children)."""
 
     def __init__(self, directory, connect):
-        self.server = servers.postgres(directory)
+        held = servers.held("postgres")
+        self.own = held is None
+        self.server = servers.postgres(directory) if self.own else held
         try:
-            self.connection = connect(self.server.url)
+            url = self.server.url if self.own else held.url_of(
+                servers.session_name(directory, "postgres", held.create_schema))
+            self.connection = connect(url)
         except BaseException:
-            self.server.stop()
+            if self.own:
+                self.server.stop()
             raise
+
+    @property
+    def server_pid(self):
+        return self.server.pid
 
     @staticmethod
     def opener(connect):
@@ -48,7 +61,8 @@ class Session(object):
             try:
                 close(session.connection)
             finally:
-                session.server.stop()
+                if session.own:
+                    session.server.stop()
         return close_session
 
 

@@ -4,17 +4,23 @@ over ILP/HTTP and ILP/TCP, on TSBS "cpu".
 
 An ingest is timed until QuestDB shows every row: the sender is flushed and closed, then
 ``SELECT count()`` is asked until it equals the frame's rows (QuestDB applies what it received
-to the table asynchronously), so every ingest's row count is verified. The table comes back
+to the table asynchronously), so every ingest's row count is verified. The wait asks on one
+kept-alive HTTP connection, at first at once, then after pauses that double from 1 ms to at most
+``POLL_MAX`` (10 ms), so that on 2 cores it does not compete with the server it waits for; its own
+CPU time is kept on the session (``waits``). The table comes back
 through QuestDB's HTTP CSV export into ``read_csv``, told the hints a CSV reader is told; it is
 the same for every ingest path, so it is timed once (``questdb-dataframe``'s).
 
-Each session is a server of its own (``dsib.servers.QuestDB``), started in the database's
-directory on free ports of 127.0.0.1 and stopped by its PID. The serialisation alone, into the
+Where a server is held for the run (``dsib.servers.held``: ``make run``), a session's tables are
+those of a name prefix of its own on it, named in the session's directory; else the session is a
+server of its own (``dsib.servers.QuestDB``), started in the directory on free ports of 127.0.0.1
+and stopped by its PID. The serialisation alone, into the
 client's in-memory buffer with no server, is ``serialize_rows`` / ``serialize_dataframe``
 (``benchmarks.engines.SerializeForQuestDB``).
 """
 import json
 import time
+from collections import namedtuple
 
 from .. import servers
 from ..formats import _io
@@ -28,36 +34,83 @@ QUESTDB = Needs("questdb", "4.0", why="questdb {have} predates the client's prot
 PYARROW = Needs("pyarrow")  # Sender.dataframe reads the frame through Arrow
 SOURCES = ("tsbs_cpu",)
 VISIBLE_TIMEOUT = 300
+POLL_FIRST, POLL_MAX = 0.001, 0.010  # the wait's pauses: doubling from the first to at most the max
+
+# One wait for rows to show: its polls, its wall time and its own CPU time (this thread's), seconds.
+Wait = namedtuple("Wait", ["polls", "seconds", "cpu_seconds"])
 
 
 class Session(object):
-    """A QuestDB server kept in ``directory``, running, and the ILP transport to send with."""
+    """The run's held QuestDB, with a table prefix of ``directory``'s own, or a server kept in
+    ``directory``, running; and the ILP transport to send with. ``server_pid``: the server's
+    process; ``waits``: each ``wait_visible`` of the session (``Wait``)."""
 
     def __init__(self, directory, transport):
-        self.server = servers.questdb(directory)
+        held = servers.held("questdb")
+        self.own = held is None
+        self.server = servers.questdb(directory) if self.own else held
+        self.prefix = "" if self.own else servers.session_name(directory, "questdb", lambda name: None) + "_"
         port = self.server.http_port if transport == "http" else self.server.ilp_port
         self.conf = "%s::addr=%s:%d;" % (transport, servers.LOOPBACK, port)
+        self.connection = None
+        self.waits = []
+
+    @property
+    def server_pid(self):
+        return self.server.pid
+
+    def table(self, name):
+        """The server's name of the session's table ``name``."""
+        return self.prefix + name
 
     def count(self, table):
-        """The rows QuestDB shows in ``table`` (0 while it does not exist yet)."""
-        answer = json.loads(self.server.sql('SELECT count() FROM "%s"' % table).decode("utf-8"))
+        """The rows QuestDB shows in ``table`` (the server's name; 0 while it does not exist yet),
+        asked on the session's one HTTP connection."""
+        import http.client
+        from urllib.parse import urlencode
+
+        path = "/exec?" + urlencode({"query": 'SELECT count() FROM "%s"' % table})
+        for attempt in (1, 2):  # a kept-alive connection the server has closed since: once more, anew
+            if self.connection is None:
+                self.connection = http.client.HTTPConnection(servers.LOOPBACK, self.server.http_port, timeout=60)
+            try:
+                self.connection.request("GET", path)
+                response = self.connection.getresponse()
+                body = response.read()
+                break
+            except (http.client.HTTPException, OSError):
+                self.connection.close()
+                self.connection = None
+                if attempt == 2:
+                    raise
+        if response.status != 200:  # 400 while the table does not exist yet
+            return 0
+        answer = json.loads(body.decode("utf-8"))
         return answer["dataset"][0][0] if answer.get("dataset") else 0
 
     def wait_visible(self, table, rows):
-        deadline = time.monotonic() + VISIBLE_TIMEOUT
+        started, cpu, polls = time.monotonic(), time.thread_time(), 0
+        deadline, pause = started + VISIBLE_TIMEOUT, POLL_FIRST
         while True:
-            try:
-                shown = self.count(table)
-            except OSError:  # HTTP 400 while the table does not exist yet
-                shown = 0
+            shown = self.count(table)
+            polls += 1
             if shown == rows:
+                self.waits.append(Wait(polls, time.monotonic() - started, time.thread_time() - cpu))
                 return
             if shown > rows:
                 raise AssertionError("QuestDB shows %d rows in %s, %d were sent" % (shown, table, rows))
             if time.monotonic() > deadline:
                 raise AssertionError("QuestDB shows %d of the %d rows sent to %s after %d s"
                                      % (shown, rows, table, VISIBLE_TIMEOUT))
-            time.sleep(0.002)
+            time.sleep(pause)
+            pause = min(pause * 2, POLL_MAX)
+
+    def close(self):
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+        if self.own:
+            self.server.stop()
 
 
 def _connect(transport):
@@ -65,11 +118,11 @@ def _connect(transport):
 
 
 def _close(session):
-    session.server.stop()
+    session.close()
 
 
 def _drop(session, table):
-    session.server.sql('DROP TABLE IF EXISTS "%s"' % table)
+    session.server.sql('DROP TABLE IF EXISTS "%s"' % session.table(table))
 
 
 def designated_timestamp(frame):
@@ -104,15 +157,15 @@ def _ingest_with(add):
         from questdb import Sender
 
         with Sender.from_conf(session.conf) as sender:
-            add(sender, frame, table)
-        session.wait_visible(table, len(frame))
+            add(sender, frame, session.table(table))
+        session.wait_visible(session.table(table), len(frame))
     return ingest
 
 
 def _query(session, table, datetimes=(), categoricals=(), texts=()):
     import pandas as pd
 
-    payload = session.server.sql('SELECT * FROM "%s"' % table, endpoint="exp")
+    payload = session.server.sql('SELECT * FROM "%s"' % session.table(table), endpoint="exp")
     kwargs = {"dtype": _io.text_dtypes(categoricals, texts)} if categoricals or texts else {}
     with _io.buffer(payload) as f:
         frame = pd.read_csv(f, parse_dates=list(datetimes), **kwargs)
