@@ -281,7 +281,7 @@ browser:
 
 ## test: every test (CI): ruff, then real asv runs, servers and the site in Chromium included
 # --durations: where CI's time goes, in every log (it should stay near 20 minutes).
-test: $(BIN)/.ready browser $(BIN)/actionlint servers
+test: lint $(BIN)/.ready browser $(BIN)/actionlint servers
 	$(BIN)/python -m pytest -ra --durations=25 tests
 
 # The tiers are pytest markers (pyproject.toml): asv, server, browser.

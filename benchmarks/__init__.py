@@ -21,6 +21,7 @@ Each class's ``version`` is ``series(N)``: N changes only by a decision, recorde
 ``benchmarks/series.lock`` (a test fails when the code a class measures changes and the lock
 does not say whether its series continues).
 """
+
 import functools
 import hashlib
 import itertools
@@ -56,8 +57,9 @@ def _preload():
     """asv's forkserver imports this package once and forks a process per case: every library a
     format needs is imported here, so that no case's process pays for an import (PyTables and
     fastparquet take 0.1-0.2 s each). Missing ones are the formats' business."""
-    for module in ["pandas", "pyarrow.compute"] + [m for f in FORMATS.values() for n in f.needs
-                                                    for m in (n.package,) + n.modules]:
+    for module in ["pandas", "pyarrow.compute"] + [
+        m for f in FORMATS.values() for n in f.needs for m in (n.package,) + n.modules
+    ]:
         try:
             __import__(module)
         except ImportError:
@@ -68,7 +70,8 @@ _preload()
 
 PROFILE = os.environ.get("DSIB_PROFILE", "default")
 DATA_DIR = os.environ.get("DSIB_DATA_DIR") or os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data"
+)
 cases.use_data_dir(DATA_DIR)
 VERSIONS = installed_versions(FORMATS.packages())
 CELLS = Cells(PROFILE, DATA_DIR)
@@ -89,8 +92,13 @@ PARAM_NAMES = ["source", "format", "variant"]
 
 
 def _scale_of_versioned_profiles():
-    return repr(sorted((p.name, sorted(p.rows.items()), p.seed, sorted(p.grid_rows.items()))
-                       for p in PROFILES.values() if p.versioned))
+    return repr(
+        sorted(
+            (p.name, sorted(p.rows.items()), p.seed, sorted(p.grid_rows.items()))
+            for p in PROFILES.values()
+            if p.versioned
+        )
+    )
 
 
 SCALE = hashlib.sha256(_scale_of_versioned_profiles().encode("utf-8")).hexdigest()[:12]
@@ -120,8 +128,10 @@ def ready(operation, source, format, variant="plain"):
     if cases.SOURCES[source].own:  # a table a user brought: a format that cannot hold it skips, saying why
         holds = CELLS.store(source).digest[:12]
         if TABLE and holds != TABLE:
-            raise DatasetError("the table %s holds other rows (%s) than this run was configured for (%s): it was "
-                               "brought again since; run make bench DATASET=%s again" % (source, holds, TABLE, source))
+            raise DatasetError(
+                "the table %s holds other rows (%s) than this run was configured for (%s): it was "
+                "brought again since; run make bench DATASET=%s again" % (source, holds, TABLE, source)
+            )
         CELLS.checked_file(source, fmt, variant)
     fmt.warm_up()
     return fmt
@@ -143,11 +153,13 @@ def loads_once(setup):
     """asv runs ``setup`` again before every sample (asv_runner >= 0.3), so that a case that
     changes its state starts afresh each time. These cases change nothing they set up, so a
     cell's inputs are loaded once per process, not once per sample."""
+
     @functools.wraps(setup)
     def setup_once(self, *params):
         if getattr(self, "_loaded_for", None) != params:
             setup(self, *params)
             self._loaded_for = params
+
     return setup_once
 
 
@@ -161,8 +173,11 @@ def selected(cls, given):
         return True
     prefix = "%s.%s." % (cls.__module__.rsplit(".", 1)[-1], cls.__name__)
     params = "(%s)" % ", ".join(repr(p) for p in given)
-    return any(re.search(SELECTED, prefix + method + params) for method in dir(cls)
-               if method.startswith(("time_", "peakmem_", "track_")))
+    return any(
+        re.search(SELECTED, prefix + method + params)
+        for method in dir(cls)
+        if method.startswith(("time_", "peakmem_", "track_"))
+    )
 
 
 def build_every_cell(cls, build):
@@ -191,6 +206,7 @@ def build_files(operation, partitioned=False):
                     CELLS.checked_reader(source, FORMATS[format], variant, reader, partition)
                 else:
                     CELLS.checked_file(source, FORMATS[format], variant, partition)
+
     return build
 
 

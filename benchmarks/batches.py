@@ -6,6 +6,7 @@ Each reader is checked once per cell before any case runs (``Cells.checked_reade
 batches put together against the whole frame. A case's own process then holds no frame but what
 it reads, so its peak memory is the reader's.
 """
+
 from dsib import cases
 from dsib.roundtrip import hints_for
 

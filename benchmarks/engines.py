@@ -4,6 +4,7 @@ Every engine's cell is built once, as a file is (``dsib.cells``): the engine ing
 frame into a new database and queries it back against that frame, before any case times it. A
 case whose check failed fails; an engine missing from the environment skips.
 """
+
 import itertools
 import os
 import shutil
@@ -42,8 +43,15 @@ def server_engine_params(operation):
     those that say why they do not measure the operation's memory (``Engine.unmeasured``)."""
     sources, engines, variants = cases.engine_params(operation)
     method = "peakmem_" + operation
-    return [sources, [e for e in engines if (held_kind(ENGINES[e]) or ENGINES[e].process is not None)
-                      and method not in ENGINES[e].unmeasured], variants]
+    return [
+        sources,
+        [
+            e
+            for e in engines
+            if (held_kind(ENGINES[e]) or ENGINES[e].process is not None) and method not in ENGINES[e].unmeasured
+        ],
+        variants,
+    ]
 
 
 def engine_ready(operation, source, engine, variant):
@@ -65,7 +73,6 @@ def unmeasured(cls, method):
     return [given for given in itertools.product(*cls.params) if method in ENGINES[given[1]].unmeasured]
 
 
-
 def require_held_server(engine):
     """asv's skip, saying why, of a server engine's case where no server is held for the run (asv
     run directly, not through ``make run``): its figures are those of a server that runs for the
@@ -80,12 +87,14 @@ def require_held_server(engine):
 def build_table(operation):
     """``build_every_cell``'s ``build`` of an engine case: the cell's checked database (a server
     engine's: its table loaded into the run's held server, once a run)."""
+
     def build(source, engine, variant):
         found = ENGINES[engine]
-        if not cases.engine_skip_reason(operation, source, engine, variant, PROFILE,
-                                        installed_versions(found.packages)) and not (
-                held_kind(found) and servers.not_held(held_kind(found))):
+        if not cases.engine_skip_reason(
+            operation, source, engine, variant, PROFILE, installed_versions(found.packages)
+        ) and not (held_kind(found) and servers.not_held(held_kind(found))):
             CELLS.checked_table(source, found, variant)
+
     return build
 
 
@@ -258,8 +267,14 @@ def check_serializers(source, path, variant):
     """asv's skip where the serialisation cannot run here; else the kept check that the row loop
     and ``dataframe()`` serialise the cell alike (its failure where they do not)."""
     # The serialisation needs what questdb-dataframe needs, less its server.
-    reason = cases.engine_skip_reason("ingest", source, "questdb-dataframe", variant, PROFILE,
-                                      installed_versions(ENGINES["questdb-dataframe"].packages))
+    reason = cases.engine_skip_reason(
+        "ingest",
+        source,
+        "questdb-dataframe",
+        variant,
+        PROFILE,
+        installed_versions(ENGINES["questdb-dataframe"].packages),
+    )
     if reason:
         raise NotImplementedError(reason)
     CELLS.checked_once(source, variant, "questdb-serializers", serialized_alike)
@@ -274,5 +289,7 @@ def serialized_alike(frame):
         made.append(bytes(buffer))
     if made[0] != made[1]:
         return "the row loop and dataframe() serialise the frame differently (%d and %d bytes)" % (
-            len(made[0]), len(made[1]))
+            len(made[0]),
+            len(made[1]),
+        )
     return None

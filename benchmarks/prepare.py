@@ -6,6 +6,7 @@ Target: the plain variant at >= 1 M rows/s, including writing the ``.npy`` files
 are. The string columns (a
 sha256 per row) are timed apart: they are not part of that target.
 """
+
 import shutil
 import tempfile
 
@@ -44,4 +45,3 @@ class Prepare(Cell):
 
     def time_string_columns(self, rows):
         self.nyc_taxi.string_columns(self.columns)
-

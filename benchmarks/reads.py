@@ -4,6 +4,7 @@ Every file is written by the environment's own writer and read back once, agains
 was written, before any case times it (``dsib.cells``): a case whose check failed fails, a
 format missing from the environment skips.
 """
+
 import gc
 import json
 import os
@@ -11,7 +12,20 @@ import os
 from dsib import cases, pagecache
 from dsib.formats import FORMATS
 
-from . import CELLS, PARAM_NAMES, SAMPLES, VERSIONS, Cell, build_every_cell, build_files, hints, loads_once, ready, series, warm
+from . import (
+    CELLS,
+    PARAM_NAMES,
+    SAMPLES,
+    VERSIONS,
+    Cell,
+    build_every_cell,
+    build_files,
+    hints,
+    loads_once,
+    ready,
+    series,
+    warm,
+)
 
 
 def trace(case, event, cell, **fields):
@@ -29,8 +43,15 @@ def first_call(case, fmt, source, hints, cell):
     process's first-call costs (a memory pool growing, pages of the libraries faulted in,
     per-schema set-up); a warm and a cold case of a cell make the same one."""
     result = fmt.read(source, **hints)
-    trace(case, "first call", cell, format=fmt.name, rows=len(result), hints=dict((k, list(v)) for k, v in hints.items()),
-          source=source if not isinstance(source, bytes) else "%d bytes" % len(source))
+    trace(
+        case,
+        "first call",
+        cell,
+        format=fmt.name,
+        rows=len(result),
+        hints=dict((k, list(v)) for k, v in hints.items()),
+        source=source if not isinstance(source, bytes) else "%d bytes" % len(source),
+    )
     del result
     gc.collect()  # nothing of it left holding pages of the file (a memory map) or the pool
 
@@ -202,4 +223,3 @@ class ProcessBaseline(Cell):
 
     def peakmem_baseline(self, format):
         pass
-

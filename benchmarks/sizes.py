@@ -1,6 +1,7 @@
 """Sizes: the file each format writes, the frame it holds in memory, and the data's logical bytes
 (the throughput's numerator: MiB/s is those bytes over a time, shown only where a read builds the
 frame)."""
+
 from data_prep.store import data_bytes
 from dsib import cases
 from dsib.formats import FORMATS
@@ -40,4 +41,3 @@ class Sizes(Cell):
         return data_bytes(store, self.source.dataset, store.partitions[0], variant, self.source.rows(CELLS.profile))
 
     track_data_bytes.unit = "bytes"
-

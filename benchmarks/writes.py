@@ -3,6 +3,7 @@
 Each case starts from the frame of its cell, as the store makes it (``dsib.cells`` keeps it
 pickled, so a case's setup loads it instead of deriving its variant again).
 """
+
 import os
 
 from dsib import cases, pagecache
@@ -11,7 +12,6 @@ from . import CELLS, PARAM_NAMES, SAMPLES, Cell, loads_once, ready, series
 
 
 class _Write(Cell):
-
     @loads_once
     def setup(self, source, format, variant):
         self.write = ready(self.operation, source, format, variant).write

@@ -1,4 +1,5 @@
 """``python -m data_prep``: prepare, verify and export the benchmark datasets."""
+
 import argparse
 import sys
 
@@ -12,13 +13,19 @@ from .store import DatasetError, default_data_dir, open_dataset
 
 
 def _add_common(parser, datasets=True):
-    parser.add_argument("--profile", default=DEFAULT_PROFILE,
-                        help="scale profile: %s, or the name given to ingested CSV data (default: %%(default)s)"
-                        % ", ".join(sorted(PROFILES)))
+    parser.add_argument(
+        "--profile",
+        default=DEFAULT_PROFILE,
+        help="scale profile: %s, or the name given to ingested CSV data (default: %%(default)s)"
+        % ", ".join(sorted(PROFILES)),
+    )
     if datasets:
-        parser.add_argument("--dataset", default="all",
-                            help="%s, or a table you brought (--profile %s) (default: all)"
-                                 % (", ".join(["all"] + sorted(DATASETS)), OWN_PROFILE))
+        parser.add_argument(
+            "--dataset",
+            default="all",
+            help="%s, or a table you brought (--profile %s) (default: all)"
+            % (", ".join(["all"] + sorted(DATASETS)), OWN_PROFILE),
+        )
     parser.add_argument("--data-dir", default=None, help="store root (default: $DSIB_DATA_DIR or ./data)")
 
 
@@ -36,8 +43,10 @@ def _names(args):
 def _report_csv_size(store):
     per_row = csv_bytes_per_row(store)
     deviation = per_row / TLC_BYTES_PER_ROW - 1
-    print("TLC-layout CSV: %.1f bytes/row (real January 2016: %.1f; %+.1f %%)"
-          % (per_row, TLC_BYTES_PER_ROW, 100 * deviation))
+    print(
+        "TLC-layout CSV: %.1f bytes/row (real January 2016: %.1f; %+.1f %%)"
+        % (per_row, TLC_BYTES_PER_ROW, 100 * deviation)
+    )
 
 
 def cmd_prepare(args):
@@ -62,9 +71,16 @@ def cmd_prepare(args):
             except DatasetError:
                 pass
         summary = prepare(args.profile, args.data_dir, progress=not args.quiet, dataset=name)
-        print("%s: wrote %s rows to %s in %.1f s (plain columns generated at %.2f M rows/s)"
-              % (name, "{:,}".format(summary["rows"]), summary["path"], summary["seconds"],
-                 summary["plain_rows_per_second"] / 1e6))
+        print(
+            "%s: wrote %s rows to %s in %.1f s (plain columns generated at %.2f M rows/s)"
+            % (
+                name,
+                "{:,}".format(summary["rows"]),
+                summary["path"],
+                summary["seconds"],
+                summary["plain_rows_per_second"] / 1e6,
+            )
+        )
         if name == nyc_taxi.DATASET:
             _report_csv_size(open_dataset(name, args.profile, args.data_dir))
 
@@ -73,8 +89,9 @@ def cmd_verify(args):
     for name in _names(args):
         store = open_dataset(name, args.profile, args.data_dir)
         rows = sum(store.rows(p) for p in store.partitions)
-        print("%s: %d partitions, %s rows, checksums verified" % (store.path, len(store.partitions),
-                                                                   "{:,}".format(rows)))
+        print(
+            "%s: %d partitions, %s rows, checksums verified" % (store.path, len(store.partitions), "{:,}".format(rows))
+        )
 
 
 def cmd_export_csv(args):
@@ -84,14 +101,26 @@ def cmd_export_csv(args):
 
 
 def cmd_add(args):
-    summary = add_table(args.name, args.from_file, args.data_dir, fmt=args.format, strict=args.strict,
-                        partition_rows=args.partition_rows, progress=not args.quiet, reserved=sorted(DATASETS))
-    print("%s: %s rows in %d partition(s) at %s" % (args.name, "{:,}".format(summary["rows"]), summary["partitions"],
-                                                    summary["path"]))
+    summary = add_table(
+        args.name,
+        args.from_file,
+        args.data_dir,
+        fmt=args.format,
+        strict=args.strict,
+        partition_rows=args.partition_rows,
+        progress=not args.quiet,
+        reserved=sorted(DATASETS),
+    )
+    print(
+        "%s: %s rows in %d partition(s) at %s"
+        % (args.name, "{:,}".format(summary["rows"]), summary["partitions"], summary["path"])
+    )
     print("columns: %s" % ", ".join(summary["columns"]))
     for name, arrow_type in summary["left_out"]:
-        print("left out: column %r of type %s (dsib stores numbers, booleans, datetimes and text; "
-              "--strict refuses the table instead)" % (name, arrow_type))
+        print(
+            "left out: column %r of type %s (dsib stores numbers, booleans, datetimes and text; "
+            "--strict refuses the table instead)" % (name, arrow_type)
+        )
     if summary["variants"] == ("plain",):
         print("variants: plain only (the table has no text column)")
     else:
@@ -103,23 +132,33 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command")
     p = sub.add_parser("prepare", help="generate datasets at a profile, or ingest TLC CSV files with --from-csv")
     _add_common(p)
-    p.add_argument("--from-csv", nargs="+", metavar="PATH",
-                   help="real TLC yellow-taxi CSV files, 2016 layout (nyc_taxi only)")
+    p.add_argument(
+        "--from-csv", nargs="+", metavar="PATH", help="real TLC yellow-taxi CSV files, 2016 layout (nyc_taxi only)"
+    )
     p.add_argument("--if-missing", action="store_true", help="skip datasets that are present and verify")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_prepare)
-    p = sub.add_parser("add", help="bring a table of your own (CSV, Parquet, Feather/Arrow IPC, JSON Lines) into "
-                                   "the store, read in batches, as dataset NAME at profile %s" % OWN_PROFILE)
+    p = sub.add_parser(
+        "add",
+        help="bring a table of your own (CSV, Parquet, Feather/Arrow IPC, JSON Lines) into "
+        "the store, read in batches, as dataset NAME at profile %s" % OWN_PROFILE,
+    )
     p.add_argument("name", help="the table's name (lower-case letters, digits and _)")
     p.add_argument("--from-file", required=True, metavar="PATH")
     p.add_argument("--format", choices=list(INPUT_FORMATS), default=None, help="default: from the file's extension")
-    p.add_argument("--strict", action="store_true",
-                   help="refuse a table with a column dsib cannot store, instead of leaving that column out; "
-                        "and a format that can hold the table only with a declared loss (HDF5: nullable "
-                        "integers as floats) skips, instead of running with that loss")
-    p.add_argument("--partition-rows", type=int, default=PARTITION_ROWS,
-                   help="rows a partition of the store holds, and so what ingesting holds in memory "
-                        "(default: %(default)s)")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse a table with a column dsib cannot store, instead of leaving that column out; "
+        "and a format that can hold the table only with a declared loss (HDF5: nullable "
+        "integers as floats) skips, instead of running with that loss",
+    )
+    p.add_argument(
+        "--partition-rows",
+        type=int,
+        default=PARTITION_ROWS,
+        help="rows a partition of the store holds, and so what ingesting holds in memory (default: %(default)s)",
+    )
     p.add_argument("--data-dir", default=None, help="store root (default: $DSIB_DATA_DIR or ./data)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_add)

@@ -5,6 +5,7 @@ layout and realistic value distributions: compression ratios and parse costs
 depend on the values, not just the types. ``ingest_csv`` loads real TLC files
 into the same store instead.
 """
+
 import calendar
 import hashlib
 import os
@@ -45,9 +46,35 @@ HIGH_ENTROPY = "str_sha256"
 LOW_ENTROPY = "str_abc"
 
 # Trips per hour of day, from the shape of 2016 weekday demand (night trough, evening peak).
-_HOURLY = np.array([3.9, 2.9, 2.2, 1.6, 1.2, 1.1, 2.2, 3.6, 4.3, 4.3, 4.2, 4.4,
-                    4.7, 4.7, 4.9, 4.8, 4.3, 5.0, 6.0, 6.2, 5.8, 5.7, 5.6, 4.9])
-_NS = 10 ** 9
+_HOURLY = np.array(
+    [
+        3.9,
+        2.9,
+        2.2,
+        1.6,
+        1.2,
+        1.1,
+        2.2,
+        3.6,
+        4.3,
+        4.3,
+        4.2,
+        4.4,
+        4.7,
+        4.7,
+        4.9,
+        4.8,
+        4.3,
+        5.0,
+        6.0,
+        6.2,
+        5.8,
+        5.7,
+        5.6,
+        4.9,
+    ]
+)
+_NS = 10**9
 
 
 def month_bounds(month):
@@ -77,16 +104,24 @@ def generate_month(month, rows, seed):
     trip_distance[rng.random(n) < 0.006] = 0.0
 
     vendor = np.where(rng.random(n) < 0.47, 1, 2).astype(np.int64)
-    passengers = rng.choice(np.array([1, 2, 3, 4, 5, 6, 0], dtype=np.int64), n,
-                            p=[0.705, 0.142, 0.041, 0.020, 0.055, 0.036, 0.001])
-    ratecode = rng.choice(np.array([1, 2, 3, 4, 5, 6, 99], dtype=np.int64), n,
-                          p=[0.9725, 0.021, 0.002, 0.0005, 0.0035, 0.0001, 0.0004])
+    passengers = rng.choice(
+        np.array([1, 2, 3, 4, 5, 6, 0], dtype=np.int64), n, p=[0.705, 0.142, 0.041, 0.020, 0.055, 0.036, 0.001]
+    )
+    ratecode = rng.choice(
+        np.array([1, 2, 3, 4, 5, 6, 99], dtype=np.int64), n, p=[0.9725, 0.021, 0.002, 0.0005, 0.0035, 0.0001, 0.0004]
+    )
     store_fwd = rng.random(n) < 0.006
     payment = rng.choice(np.array([1, 2, 3, 4], dtype=np.int64), n, p=[0.66, 0.33, 0.008, 0.002])
 
     # Pick-ups mostly in Manhattan, some at the airports and in Brooklyn.
-    hubs = np.array([(-73.982, 40.754, 0.018, 0.024), (-73.785, 40.645, 0.004, 0.004),
-                     (-73.872, 40.774, 0.003, 0.003), (-73.955, 40.690, 0.020, 0.020)])
+    hubs = np.array(
+        [
+            (-73.982, 40.754, 0.018, 0.024),
+            (-73.785, 40.645, 0.004, 0.004),
+            (-73.872, 40.774, 0.003, 0.003),
+            (-73.955, 40.690, 0.020, 0.020),
+        ]
+    )
     hub = hubs[rng.choice(4, n, p=[0.89, 0.03, 0.04, 0.04])]
     p_lon = hub[:, 0] + rng.normal(0, 1, n) * hub[:, 2]
     p_lat = hub[:, 1] + rng.normal(0, 1, n) * hub[:, 3]
@@ -157,13 +192,15 @@ def string_columns(columns):
     how a library formats numbers.
     """
     n = len(columns[COLUMNS[0]])
-    parts = [np.ascontiguousarray(columns[name]).astype(columns[name].dtype.newbyteorder("<"))
-             .view(np.uint8).reshape(n, -1) for name in COLUMNS]
+    parts = [
+        np.ascontiguousarray(columns[name]).astype(columns[name].dtype.newbyteorder("<")).view(np.uint8).reshape(n, -1)
+        for name in COLUMNS
+    ]
     packed = np.ascontiguousarray(np.concatenate(parts, axis=1))
     width = packed.shape[1]
     buf = memoryview(packed.reshape(-1))
     sha256 = hashlib.sha256
-    raw = b"".join([sha256(buf[i * width:(i + 1) * width]).digest() for i in range(n)])
+    raw = b"".join([sha256(buf[i * width : (i + 1) * width]).digest() for i in range(n)])
     digest = np.frombuffer(raw, dtype=np.uint8).reshape(n, 32)
     hexed = np.empty((n, 64), dtype=np.uint8)
     hexed[:, 0::2] = _HEX[digest >> 4]
@@ -187,20 +224,29 @@ def read_tlc_csv(path, chunksize=1000000):
     header.columns = [c.strip() for c in header.columns]
     missing = [c for c in COLUMNS if c not in header.columns]
     if missing:
-        raise ValueError("%s is not in the TLC 2016 yellow-taxi layout: it lacks columns %s"
-                         % (path, ", ".join(missing)))
+        raise ValueError(
+            "%s is not in the TLC 2016 yellow-taxi layout: it lacks columns %s" % (path, ", ".join(missing))
+        )
     dtypes = dict((name, dtype) for name, dtype in SCHEMA if dtype in ("int64", "float64"))
-    chunks = pd.read_csv(path, usecols=list(COLUMNS), dtype=dtypes,
-                         true_values=["Y"], false_values=["N"],
-                         parse_dates=list(DATETIME_COLUMNS), chunksize=chunksize)
+    chunks = pd.read_csv(
+        path,
+        usecols=list(COLUMNS),
+        dtype=dtypes,
+        true_values=["Y"],
+        false_values=["N"],
+        parse_dates=list(DATETIME_COLUMNS),
+        chunksize=chunksize,
+    )
     frames = list(chunks)
     frame = pd.concat(frames, ignore_index=True) if frames else header
     out = {}
     for name, dtype in SCHEMA:
         column = frame[name]
         if column.isnull().any():
-            raise ValueError("%s: column %s has %d empty values; the store holds complete rows only"
-                             % (path, name, int(column.isnull().sum())))
+            raise ValueError(
+                "%s: column %s has %d empty values; the store holds complete rows only"
+                % (path, name, int(column.isnull().sum()))
+            )
         if dtype == "bool" and column.dtype != bool:
             raise ValueError("%s: store_and_fwd_flag holds values other than Y and N" % path)
         out[name] = np.asarray(column.values).astype(dtype)

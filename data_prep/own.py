@@ -17,6 +17,7 @@ out, each named with its type, unless the user asks for ``strict`` (then nothing
 
 Reading the store needs numpy only (the benchmark environments' oldest); ingesting needs pyarrow.
 """
+
 import os
 import re
 from collections import OrderedDict, namedtuple
@@ -30,12 +31,14 @@ PARTITION_ROWS = 1000000
 # with 16 MiB blocks, 118 MB in all with 1 MiB ones).
 SAMPLE_BYTES = 1 << 24
 BLOCK_BYTES = 1 << 20
-INPUT_FORMATS = OrderedDict([
-    ("csv", (".csv", ".csv.gz", ".tsv")),
-    ("parquet", (".parquet", ".parq", ".pq")),
-    ("feather", (".feather", ".arrow", ".ipc", ".arrows")),
-    ("jsonl", (".jsonl", ".ndjson", ".json")),
-])
+INPUT_FORMATS = OrderedDict(
+    [
+        ("csv", (".csv", ".csv.gz", ".tsv")),
+        ("parquet", (".parquet", ".parq", ".pq")),
+        ("feather", (".feather", ".arrow", ".ipc", ".arrows")),
+        ("jsonl", (".jsonl", ".ndjson", ".json")),
+    ]
+)
 KINDS = ("integer", "float", "boolean", "datetime", "text", "categorical")
 TEXT_KINDS = ("text", "categorical")
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
@@ -55,8 +58,10 @@ OwnColumn = namedtuple("OwnColumn", ["name", "key", "kind", "dtype", "tz", "null
 
 def check_name(name, reserved=()):
     if not _NAME.match(name or ""):
-        raise TableError("a table's name is lower-case letters, digits and _, starting with a letter "
-                         "(at most 63 characters): %r is not" % (name,))
+        raise TableError(
+            "a table's name is lower-case letters, digits and _, starting with a letter "
+            "(at most 63 characters): %r is not" % (name,)
+        )
     if name in reserved:
         raise TableError("%r is a built-in dataset's name; give your table another" % name)
     return name
@@ -72,11 +77,13 @@ def input_format(path, given=None):
     for name, extensions in INPUT_FORMATS.items():
         if lower.endswith(extensions):
             return name
-    raise TableError("cannot tell the format of %s from its name; say it with --format (%s)"
-                     % (path, ", ".join(INPUT_FORMATS)))
+    raise TableError(
+        "cannot tell the format of %s from its name; say it with --format (%s)" % (path, ", ".join(INPUT_FORMATS))
+    )
 
 
 # Ingest (the tools' environment: pyarrow) --------------------------------------------------------
+
 
 def _batches(path, fmt, batch_rows):
     """The file's record batches, a bounded number of rows at a time."""
@@ -88,10 +95,15 @@ def _batches(path, fmt, batch_rows):
         parse = csv.ParseOptions(delimiter="\t") if path.lower().endswith(".tsv") else csv.ParseOptions()
         # An empty field is a null, as pandas reads one; a quoted empty string ("") stays text.
         convert = dict(strings_can_be_null=True, quoted_strings_can_be_null=False)
-        sample = csv.read_csv(pa.BufferReader(_sample(path)), parse_options=parse,
-                              convert_options=csv.ConvertOptions(**convert))
-        reader = csv.open_csv(path, read_options=csv.ReadOptions(block_size=BLOCK_BYTES), parse_options=parse,
-                              convert_options=csv.ConvertOptions(column_types=_typed(sample.schema), **convert))
+        sample = csv.read_csv(
+            pa.BufferReader(_sample(path)), parse_options=parse, convert_options=csv.ConvertOptions(**convert)
+        )
+        reader = csv.open_csv(
+            path,
+            read_options=csv.ReadOptions(block_size=BLOCK_BYTES),
+            parse_options=parse,
+            convert_options=csv.ConvertOptions(column_types=_typed(sample.schema), **convert),
+        )
         for batch in reader:
             yield batch
     elif fmt == "parquet":
@@ -137,7 +149,7 @@ def _sample(path):
     with pa.input_stream(path) as f:
         head = f.read(SAMPLE_BYTES)
     if len(head) == SAMPLE_BYTES and b"\n" in head:
-        head = head[:head.rindex(b"\n") + 1]
+        head = head[: head.rindex(b"\n") + 1]
     return head
 
 
@@ -174,7 +186,9 @@ def plan_columns(schema, strict=False):
     kept, left_out = [], []
     names = list(schema.names)
     if len(set(names)) != len(names):
-        raise TableError("the table has two columns of one name: %s" % sorted(set(n for n in names if names.count(n) > 1)))
+        raise TableError(
+            "the table has two columns of one name: %s" % sorted(set(n for n in names if names.count(n) > 1))
+        )
     for i, field in enumerate(schema):
         kind = kind_of(field.type)
         if kind is None:
@@ -187,11 +201,13 @@ def plan_columns(schema, strict=False):
             dtype = {"boolean": "|b1", "datetime": "<M8[ns]"}.get(kind, "text")
         kept.append(OwnColumn(str(field.name), "c%d" % i, kind, dtype, tz, False))
     if left_out and strict:
-        raise TableError("dsib cannot store %s (strict: nothing stored)"
-                         % "; ".join("column %r of type %s" % c for c in left_out))
+        raise TableError(
+            "dsib cannot store %s (strict: nothing stored)" % "; ".join("column %r of type %s" % c for c in left_out)
+        )
     if not kept:
-        raise TableError("no column of the table is one dsib can store (left out: %s)"
-                         % "; ".join("%r: %s" % c for c in left_out))
+        raise TableError(
+            "no column of the table is one dsib can store (left out: %s)" % "; ".join("%r: %s" % c for c in left_out)
+        )
     return kept, left_out
 
 
@@ -227,16 +243,21 @@ def _column_files(column, chunked):
         # Where each value ends, in characters (not bytes): numpy alone slices the decoded whole
         # back into values.
         ends = np.cumsum(pc.utf8_length(text).to_numpy(zero_copy_only=False).astype(np.int64))
-        byte_offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset:text.offset + len(text) + 1]
+        byte_offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset : text.offset + len(text) + 1]
         buffer = text.buffers()[2]
-        data = np.frombuffer(buffer, dtype=np.uint8)[byte_offsets[0]:byte_offsets[-1]] if buffer else np.zeros(0, np.uint8)
+        data = (
+            np.frombuffer(buffer, dtype=np.uint8)[byte_offsets[0] : byte_offsets[-1]]
+            if buffer
+            else np.zeros(0, np.uint8)
+        )
         files[column.key] = ends
         files[column.key + ".text"] = np.array(data)
     return files
 
 
-def add_table(name, path, data_dir=None, fmt=None, strict=False, partition_rows=PARTITION_ROWS, progress=True,
-              reserved=()):
+def add_table(
+    name, path, data_dir=None, fmt=None, strict=False, partition_rows=PARTITION_ROWS, progress=True, reserved=()
+):
     """Bring the table at ``path`` into the store as dataset ``name`` at profile ``own``. Returns a
     summary: the store's path, rows, partitions, columns kept and left out, and variants."""
     import itertools
@@ -291,14 +312,25 @@ def add_table(name, path, data_dir=None, fmt=None, strict=False, partition_rows=
 
     def finish(manifest):
         described = [c._replace(nulls=c.key in nulls) for c in columns]
-        manifest["table"] = {"columns": [c._asdict() for c in described],
-                             "left_out": [{"name": n, "type": t} for n, t in left_out], "strict": bool(strict)}
+        manifest["table"] = {
+            "columns": [c._asdict() for c in described],
+            "left_out": [{"name": n, "type": t} for n, t in left_out],
+            "strict": bool(strict),
+        }
 
     source = {"kind": "file", "format": fmt, "name": os.path.basename(path), "sha256": file_sha256(path)}
     rebuild = "python -m data_prep add %s --from-file %s --format %s%s" % (
-        name, os.path.abspath(path), fmt, " --strict" if strict else "")
-    metadata = {"source": source, "rebuild": rebuild, "numpy": np.__version__,
-                "description": "a table brought from %s" % os.path.basename(path)}
+        name,
+        os.path.abspath(path),
+        fmt,
+        " --strict" if strict else "",
+    )
+    metadata = {
+        "source": source,
+        "rebuild": rebuild,
+        "numpy": np.__version__,
+        "description": "a table brought from %s" % os.path.basename(path),
+    }
     bar = progress_bar(None, "add %s" % name, progress)
     try:
         written = write_dataset(data_dir, name, OWN_PROFILE, partitions(), metadata, finish=finish)
@@ -306,12 +338,18 @@ def add_table(name, path, data_dir=None, fmt=None, strict=False, partition_rows=
         if bar is not None:
             bar.close()
     spec = OwnTable(name, open_manifest(written))
-    return {"path": written, "rows": rows[0], "columns": [c.name for c in spec.table_columns],
-            "left_out": left_out, "variants": spec.variants,
-            "partitions": len(spec.partitions)}
+    return {
+        "path": written,
+        "rows": rows[0],
+        "columns": [c.name for c in spec.table_columns],
+        "left_out": left_out,
+        "variants": spec.variants,
+        "partitions": len(spec.partitions),
+    }
 
 
 # Read (every environment: numpy, then pandas) ----------------------------------------------------
+
 
 def open_table(name, data_dir=None, verify="on_load"):
     """(the table's spec, its verified store) of the table brought as ``name``."""
@@ -381,8 +419,9 @@ class OwnTable(object):
     def _check_variant(self, variant):
         if variant not in self.variants:
             why = " (it has no text column)" if not self.text_columns else ""
-            raise ValueError("table %s has no variant %r%s; it has %s" % (self.name, variant, why,
-                                                                        ", ".join(self.variants)))
+            raise ValueError(
+                "table %s has no variant %r%s; it has %s" % (self.name, variant, why, ", ".join(self.variants))
+            )
 
     def columns_of(self, variant):
         """(column, kind in the frame) of ``variant``."""
@@ -414,14 +453,17 @@ class OwnTable(object):
                 dtypes.append((c.name, "text"))
             elif c.nulls and c.kind in ("integer", "boolean"):
                 dtypes.append((c.name, nullable_dtype(c)))
-        return {"datetimes": tuple(c.name for c, _ in columns if c.kind == "datetime"),
-                "categoricals": tuple(c.name for c, kind in columns if kind == "categorical"),
-                "texts": (), "dtypes": tuple(dtypes)}
+        return {
+            "datetimes": tuple(c.name for c, _ in columns if c.kind == "datetime"),
+            "categoricals": tuple(c.name for c, kind in columns if kind == "categorical"),
+            "texts": (),
+            "dtypes": tuple(dtypes),
+        }
 
     def data_bytes(self, store, partition, variant, rows=None):
         """The logical bytes of the frame of ``variant`` (``store.data_bytes``): numbers at their
         width, a timestamp 8 bytes, text its UTF-8 bytes, a categorical its codes and categories."""
-        from .store import codes_width, text_data_bytes
+        from .store import text_data_bytes
 
         total = 0
         for column, kind in self.columns_of(variant):
@@ -429,17 +471,21 @@ class OwnTable(object):
                 count = store.rows(partition) if rows is None else min(rows, store.rows(partition))
                 total += count * np.dtype(column.dtype).itemsize
             elif kind == "categorical":
-                valid = store.load(partition, column.key + ".valid", rows) \
-                    if store.has(partition, column.key + ".valid") else None
-                values = decode_text(store.load(partition, column.key, rows), store.load(partition, column.key + ".text"),
-                                     valid)
+                valid = (
+                    store.load(partition, column.key + ".valid", rows)
+                    if store.has(partition, column.key + ".valid")
+                    else None
+                )
+                values = decode_text(
+                    store.load(partition, column.key, rows), store.load(partition, column.key + ".text"), valid
+                )
                 total += text_data_bytes(values, categorical=True)
             else:
                 ends = store.load(partition, column.key, rows)
                 data = store.load(partition, column.key + ".text")
                 # The values' characters end at ends[-1]: their UTF-8 bytes are the text up to there.
                 whole = data.tobytes().decode("utf-8")
-                total += len(whole[:int(ends[-1])].encode("utf-8")) if len(ends) else 0
+                total += len(whole[: int(ends[-1])].encode("utf-8")) if len(ends) else 0
         return int(total)
 
     def frame(self, store, partition, variant, rows=None):
@@ -456,7 +502,9 @@ def _series(store, partition, column, kind, rows):
 
     valid = store.load(partition, column.key + ".valid", rows) if store.has(partition, column.key + ".valid") else None
     if column.kind in TEXT_KINDS:
-        values = decode_text(store.load(partition, column.key, rows), store.load(partition, column.key + ".text"), valid)
+        values = decode_text(
+            store.load(partition, column.key, rows), store.load(partition, column.key + ".text"), valid
+        )
         return pd.Categorical(values) if kind == "categorical" else values
     values = store.load(partition, column.key, rows)
     if column.kind == "datetime":
@@ -485,7 +533,14 @@ def nullable_array(column, values, mask):
     arrays = getattr(pd, "arrays", None)
     kind = "BooleanArray" if column.kind == "boolean" else "IntegerArray"
     if arrays is None or not hasattr(arrays, kind):
-        raise NotImplementedError("column %r: %s with nulls need pandas' %s (pandas >= %s), and this is pandas %s"
-                                  % (column.name, "booleans" if column.kind == "boolean" else "integers", kind,
-                                     "1.0" if column.kind == "boolean" else "0.24", pd.__version__))
+        raise NotImplementedError(
+            "column %r: %s with nulls need pandas' %s (pandas >= %s), and this is pandas %s"
+            % (
+                column.name,
+                "booleans" if column.kind == "boolean" else "integers",
+                kind,
+                "1.0" if column.kind == "boolean" else "0.24",
+                pd.__version__,
+            )
+        )
     return getattr(arrays, kind)(values, mask)

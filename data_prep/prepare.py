@@ -1,4 +1,5 @@
 """Build datasets into the store: generated at a profile's scale, or ingested from TLC CSV files."""
+
 import os
 import time
 
@@ -43,18 +44,31 @@ def prepare(profile_name, data_dir=None, partitions=None, progress=True, seed=No
             if bar is not None:
                 bar.update(rows)
 
-    source = {"kind": "generated", "generator": "%s/%d" % (spec.name, spec.generator_version),
-              "seed": seed, "rows_per_partition": rows}
+    source = {
+        "kind": "generated",
+        "generator": "%s/%d" % (spec.name, spec.generator_version),
+        "seed": seed,
+        "rows_per_partition": rows,
+    }
     start = time.perf_counter()
     try:
-        path = write_dataset(data_dir, spec.name, profile.name, generated(),
-                             _metadata(spec, source, rebuild_command(spec.name, profile.name)))
+        path = write_dataset(
+            data_dir,
+            spec.name,
+            profile.name,
+            generated(),
+            _metadata(spec, source, rebuild_command(spec.name, profile.name)),
+        )
     finally:
         if bar is not None:
             bar.close()
     total_rows = rows * len(partitions)
-    return {"path": path, "rows": total_rows, "seconds": time.perf_counter() - start,
-            "plain_rows_per_second": total_rows / max(timings["generate"], 1e-9)}
+    return {
+        "path": path,
+        "rows": total_rows,
+        "seconds": time.perf_counter() - start,
+        "plain_rows_per_second": total_rows / max(timings["generate"], 1e-9),
+    }
 
 
 def csv_bytes_per_row(store, partition=None, sample_rows=CSV_SAMPLE_ROWS):
@@ -68,9 +82,10 @@ def csv_bytes_per_row(store, partition=None, sample_rows=CSV_SAMPLE_ROWS):
 def ingest_csv(paths, profile_name="tlc", data_dir=None, progress=True):
     """Load real TLC yellow-taxi CSV files (one month each) into the store under ``profile_name``."""
     if profile_name in PROFILES:
-        raise ValueError("profile %r is reserved for generated data, so that real and synthetic trips "
-                         "never share a result series; ingest under another name, e.g. --profile tlc"
-                         % profile_name)
+        raise ValueError(
+            "profile %r is reserved for generated data, so that real and synthetic trips "
+            "never share a result series; ingest under another name, e.g. --profile tlc" % profile_name
+        )
     spec = get_dataset(nyc_taxi.DATASET)
     data_dir = data_dir or default_data_dir()
     for path in paths:
@@ -93,7 +108,9 @@ def ingest_csv(paths, profile_name="tlc", data_dir=None, progress=True):
 
     source = {"kind": "csv", "files": [{"name": os.path.basename(p), "sha256": file_sha256(p)} for p in paths]}
     rebuild = "python -m data_prep prepare --profile %s --from-csv %s" % (
-        profile_name, " ".join(os.path.abspath(p) for p in paths))
+        profile_name,
+        " ".join(os.path.abspath(p) for p in paths),
+    )
     try:
         return write_dataset(data_dir, spec.name, profile_name, partitions(), _metadata(spec, source, rebuild))
     finally:

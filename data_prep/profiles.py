@@ -7,6 +7,7 @@ environment name, and every profile's scale is part of each benchmark's asv
 version (``benchmarks.series``): results at different scales
 never share a series, even if a profile's rows change.
 """
+
 from collections import namedtuple
 
 # The real January 2016 yellow-taxi CSV has this many rows.
@@ -15,8 +16,13 @@ MONTHS_2016_H1 = ("2016-01", "2016-02", "2016-03", "2016-04", "2016-05", "2016-0
 SEED = 2016
 
 
-class Profile(namedtuple("Profile", ["name", "rows", "seed", "description", "grid_rows", "versioned",
-                                     "grid_left_out", "grid_kept"], defaults=(None, ()))):
+class Profile(
+    namedtuple(
+        "Profile",
+        ["name", "rows", "seed", "description", "grid_rows", "versioned", "grid_left_out", "grid_kept"],
+        defaults=(None, ()),
+    )
+):
     """``rows`` maps a dataset name to its rows per partition; ``grid_rows`` to the rows (a
     prefix of the first partition) that the every-format grid uses, so that the whole grid
     fits the time budget of one run while the 2019 post's cases keep their scale.
@@ -36,27 +42,50 @@ class Profile(namedtuple("Profile", ["name", "rows", "seed", "description", "gri
 
 
 PROFILES = {
-    "tiny": Profile("tiny", {"nyc_taxi": 10000, "tsbs_cpu": 10000, "rocklin": 10000}, SEED,
-                    "tests: seconds per run", {"nyc_taxi": 10000, "tsbs_cpu": 10000, "rocklin": 10000}, True),
+    "tiny": Profile(
+        "tiny",
+        {"nyc_taxi": 10000, "tsbs_cpu": 10000, "rocklin": 10000},
+        SEED,
+        "tests: seconds per run",
+        {"nyc_taxi": 10000, "tsbs_cpu": 10000, "rocklin": 10000},
+        True,
+    ),
     # `make compare` (asv continuous on pull requests): both commits within 10 minutes on 2 cores.
     # Its taxi grid is at default's 100,000 rows: at 50,000 a 5 ms write moved 30-40 % from one
     # process to the next (A/A false alarms), and 200,000 took 26 minutes. TSBS and Rocklin are
     # compared whole, through fewer formats (dsib_tools.compare.BENCHMARKS).
-    "pr": Profile("pr", {"nyc_taxi": 100000, "tsbs_cpu": 50000, "rocklin": 100000}, SEED,
-                  "pull-request comparisons", {"nyc_taxi": 100000, "tsbs_cpu": 50000, "rocklin": 100000}, False),
+    "pr": Profile(
+        "pr",
+        {"nyc_taxi": 100000, "tsbs_cpu": 50000, "rocklin": 100000},
+        SEED,
+        "pull-request comparisons",
+        {"nyc_taxi": 100000, "tsbs_cpu": 50000, "rocklin": 100000},
+        False,
+    ),
     # nyc_taxi: the 2019 post's cases. Rocklin's frame at a tenth of his study's 1,000,000 rows
     # (issue 32: the run's budget; his size is full's).
-    "default": Profile("default", {"nyc_taxi": 1000000, "tsbs_cpu": 1000000, "rocklin": 100000}, SEED,
-                       "the published results", {"nyc_taxi": 100000, "tsbs_cpu": 100000, "rocklin": 100000}, True),
+    "default": Profile(
+        "default",
+        {"nyc_taxi": 1000000, "tsbs_cpu": 1000000, "rocklin": 100000},
+        SEED,
+        "the published results",
+        {"nyc_taxi": 100000, "tsbs_cpu": 100000, "rocklin": 100000},
+        True,
+    ),
     # The 2019 post's cases at the real file's size, and Rocklin's frame at his study's size. The
     # taxi and TSBS grids would write every format of every variant at 10-11 M rows: 440 GB for
     # the read cases' files alone (default's measured file sizes times the scale), and building
     # them would outlast asv's hour-long setup_cache timeout on 2 cores.
-    "full": Profile("full", {"nyc_taxi": TLC_JANUARY_2016_ROWS, "tsbs_cpu": 10000000, "rocklin": 1000000},
-                    SEED, "the size of the real January 2016 file",
-                    {"nyc_taxi": TLC_JANUARY_2016_ROWS, "tsbs_cpu": 10000000, "rocklin": 1000000}, True,
-                    "its files would take over 440 GB; the grid runs at default (but Rocklin's frame, at his "
-                    "1,000,000 rows)", ("rocklin",)),
+    "full": Profile(
+        "full",
+        {"nyc_taxi": TLC_JANUARY_2016_ROWS, "tsbs_cpu": 10000000, "rocklin": 1000000},
+        SEED,
+        "the size of the real January 2016 file",
+        {"nyc_taxi": TLC_JANUARY_2016_ROWS, "tsbs_cpu": 10000000, "rocklin": 1000000},
+        True,
+        "its files would take over 440 GB; the grid runs at default (but Rocklin's frame, at his 1,000,000 rows)",
+        ("rocklin",),
+    ),
 }
 DEFAULT_PROFILE = "default"
 
@@ -76,7 +105,8 @@ def get_profile(name, data_dir=None):
         raise UnknownProfileError(
             "unknown profile %r; generated profiles are: %s; a profile of real TLC files exists once "
             "`python -m data_prep prepare --profile %s --from-csv FILE...` has ingested them"
-            % (name, ", ".join(sorted(PROFILES)), name))
+            % (name, ", ".join(sorted(PROFILES)), name)
+        )
     return found
 
 
@@ -100,5 +130,11 @@ def ingested_profile(name, data_dir=None):
         return None
     rows = [p["rows"] for p in manifest["partitions"]]
     grid = min(min(rows), PROFILES[DEFAULT_PROFILE].grid_rows["nyc_taxi"])
-    return Profile(name, {"nyc_taxi": max(rows)}, None, "real TLC files: %d month(s), %d-%d rows"
-                   % (len(rows), min(rows), max(rows)), {"nyc_taxi": grid}, False)
+    return Profile(
+        name,
+        {"nyc_taxi": max(rows)},
+        None,
+        "real TLC files: %d month(s), %d-%d rows" % (len(rows), min(rows), max(rows)),
+        {"nyc_taxi": grid},
+        False,
+    )

@@ -4,6 +4,7 @@
 
 Built exactly as in the study (no randomness), at the profile's row count.
 """
+
 import numpy as np
 
 DATASET = "rocklin"

@@ -6,6 +6,7 @@ readable back to numpy 1.16. The manifest records the schema, row counts and a
 sha256 per file. It is written last, inside a temporary directory that is
 renamed into place, so a dataset is either complete and verified or absent.
 """
+
 import hashlib
 import json
 import os
@@ -58,8 +59,12 @@ def _save_array(path, array):
     # and only the manifest (fsynced) makes a dataset visible.
     with open(path, "wb") as f:
         np.save(f, np.ascontiguousarray(array), allow_pickle=False)
-    return {"sha256": file_sha256(path), "bytes": os.path.getsize(path),
-            "dtype": array.dtype.str, "rows": int(array.shape[0])}
+    return {
+        "sha256": file_sha256(path),
+        "bytes": os.path.getsize(path),
+        "dtype": array.dtype.str,
+        "rows": int(array.shape[0]),
+    }
 
 
 def write_dataset(data_dir, dataset, profile, partitions, metadata, progress=None, finish=None):
@@ -82,8 +87,7 @@ def write_dataset(data_dir, dataset, profile, partitions, metadata, progress=Non
     tmp = os.path.join(parent, ".tmp-%s-%s" % (dataset, token))
     os.makedirs(tmp)
     manifest = dict(metadata)
-    manifest.update({"format": STORE_FORMAT, "dataset": dataset, "profile": profile,
-                     "partitions": []})
+    manifest.update({"format": STORE_FORMAT, "dataset": dataset, "profile": profile, "partitions": []})
     for name, columns in partitions:
         os.makedirs(os.path.join(tmp, name))
         # A key with a "." names a column's other file (a text column's bytes), not rows.
@@ -141,8 +145,7 @@ class Dataset(object):
         for p in self.manifest["partitions"]:
             if p["name"] == name:
                 return p
-        raise DatasetError("dataset %s has no partition %r; it has %s"
-                           % (self.path, name, ", ".join(self.partitions)))
+        raise DatasetError("dataset %s has no partition %r; it has %s" % (self.path, name, ", ".join(self.partitions)))
 
     def has(self, partition, column):
         return column in self._partition(partition)["files"]
@@ -180,8 +183,10 @@ def _verify_file(path, partition, column, meta, rebuild):
     if key in _verified:
         return
     if file_sha256(file_path) != meta["sha256"]:
-        raise DatasetError("dataset %s is corrupt: %s/%s.npy does not match its sha256 checksum. Rebuild it with: %s"
-                           % (path, partition, column, rebuild))
+        raise DatasetError(
+            "dataset %s is corrupt: %s/%s.npy does not match its sha256 checksum. Rebuild it with: %s"
+            % (path, partition, column, rebuild)
+        )
     _verified[key] = True
 
 
@@ -199,21 +204,23 @@ def open_dataset(dataset, profile, data_dir=None, verify=True):
     rebuild = rebuild_command(dataset, profile)
     if not os.path.exists(manifest_path):
         parent = os.path.dirname(path)
-        partial = os.path.isdir(parent) and any(
-            n.startswith(".tmp-%s-" % dataset) for n in os.listdir(parent))
+        partial = os.path.isdir(parent) and any(n.startswith(".tmp-%s-" % dataset) for n in os.listdir(parent))
         what = "an interrupted preparation left only a partial copy" if partial else "it is missing"
-        raise DatasetError("dataset %r for profile %r is not usable at %s: %s. Rebuild it with: %s"
-                           % (dataset, profile, path, what, rebuild))
+        raise DatasetError(
+            "dataset %r for profile %r is not usable at %s: %s. Rebuild it with: %s"
+            % (dataset, profile, path, what, rebuild)
+        )
     try:
         with open(manifest_path) as f:
             manifest = json.load(f)
     except ValueError as exc:
-        raise DatasetError("dataset %s has an unreadable manifest (%s). Rebuild it with: %s"
-                           % (path, exc, rebuild))
+        raise DatasetError("dataset %s has an unreadable manifest (%s). Rebuild it with: %s" % (path, exc, rebuild))
     rebuild = manifest.get("rebuild", rebuild)
     if manifest.get("format") != STORE_FORMAT:
-        raise DatasetError("dataset %s has store format %r, this code reads %r. Rebuild it with: %s"
-                           % (path, manifest.get("format"), STORE_FORMAT, rebuild))
+        raise DatasetError(
+            "dataset %s has store format %r, this code reads %r. Rebuild it with: %s"
+            % (path, manifest.get("format"), STORE_FORMAT, rebuild)
+        )
     if verify:
         try:
             key = (path, _state(path, manifest))
@@ -222,8 +229,10 @@ def open_dataset(dataset, profile, data_dir=None, verify=True):
         sizes = dict(((p["name"], c), m["bytes"]) for p in manifest["partitions"] for c, m in p["files"].items())
         wrong = [(p, c) for p, c, size, _ in key[1] if sizes[(p, c)] != size]
         if wrong:
-            raise DatasetError("dataset %s is corrupt: %s/%s.npy does not have its recorded size. Rebuild it with: %s"
-                               % ((path,) + wrong[0] + (rebuild,)))
+            raise DatasetError(
+                "dataset %s is corrupt: %s/%s.npy does not have its recorded size. Rebuild it with: %s"
+                % ((path,) + wrong[0] + (rebuild,))
+            )
         if verify is True and key not in _verified:
             for p in manifest["partitions"]:
                 for column, meta in sorted(p["files"].items()):
@@ -231,7 +240,8 @@ def open_dataset(dataset, profile, data_dir=None, verify=True):
                     if file_sha256(file_path) != meta["sha256"]:
                         raise DatasetError(
                             "dataset %s is corrupt: %s/%s.npy does not match its sha256 checksum. "
-                            "Rebuild it with: %s" % (path, p["name"], column, rebuild))
+                            "Rebuild it with: %s" % (path, p["name"], column, rebuild)
+                        )
             _verified[key] = True
     return Dataset(path, manifest, verify_on_load=verify == "on_load", rebuild=rebuild)
 
@@ -247,14 +257,16 @@ def open_dataset(dataset, profile, data_dir=None, verify=True):
 # width pandas gives them (int8 below 128 categories, int16, int32, int64) plus its categories'
 # UTF-8 bytes. No index: a RangeIndex holds no data.
 
+
 def utf8_bytes(values):
     """The UTF-8 bytes of each value of a text array (``S``: ASCII bytes as stored; ``U``; object
     of str, None for a null)."""
     values = np.asarray(values)
     if values.dtype.kind == "S":
         return np.char.str_len(values).astype(np.int64) if len(values) else np.zeros(0, np.int64)
-    return np.array([0 if v is None else len(v.encode("utf-8")) for v in values.astype(object).tolist()],
-                    dtype=np.int64)
+    return np.array(
+        [0 if v is None else len(v.encode("utf-8")) for v in values.astype(object).tolist()], dtype=np.int64
+    )
 
 
 def codes_width(categories):
@@ -270,8 +282,9 @@ def text_data_bytes(values, categorical=False):
     values = np.asarray(values)
     if not categorical:
         return int(utf8_bytes(values).sum())
-    present = values if values.dtype.kind == "S" else np.array([v for v in values.tolist() if v is not None],
-                                                                  dtype=object)
+    present = (
+        values if values.dtype.kind == "S" else np.array([v for v in values.tolist() if v is not None], dtype=object)
+    )
     categories = np.unique(present) if present.dtype.kind == "S" else sorted(set(present.tolist()))
     return len(values) * codes_width(len(categories)) + int(utf8_bytes(np.asarray(categories)).sum())
 
@@ -306,8 +319,9 @@ def frame_data_bytes(frame):
             total += len(column) * column.cat.codes.dtype.itemsize + int(utf8_bytes(categories).sum())
         elif dtype.kind in "OU" or str(dtype) in ("str", "string") or str(dtype).startswith("string"):
             values = column.astype(object)
-            total += int(utf8_bytes(np.array([v if isinstance(v, str) else None for v in values.tolist()],
-                                             dtype=object)).sum())
+            total += int(
+                utf8_bytes(np.array([v if isinstance(v, str) else None for v in values.tolist()], dtype=object)).sum()
+            )
         elif getattr(dtype, "tz", None) is not None or dtype.kind == "M":
             total += len(column) * 8
         else:

@@ -6,13 +6,14 @@ at scale 4000: one row per host every 10 seconds, hosts in turn. Usage values
 follow TSBS' bounded random walks (0–100, steps of at most ±1), so they are
 full-precision floats with long runs of zeros where a walk sits on its floor.
 """
+
 import numpy as np
 
 DATASET = "tsbs_cpu"
 GENERATOR_VERSION = 1
 SCALE = 4000
 START = "2016-01-01T00:00:00"
-INTERVAL_NS = 10 * 10 ** 9
+INTERVAL_NS = 10 * 10**9
 PARTITIONS = ("2016-01-01",)
 
 REGIONS = {
@@ -34,10 +35,30 @@ TAG_VALUES = {
     "service_version": ("0", "1"),
     "service_environment": ("production", "staging", "test"),
 }
-TAGS = ("hostname", "region", "datacenter", "rack", "os", "arch", "team", "service", "service_version",
-        "service_environment")
-FIELDS = ("usage_user", "usage_system", "usage_idle", "usage_nice", "usage_iowait", "usage_irq",
-          "usage_softirq", "usage_steal", "usage_guest", "usage_guest_nice")
+TAGS = (
+    "hostname",
+    "region",
+    "datacenter",
+    "rack",
+    "os",
+    "arch",
+    "team",
+    "service",
+    "service_version",
+    "service_environment",
+)
+FIELDS = (
+    "usage_user",
+    "usage_system",
+    "usage_idle",
+    "usage_nice",
+    "usage_iowait",
+    "usage_irq",
+    "usage_softirq",
+    "usage_steal",
+    "usage_guest",
+    "usage_guest_nice",
+)
 TIMESTAMP = "timestamp"
 
 
@@ -48,8 +69,9 @@ def _hosts(rng):
     hosts = {
         "hostname": np.array(["host_%d" % i for i in range(SCALE)], dtype="S"),
         "region": np.array([regions[r] for r in region], dtype="S"),
-        "datacenter": np.array([REGIONS[regions[r]][rng.integers(0, len(REGIONS[regions[r]]))] for r in region],
-                               dtype="S"),
+        "datacenter": np.array(
+            [REGIONS[regions[r]][rng.integers(0, len(REGIONS[regions[r]]))] for r in region], dtype="S"
+        ),
         "rack": np.array([str(v) for v in rng.integers(0, 100, SCALE)], dtype="S"),
     }
     for tag, values in TAG_VALUES.items():

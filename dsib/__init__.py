@@ -6,4 +6,5 @@ and the report over asv results (``dsib.report``). It is installed into every
 asv environment at the benchmarked commit, so keep it importable on Python 3.7
 with pandas 0.23 and pyarrow 0.11, and keep this module free of heavy imports.
 """
+
 __version__ = "0.1.0"

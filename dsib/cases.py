@@ -12,6 +12,7 @@ Datasets of the suite (``SOURCES``) are stored datasets (``data_prep.DATASETS``)
 ``default``); ``nyc_taxi``, ``tsbs_cpu`` and ``rocklin`` are the first ``grid_rows`` rows of
 theirs, the scale at which every format is measured.
 """
+
 import functools
 import os
 from collections import OrderedDict, namedtuple
@@ -77,7 +78,10 @@ class OwnSource(Source):
     def left_out(self, profile):
         if profile != OWN_PROFILE:
             return "%s is your own table: it is measured at the %s profile (make bench DATASET=%s)" % (
-                self.name, OWN_PROFILE, self.name)
+                self.name,
+                OWN_PROFILE,
+                self.name,
+            )
         return None
 
     @property
@@ -104,13 +108,21 @@ def data_dir():
     return DATA_DIR or default_data_dir()
 
 
-SOURCES = OrderedDict((s.name, s) for s in [
-    Source("nyc_taxi_month", "nyc_taxi", True, POST_2019_FORMATS,
-           "one month of taxi trips at the profile's scale: the 2019 post's cases"),
-    Source("nyc_taxi", "nyc_taxi", False, None, "the first grid_rows taxi trips of each month: every format"),
-    Source("tsbs_cpu", "tsbs_cpu", False, None, "TSBS cpu rows, as in the QuestDB ingestion study"),
-    Source("rocklin", "rocklin", False, None, "Rocklin's text with 1,000 values, plus integers"),
-])
+SOURCES = OrderedDict(
+    (s.name, s)
+    for s in [
+        Source(
+            "nyc_taxi_month",
+            "nyc_taxi",
+            True,
+            POST_2019_FORMATS,
+            "one month of taxi trips at the profile's scale: the 2019 post's cases",
+        ),
+        Source("nyc_taxi", "nyc_taxi", False, None, "the first grid_rows taxi trips of each month: every format"),
+        Source("tsbs_cpu", "tsbs_cpu", False, None, "TSBS cpu rows, as in the QuestDB ingestion study"),
+        Source("rocklin", "rocklin", False, None, "Rocklin's text with 1,000 values, plus integers"),
+    ]
+)
 BUILT_IN_GRID = ("nyc_taxi", "tsbs_cpu", "rocklin")
 # Formats measured on some sources only: a study's own format, on that study's frame (issue 32:
 # Rocklin's JSON without the index, a split orient's call with one argument more, on his frame).
@@ -121,17 +133,18 @@ OWN = ()
 GRID = BUILT_IN_GRID
 
 
-class Operation(namedtuple("Operation", ["name", "sources", "writes", "from_bytes", "needs_text", "partitioned",
-                                         "reader"])):
+class Operation(
+    namedtuple("Operation", ["name", "sources", "writes", "from_bytes", "needs_text", "partitioned", "reader"])
+):
     """What a benchmark class does to a cell: the sources it runs on; ``writes``: it times the
     format's writer; ``from_bytes``: it reads bytes in memory; ``needs_text``: it converts text to
     categoricals; ``partitioned``: it reads every partition of the source in turn; ``reader``: the
     format's reader it times besides ``read`` (``columns``, ``batches``: ``dsib.registry.Format``)."""
 
-    def __new__(cls, name, sources, writes=False, from_bytes=False, needs_text=False, partitioned=False,
-                reader=None):
-        return super(Operation, cls).__new__(cls, name, tuple(sources), writes, from_bytes, needs_text, partitioned,
-                                             reader)
+    def __new__(cls, name, sources, writes=False, from_bytes=False, needs_text=False, partitioned=False, reader=None):
+        return super(Operation, cls).__new__(
+            cls, name, tuple(sources), writes, from_bytes, needs_text, partitioned, reader
+        )
 
 
 # Why a format has no reader an operation times.
@@ -157,23 +170,26 @@ def projection(columns):
 
 
 def _operations(grid, own):
-    return OrderedDict((o.name, o) for o in [
-        Operation("read_from_bytes", ("nyc_taxi_month",), from_bytes=True),
-        Operation("read_from_page_cache", grid),
-        Operation("read_cold", grid),
-        Operation("continuous_read", ("nyc_taxi",) + own, partitioned=True),
-        # The post's six months, apart: their sampling is another (benchmarks.reads.ContinuousReadMonths).
-        Operation("continuous_read_months", ("nyc_taxi_month",), partitioned=True),
-        Operation("write_to_bytes", grid, writes=True),
-        # The post's month, apart: its sampling is another (benchmarks.writes.WriteMonthToBytes).
-        Operation("write_month_to_bytes", ("nyc_taxi_month",), writes=True),
-        Operation("write_durable", grid, writes=True),
-        Operation("sizes", ("nyc_taxi_month",) + grid),
-        Operation("categorize_then_write", grid, writes=True, needs_text=True),
-        Operation("read_columns", ("nyc_taxi",) + own, reader="columns"),
-        Operation("iterate_batches", ("nyc_taxi",) + own, reader="batches"),
-        Operation("continuous_read_in_batches", ("nyc_taxi_month",) + own, partitioned=True, reader="batches"),
-    ])
+    return OrderedDict(
+        (o.name, o)
+        for o in [
+            Operation("read_from_bytes", ("nyc_taxi_month",), from_bytes=True),
+            Operation("read_from_page_cache", grid),
+            Operation("read_cold", grid),
+            Operation("continuous_read", ("nyc_taxi",) + own, partitioned=True),
+            # The post's six months, apart: their sampling is another (benchmarks.reads.ContinuousReadMonths).
+            Operation("continuous_read_months", ("nyc_taxi_month",), partitioned=True),
+            Operation("write_to_bytes", grid, writes=True),
+            # The post's month, apart: its sampling is another (benchmarks.writes.WriteMonthToBytes).
+            Operation("write_month_to_bytes", ("nyc_taxi_month",), writes=True),
+            Operation("write_durable", grid, writes=True),
+            Operation("sizes", ("nyc_taxi_month",) + grid),
+            Operation("categorize_then_write", grid, writes=True, needs_text=True),
+            Operation("read_columns", ("nyc_taxi",) + own, reader="columns"),
+            Operation("iterate_batches", ("nyc_taxi",) + own, reader="batches"),
+            Operation("continuous_read_in_batches", ("nyc_taxi_month",) + own, partitioned=True, reader="batches"),
+        ]
+    )
 
 
 def bring(name):
@@ -196,10 +212,13 @@ for _name in [os.environ.get("DSIB_DATASET")]:
 # What the engines (dsib.engines) are measured on: the taxi frame and TSBS "cpu", the QuestDB
 # study's data.
 ENGINE_SOURCES = ("nyc_taxi", "tsbs_cpu")
-ENGINE_OPERATIONS = OrderedDict((o.name, o) for o in [
-    Operation("ingest", ENGINE_SOURCES, writes=True),
-    Operation("query", ENGINE_SOURCES),
-])
+ENGINE_OPERATIONS = OrderedDict(
+    (o.name, o)
+    for o in [
+        Operation("ingest", ENGINE_SOURCES, writes=True),
+        Operation("query", ENGINE_SOURCES),
+    ]
+)
 
 
 def engine_params(operation):
@@ -266,8 +285,11 @@ def _cell_reason(op, src, registered, variant, profile, versions):
     if reason:
         return reason
     if variant not in registered.variants:
-        return "%s cannot hold the %r variant (it holds %s)" % (registered.label, variant,
-                                                                ", ".join(registered.variants))
+        return "%s cannot hold the %r variant (it holds %s)" % (
+            registered.label,
+            variant,
+            ", ".join(registered.variants),
+        )
     return None
 
 

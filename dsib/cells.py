@@ -19,6 +19,7 @@ kept the same way, pickled.
 
 The cache lives in ``$DSIB_CACHE_DIR``, by default ``.cache`` inside the data directory.
 """
+
 import fcntl
 import functools
 import hashlib
@@ -35,8 +36,15 @@ from data_prep import frame_nbytes, load_frame, open_dataset
 from .cases import SOURCES, BatchSize, batch_size, projection, read_from_bytes
 from .engines import TABLE
 from .fidelity import FrameMismatch
-from .roundtrip import (check_batches, check_columns, hints_for, ingest_and_check, raise_for_outcome, write_and_check,
-                        write_atomic)
+from .roundtrip import (
+    check_batches,
+    check_columns,
+    hints_for,
+    ingest_and_check,
+    raise_for_outcome,
+    write_and_check,
+    write_atomic,
+)
 
 KEEP = 2  # builds kept per cell: the two commits of a comparison
 OUTCOME = "outcome.json"
@@ -136,10 +144,14 @@ def _culprits(fmt, frame, hints, tmp, error, refused=()):
     for name in frame.columns:
         alone = hints_for(hints, (name,))
         # Beside a column that is never null: a text format's row of one null is an empty line.
-        probe = pd.DataFrame({"row": np.arange(len(frame)), name: frame[name]}, columns=["row", name]) \
-            if name != "row" else frame[[name]]
-        outcome = write_and_check(fmt, probe, alone, os.path.join(tmp, "column" + fmt.suffix), from_bytes=False,
-                                  refused=refused)
+        probe = (
+            pd.DataFrame({"row": np.arange(len(frame)), name: frame[name]}, columns=["row", name])
+            if name != "row"
+            else frame[[name]]
+        )
+        outcome = write_and_check(
+            fmt, probe, alone, os.path.join(tmp, "column" + fmt.suffix), from_bytes=False, refused=refused
+        )
         if outcome["error"]:
             found.append("column %r (%s): %s" % (name, frame[name].dtype, outcome["error"].replace("\n", " ")))
     return "; ".join(found) if found else error
@@ -198,11 +210,19 @@ class Cells(object):
         def build(tmp):
             frame = self.frame(source, variant, partition)
             refused = getattr(src.dataset, "refused_losses", ())  # a table brought with --strict
-            outcome = write_and_check(fmt, frame, hints, os.path.join(tmp, "file" + fmt.suffix),
-                                      from_bytes=read_from_bytes(source), refused=refused)
+            outcome = write_and_check(
+                fmt,
+                frame,
+                hints,
+                os.path.join(tmp, "file" + fmt.suffix),
+                from_bytes=read_from_bytes(source),
+                refused=refused,
+            )
             if src.own and outcome["error"]:  # the user's data, not the suite's: say what it cannot hold
                 outcome["skip"] = "%s cannot hold this table: %s" % (
-                    fmt.label, _culprits(fmt, frame, hints, tmp, outcome["error"], refused))
+                    fmt.label,
+                    _culprits(fmt, frame, hints, tmp, outcome["error"], refused),
+                )
                 outcome["error"] = None
             outcome["path"] = "file" + fmt.suffix if outcome["bytes"] is not None else None
             outcome["frame_bytes"] = frame_nbytes(frame)
@@ -211,8 +231,9 @@ class Cells(object):
         built = _built(self._where(source, fmt.name, variant, partition), key, build)
         outcome = _outcome(built)
         if outcome["path"] and os.path.getsize(outcome["path"]) != outcome["bytes"]:
-            raise OSError("%s is not the %d bytes it was built with: remove %s" % (
-                outcome["path"], outcome["bytes"], built))
+            raise OSError(
+                "%s is not the %d bytes it was built with: remove %s" % (outcome["path"], outcome["bytes"], built)
+            )
         return outcome
 
     def checked_file(self, source, fmt, variant, partition=None):
@@ -237,8 +258,14 @@ class Cells(object):
         def build(tmp):
             frame = self.frame(source, variant, partition)
             hints = src.dataset.read_hints(variant)
-            outcome = {"path": None, "skip": None, "error": None, "losses": [], "columns": projection(frame.columns),
-                       "size": batch_size(len(frame), os.path.getsize(path))}
+            outcome = {
+                "path": None,
+                "skip": None,
+                "error": None,
+                "losses": [],
+                "columns": projection(frame.columns),
+                "size": batch_size(len(frame), os.path.getsize(path)),
+            }
             read_from = path
             try:
                 if writes is not None:  # a file written for this reader (row groups, record batches of a batch)
@@ -252,11 +279,18 @@ class Cells(object):
             except FrameMismatch as exc:
                 outcome["error"] = str(exc)
             except Exception as exc:  # one cell fails, not the whole run
-                outcome["error"] = "%s's %s reader failed on its file: %s: %s" % (fmt.name, reader, type(exc).__name__,
-                                                                                exc)
+                outcome["error"] = "%s's %s reader failed on its file: %s: %s" % (
+                    fmt.name,
+                    reader,
+                    type(exc).__name__,
+                    exc,
+                )
             if src.own and outcome["error"]:  # the user's data: say what this reader cannot do with it
-                outcome["skip"] = "%s's %s reader cannot give back this table: %s" % (fmt.label, reader,
-                                                                                    outcome["error"])
+                outcome["skip"] = "%s's %s reader cannot give back this table: %s" % (
+                    fmt.label,
+                    reader,
+                    outcome["error"],
+                )
                 outcome["error"] = None
             return outcome
 

@@ -4,6 +4,7 @@ Benchmarks call these helpers instead of testing versions themselves. A
 missing library or API raises ``NotImplementedError``, which asv reports as a
 skipped benchmark rather than a failure.
 """
+
 import functools
 import importlib
 import inspect
@@ -28,8 +29,9 @@ def require(module, why=None):
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise NotImplementedError("%s is not installed in this environment%s (%s)"
-                                  % (module, " (needed for %s)" % why if why else "", exc))
+        raise NotImplementedError(
+            "%s is not installed in this environment%s (%s)" % (module, " (needed for %s)" % why if why else "", exc)
+        )
 
 
 def library_version(module):

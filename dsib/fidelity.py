@@ -7,23 +7,24 @@ exact values, dtypes, categories, NaN positions and time zones. A format may
 declare known, documented losses (``ALLOWED_LOSSES``); anything else is a
 mismatch.
 """
+
 import numpy as np
 
 ALLOWED_LOSSES = {
     "datetime_unit": "datetime64 resolution may differ (e.g. [us] for [ns]) if every instant is identical",
     "timezone": "a time zone may be dropped (tz-aware came back naive UTC) or added (naive came back UTC), "
-                "every instant identical",
+    "every instant identical",
     "float_ulp": "floats may differ in the last bits (relative 1e-15) or beyond the 16th decimal place "
-                 "(absolute 1e-16) from a fast text parser, as pandas < 3's read_csv",
+    "(absolute 1e-16) from a fast text parser, as pandas < 3's read_csv",
     "float_digits": "floats may be rounded to 15 decimal places by a text writer (error up to 1e-15 x max(1, |x|))",
     "category_order": "an unordered categorical may list its categories in another order",
     "column_order": "the columns may come back in another order (pandas < 0.25 sorts JSON records' keys)",
     "boolean": "booleans may come back as the integers 0 and 1 (a database with no boolean type: SQLite), "
-               "every value the same",
+    "every value the same",
     "nullable_float": "pandas' nullable integers and booleans (Int64, boolean) may come back as float64, NaN for "
-                      "a null (a format that cannot hold them: HDFStore), every value the same",
+    "a null (a format that cannot hold them: HDFStore), every value the same",
     "row_order": "the rows may come back in another order, the same rows (a SQL table has no order: "
-                 "PostgreSQL's heap puts a row where it fits)",
+    "PostgreSQL's heap puts a row where it fits)",
 }
 # How far a float may be off under each allowed loss: (relative, absolute below 1).
 _FLOAT_TOLERANCE = (("float_ulp", 1e-15, 1e-16), ("float_digits", 1e-15, 1e-15))
@@ -70,8 +71,9 @@ def _compare_column(name, expected, actual, allowed):
             problems.append("%s: ordered=%s became ordered=%s" % (name, e_cat.ordered, a_cat.ordered))
         e_list, a_list = list(e_cat.categories), list(a_cat.categories)
         if str(e_cat.categories.dtype) != str(a_cat.categories.dtype):
-            problems.append("%s: categories of dtype %s became %s"
-                            % (name, e_cat.categories.dtype, a_cat.categories.dtype))
+            problems.append(
+                "%s: categories of dtype %s became %s" % (name, e_cat.categories.dtype, a_cat.categories.dtype)
+            )
         if e_list != a_list:
             if sorted(e_list) == sorted(a_list) and not e_cat.ordered and "category_order" in allowed:
                 losses.append("%s: category order" % name)
@@ -99,16 +101,19 @@ def _compare_column(name, expected, actual, allowed):
                 return ["%s: dtype %s became %s" % (name, e_dtype, a_dtype)], losses
             e_tz, a_tz = str(getattr(expected.dtype, "tz", None)), str(getattr(actual.dtype, "tz", None))
             unit_changed = np.datetime_data(e_values.dtype)[0] != np.datetime_data(a_values.dtype)[0]
-            for changed, loss, what in ((e_tz != a_tz, "timezone", "time zone"),
-                                        (unit_changed, "datetime_unit", "resolution")):
+            for changed, loss, what in (
+                (e_tz != a_tz, "timezone", "time zone"),
+                (unit_changed, "datetime_unit", "resolution"),
+            ):
                 if changed and loss not in allowed:
                     return ["%s: %s changed, dtype %s became %s" % (name, what, e_dtype, a_dtype)], losses
             losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
             e_values, a_values = e_values.astype("M8[ns]"), a_values.astype("M8[ns]")
     e_null, a_null = _nulls(e_values), _nulls(a_values)
     if not np.array_equal(e_null, a_null):
-        problems.append("%s: missing values at different rows (%d expected, %d read)"
-                        % (name, int(e_null.sum()), int(a_null.sum())))
+        problems.append(
+            "%s: missing values at different rows (%d expected, %d read)" % (name, int(e_null.sum()), int(a_null.sum()))
+        )
         return problems, losses
     e_values, a_values = e_values[~e_null], a_values[~a_null]
     if e_values.dtype.kind == "f" and a_values.dtype.kind == "f":
@@ -123,8 +128,10 @@ def _compare_column(name, expected, actual, allowed):
         equal = np.asarray(e_values == a_values, dtype=bool)
     if not equal.all():
         row = int(np.flatnonzero(~equal)[0])
-        problems.append("%s: %d values differ, first at non-null row %d: %r became %r"
-                        % (name, int((~equal).sum()), row, e_values[row], a_values[row]))
+        problems.append(
+            "%s: %d values differ, first at non-null row %d: %r became %r"
+            % (name, int((~equal).sum()), row, e_values[row], a_values[row])
+        )
     return problems, losses
 
 
@@ -165,9 +172,9 @@ def compare_frames(expected, actual, allowed=()):
     if not np.array_equal(np.asarray(expected.index), np.asarray(actual.index)):
         problems.append("the index differs")
     for name in expected.columns:
-        p, l = _compare_column(name, expected[name], actual[name], allowed)
-        problems.extend(p)
-        losses.extend(l)
+        found, lost = _compare_column(name, expected[name], actual[name], allowed)
+        problems.extend(found)
+        losses.extend(lost)
     return problems, losses
 
 
@@ -175,6 +182,7 @@ def assert_same_frame(expected, actual, allowed=(), context=""):
     """Raise ``FrameMismatch`` listing every difference beyond ``allowed``; return the losses."""
     problems, losses = compare_frames(expected, actual, allowed)
     if problems:
-        raise FrameMismatch("%sread back a different frame:\n  %s" % (context + ": " if context else "",
-                                                                     "\n  ".join(problems)))
+        raise FrameMismatch(
+            "%sread back a different frame:\n  %s" % (context + ": " if context else "", "\n  ".join(problems))
+        )
     return losses

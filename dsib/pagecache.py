@@ -39,6 +39,7 @@ Limits:
 Linux only in practice: where ``os.posix_fadvise`` or ``mincore`` is missing, the functions
 raise ``NotImplementedError`` saying so. Stdlib only, importable on Python 3.7.
 """
+
 import ctypes
 import ctypes.util
 import errno
@@ -66,8 +67,7 @@ def _libc():
     if _libc_handle is not None:
         return _libc_handle
     if not hasattr(mmap, "PROT_READ"):
-        raise NotImplementedError("page cache residency needs POSIX mmap/mincore; not available "
-                                  "on %s" % sys.platform)
+        raise NotImplementedError("page cache residency needs POSIX mmap/mincore; not available on %s" % sys.platform)
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         mincore = libc.mincore
@@ -77,12 +77,10 @@ def _libc():
             libc = ctypes.CDLL(name, use_errno=True)
             mincore = libc.mincore
         except (OSError, AttributeError, TypeError) as exc:
-            raise NotImplementedError("cannot call mincore(2) through libc on %s: %s"
-                                      % (sys.platform, exc))
+            raise NotImplementedError("cannot call mincore(2) through libc on %s: %s" % (sys.platform, exc))
     libc.mmap.restype = ctypes.c_void_p
     # off_t of the plain `mmap` symbol is a C long on Linux (32- and 64-bit alike).
-    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
-                          ctypes.c_int, ctypes.c_long]
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
     libc.munmap.restype = ctypes.c_int
     libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
     mincore.restype = ctypes.c_int
@@ -101,8 +99,10 @@ def _raise_errno(call, path):
 
 def _require_fadvise():
     if not hasattr(os, "posix_fadvise"):
-        raise NotImplementedError("cannot evict files from the page cache on %s: os.posix_fadvise "
-                                  "(POSIX_FADV_DONTNEED) is not available" % sys.platform)
+        raise NotImplementedError(
+            "cannot evict files from the page cache on %s: os.posix_fadvise "
+            "(POSIX_FADV_DONTNEED) is not available" % sys.platform
+        )
 
 
 def write_to_disk(path, payload):
@@ -116,8 +116,7 @@ def write_to_disk(path, payload):
     view = memoryview(payload).cast("B")
     directory = os.path.dirname(os.path.abspath(path))
     # pid + random suffix: concurrent writers of the same path must not share a temp file.
-    temp = os.path.join(directory, ".%s.%d.%s.tmp" % (os.path.basename(path), os.getpid(),
-                                                      os.urandom(4).hex()))
+    temp = os.path.join(directory, ".%s.%d.%s.tmp" % (os.path.basename(path), os.getpid(), os.urandom(4).hex()))
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         try:
@@ -221,14 +220,15 @@ def _why_resident(path, resident, total):
     except (OSError, AttributeError):
         owner = True
     if resident == total and not owner and not os.access(path, os.W_OK):
-        hints.append("mincore(2) reports every page as resident for files this user neither "
-                     "owns nor may write (Linux >= 5.0), so coldness cannot be checked")
+        hints.append(
+            "mincore(2) reports every page as resident for files this user neither "
+            "owns nor may write (Linux >= 5.0), so coldness cannot be checked"
+        )
     fstype = filesystem_type(path)
     if fstype in MEMORY_FILESYSTEMS:
         hints.append("%s keeps files only in memory" % fstype)
     elif not hints:
-        hints.append("pages mapped by a process, or a filesystem ignoring the advice, stay "
-                     "resident")
+        hints.append("pages mapped by a process, or a filesystem ignoring the advice, stay resident")
     if fstype:
         hints.insert(0, "filesystem %s" % fstype)
     return "; ".join(hints)
@@ -252,8 +252,8 @@ def evict_and_verify(path, max_resident=0.0, attempts=3, pause=0.05):
     raise NotImplementedError(
         "cannot evict %s from the page cache here: %s of its pages stay resident after fsync + "
         "POSIX_FADV_DONTNEED (%d of %d pages, %d attempts; %s)"
-        % (path, _percent(resident, total), resident, total, max(1, attempts),
-           _why_resident(path, resident, total)))
+        % (path, _percent(resident, total), resident, total, max(1, attempts), _why_resident(path, resident, total))
+    )
 
 
 def filesystem_type(path):
@@ -272,8 +272,7 @@ def filesystem_type(path):
                 # Spaces and such in mount points are octal escapes ("\040"); other bytes
                 # pass through unicode_escape as latin-1 and come back unchanged.
                 point = os.fsdecode(fields[1].decode("unicode_escape").encode("latin-1"))
-                inside = (target == point or point == "/"
-                          or target.startswith(point.rstrip("/") + "/"))
+                inside = target == point or point == "/" or target.startswith(point.rstrip("/") + "/")
                 if inside and len(point) >= len(best):
                     best, best_type = point, os.fsdecode(fields[2])
     except (OSError, UnicodeError):
@@ -290,8 +289,7 @@ def eviction_supported(directory):
     """
     fstype = filesystem_type(directory) or "unknown filesystem"
     where = "%s (%s)" % (directory, fstype)
-    probe = os.path.join(directory, ".dsib-pagecache-probe-%d-%s" % (os.getpid(),
-                                                                     os.urandom(4).hex()))
+    probe = os.path.join(directory, ".dsib-pagecache-probe-%d-%s" % (os.getpid(), os.urandom(4).hex()))
     try:
         _require_fadvise()
         _libc()
@@ -304,19 +302,21 @@ def eviction_supported(directory):
         except OSError as exc:
             return False, "cannot probe the page cache in %s: %s" % (where, exc)
         if warm < 0.9:
-            return False, ("reading a file in %s does not fill the page cache (%.0f%% resident "
-                           "after a full read): the filesystem caches elsewhere, so mincore "
-                           "cannot tell a cold read from a warm one" % (where, 100 * warm))
+            return False, (
+                "reading a file in %s does not fill the page cache (%.0f%% resident "
+                "after a full read): the filesystem caches elsewhere, so mincore "
+                "cannot tell a cold read from a warm one" % (where, 100 * warm)
+            )
         try:
             left = evict_and_verify(probe)
         except OSError as exc:
             return False, "cannot probe the page cache in %s: %s" % (where, exc)
         except NotImplementedError as exc:
-            return False, ("files in %s cannot be read cold, a probe file showed it: %s"
-                           % (where, exc))
-        return True, ("fsync + POSIX_FADV_DONTNEED evicts files in %s (probe: %.0f%% resident "
-                      "after reading, %.0f%% after eviction, checked with mincore)"
-                      % (where, 100 * warm, 100 * left))
+            return False, ("files in %s cannot be read cold, a probe file showed it: %s" % (where, exc))
+        return True, (
+            "fsync + POSIX_FADV_DONTNEED evicts files in %s (probe: %.0f%% resident "
+            "after reading, %.0f%% after eviction, checked with mincore)" % (where, 100 * warm, 100 * left)
+        )
     except NotImplementedError as exc:
         return False, str(exc)
     finally:
@@ -363,8 +363,10 @@ def require_durable(directory):
     filesystem's type otherwise (None where unknown: no ``/proc/self/mounts``)."""
     fstype = filesystem_type(directory)
     if fstype in MEMORY_FILESYSTEMS:
-        raise NotImplementedError("no durable write here: %s is on %s, which keeps files only in memory, so fsync "
-                                  "reaches no device (set DSIB_CACHE_DIR to a directory on a disk)" % (directory, fstype))
+        raise NotImplementedError(
+            "no durable write here: %s is on %s, which keeps files only in memory, so fsync "
+            "reaches no device (set DSIB_CACHE_DIR to a directory on a disk)" % (directory, fstype)
+        )
     return fstype
 
 

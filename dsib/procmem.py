@@ -8,6 +8,7 @@ current RSS (allowed to the process's owner and to root).
 The peak of a process tree is the sum of its processes' peaks: an upper bound where they share
 pages (PostgreSQL's backends all map its shared buffers), and their peaks need not coincide.
 """
+
 import os
 
 

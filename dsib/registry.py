@@ -18,6 +18,7 @@ package versions: inside a benchmark environment its installed versions
 (``installed_versions``), in the tools an environment's pins from its asv results. Both ask the
 same data, so a report can say why a cell of another environment was skipped.
 """
+
 import importlib
 from collections import namedtuple
 
@@ -155,8 +156,9 @@ class Registered(object):
 
     def check_variant(self, variant):
         if variant not in self.variants:
-            raise NotImplementedError("%s cannot hold the %r variant (it holds %s)"
-                                      % (self.label, variant, ", ".join(self.variants)))
+            raise NotImplementedError(
+                "%s cannot hold the %r variant (it holds %s)" % (self.label, variant, ", ".join(self.variants))
+            )
 
     def __repr__(self):
         return "%s(%r)" % (type(self).__name__, self.name)
@@ -178,8 +180,24 @@ class Format(Registered):
     ``size.bytes`` of the file, for a reader that counts bytes), that together are the frame.
     """
 
-    def __init__(self, name, label, suffix, write, read, family, needs=(), losses=(), variants=VARIANTS,
-                 description="", writes=True, reads_bytes=True, to_frame=None, columns=None, batches=None):
+    def __init__(
+        self,
+        name,
+        label,
+        suffix,
+        write,
+        read,
+        family,
+        needs=(),
+        losses=(),
+        variants=VARIANTS,
+        description="",
+        writes=True,
+        reads_bytes=True,
+        to_frame=None,
+        columns=None,
+        batches=None,
+    ):
         super(Format, self).__init__(name, label, family, needs, losses, variants, description)
         self.suffix = suffix
         self.write = write
@@ -246,8 +264,9 @@ class Registry(object):
         try:
             return self._by_name[name]
         except KeyError:
-            raise self._unknown("unknown %s %r; registered %ss are: %s"
-                                % (self.kind, name, self.kind, ", ".join(self.names())))
+            raise self._unknown(
+                "unknown %s %r; registered %ss are: %s" % (self.kind, name, self.kind, ", ".join(self.names()))
+            )
 
     def __contains__(self, name):
         return name in self._by_name

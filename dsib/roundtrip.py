@@ -5,6 +5,7 @@ registered format and variant. The read that is checked is the read that is time
 own ``read`` on the file (and on its bytes, where the format reads bytes), and for a reader that
 returns something other than a frame, the frame made from what that very call returned.
 """
+
 import os
 
 from .fidelity import FrameMismatch, assert_same_frame
@@ -54,8 +55,9 @@ BATCH_LOSSES = ("category_order",)
 
 def hints_for(hints, columns):
     """A reader's hints for ``columns`` alone (``dtypes``: (column, dtype) pairs)."""
-    return dict((key, tuple(c for c in names if (c if isinstance(c, str) else c[0]) in columns))
-                for key, names in hints.items())
+    return dict(
+        (key, tuple(c for c in names if (c if isinstance(c, str) else c[0]) in columns)) for key, names in hints.items()
+    )
 
 
 def check_columns(fmt, frame, hints, path, names):
@@ -127,8 +129,9 @@ def ingest_and_check(engine, frame, hints, directory, table):
         if engine.keep:
             engine.keep(session, table)
         result = engine.query(session, table, **hints)
-        outcome["losses"] = sorted(set(assert_same_frame(frame, result, engine.losses(),
-                                                         context="%s table %s" % (engine.name, table))))
+        outcome["losses"] = sorted(
+            set(assert_same_frame(frame, result, engine.losses(), context="%s table %s" % (engine.name, table)))
+        )
     except FrameMismatch as exc:
         outcome["error"] = str(exc)
     except Exception as exc:  # one cell fails, not the whole run

@@ -24,6 +24,7 @@ ends, however it ends; it tells the run where they listen in ``$DSIB_SERVERS`` (
 table prefix of its own (QuestDB), named in its directory's ``held.json`` so that a copy of the
 directory reaches the same tables.
 """
+
 import atexit
 import json
 import ctypes
@@ -93,11 +94,16 @@ def check_reachable(path, user):
     parent = os.path.dirname(os.path.abspath(path))
     while True:
         st = os.stat(parent)
-        if not (st.st_mode & 0o001 or (st.st_uid == user.pw_uid and st.st_mode & 0o100)
-                or (st.st_gid == user.pw_gid and st.st_mode & 0o010)):
-            raise ServerError("servers run as %r here (root may not run them), and %r cannot enter %s: "
-                              "keep the data directory (DSIB_DATA_DIR, DSIB_CACHE_DIR) where it can"
-                              % (user.pw_name, user.pw_name, parent))
+        if not (
+            st.st_mode & 0o001
+            or (st.st_uid == user.pw_uid and st.st_mode & 0o100)
+            or (st.st_gid == user.pw_gid and st.st_mode & 0o010)
+        ):
+            raise ServerError(
+                "servers run as %r here (root may not run them), and %r cannot enter %s: "
+                "keep the data directory (DSIB_DATA_DIR, DSIB_CACHE_DIR) where it can"
+                % (user.pw_name, user.pw_name, parent)
+            )
         if parent == os.path.dirname(parent):
             return
         parent = os.path.dirname(parent)
@@ -109,6 +115,7 @@ _libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
 def _in_child(parent_pid, user, stop_signal):
     """Between fork and exec: a session of its own, the server's user, and the signal the kernel
     sends when the process that started it dies (set after the user: a change of user clears it)."""
+
     def preexec():
         os.setsid()
         if user is not None:
@@ -118,6 +125,7 @@ def _in_child(parent_pid, user, stop_signal):
         _libc.prctl(_PR_SET_PDEATHSIG, int(stop_signal), 0, 0, 0)
         if os.getppid() != parent_pid:  # the parent died before the signal was set
             os._exit(1)
+
     return preexec
 
 
@@ -138,16 +146,25 @@ class Server(object):
         """Start it and wait until ``ready()``; a server that exits or is not ready in ``timeout``
         seconds is stopped, and the error quotes its log."""
         with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(self.argv, cwd=self.directory, stdin=subprocess.DEVNULL, stdout=log,
-                                            stderr=subprocess.STDOUT, env=self.env, close_fds=True,
-                                            preexec_fn=_in_child(os.getpid(), self.user, self.stop_signal))
+            self.process = subprocess.Popen(
+                self.argv,
+                cwd=self.directory,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=self.env,
+                close_fds=True,
+                preexec_fn=_in_child(os.getpid(), self.user, self.stop_signal),
+            )
         _RUNNING[self.process.pid] = self
         deadline = time.monotonic() + timeout
         while True:
             if self.process.poll() is not None:
                 self.stop()
-                raise ServerError("%s exited (code %s) before it was ready: %s" % (
-                    self.name, self.process.returncode, self.log_tail()))
+                raise ServerError(
+                    "%s exited (code %s) before it was ready: %s"
+                    % (self.name, self.process.returncode, self.log_tail())
+                )
             try:
                 if ready():
                     return self
@@ -219,13 +236,20 @@ def not_the_series_major(server, major, constant):
         return None
     if major is None:
         return "this machine's %s names no major version, and the engines' series are of %s %d (dsib.servers.%s)" % (
-            server, server, expected, constant)
-    return ("this machine's %s is %d, and the engines' series are of %s %d (dsib.servers.%s): to measure it, "
-            "set %s = %d and record each engine series as new or continuing (python -m dsib_tools lock)"
-            % (server, major, server, expected, constant, constant, major))
+            server,
+            server,
+            expected,
+            constant,
+        )
+    return (
+        "this machine's %s is %d, and the engines' series are of %s %d (dsib.servers.%s): to measure it, "
+        "set %s = %d and record each engine series as new or continuing (python -m dsib_tools lock)"
+        % (server, major, server, expected, constant, constant, major)
+    )
 
 
 # PostgreSQL ------------------------------------------------------------------------------------
+
 
 def postgres_bindir():
     """The directory of PostgreSQL's server binaries (``$DSIB_POSTGRES_BIN``, ``pg_config
@@ -239,9 +263,14 @@ def postgres_bindir():
         except (OSError, subprocess.CalledProcessError):
             pass
     debian = glob.glob("/usr/lib/postgresql/*/bin")
-    candidates += sorted(debian, key=lambda p: (p.split("/")[-2] == str(POSTGRES_MAJOR),
-                                                int(p.split("/")[-2]) if p.split("/")[-2].isdigit() else 0),
-                         reverse=True)
+    candidates += sorted(
+        debian,
+        key=lambda p: (
+            p.split("/")[-2] == str(POSTGRES_MAJOR),
+            int(p.split("/")[-2]) if p.split("/")[-2].isdigit() else 0,
+        ),
+        reverse=True,
+    )
     for bindir in candidates:
         if bindir and all(os.access(os.path.join(bindir, b), os.X_OK) for b in ("postgres", "initdb", "pg_isready")):
             return bindir
@@ -252,8 +281,10 @@ def postgres_unavailable():
     """Why no PostgreSQL server can be started here, or None."""
     bindir = postgres_bindir()
     if bindir is None:
-        return ("the PostgreSQL server is not installed (no postgres, initdb and pg_isready found; "
-                "`make servers` installs it, or set DSIB_POSTGRES_BIN)")
+        return (
+            "the PostgreSQL server is not installed (no postgres, initdb and pg_isready found; "
+            "`make servers` installs it, or set DSIB_POSTGRES_BIN)"
+        )
     return not_the_series_major("PostgreSQL", postgres_major(bindir), "POSTGRES_MAJOR")
 
 
@@ -297,10 +328,23 @@ def _postgres_template(bindir, user):
             pgdata = os.path.join(work, "pgdata")
             # The owner's own umask: a cluster's directory must be 0700 or 0750.
             result = subprocess.run(
-                [os.path.join(bindir, "initdb"), "-D", pgdata, "-U", POSTGRES_USER, "--auth=trust", "-E", "UTF8",
-                 "--locale=C", "--no-sync"],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-                preexec_fn=_in_child(os.getpid(), user, signal.SIGKILL))
+                [
+                    os.path.join(bindir, "initdb"),
+                    "-D",
+                    pgdata,
+                    "-U",
+                    POSTGRES_USER,
+                    "--auth=trust",
+                    "-E",
+                    "UTF8",
+                    "--locale=C",
+                    "--no-sync",
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                universal_newlines=True,
+                preexec_fn=_in_child(os.getpid(), user, signal.SIGKILL),
+            )
             if result.returncode:
                 raise ServerError("initdb failed: %s" % result.stdout[-2000:])
             shutil.rmtree(template, ignore_errors=True)
@@ -324,15 +368,48 @@ class PostgresAddress(object):
         return self.url_of()
 
     def is_ready(self):
-        return subprocess.call([os.path.join(self.bindir, "pg_isready"), "-q", "-h", LOOPBACK, "-p", str(self.port),
-                                "-U", POSTGRES_USER, "-d", POSTGRES_DATABASE, "-t", "1"]) == 0
+        return (
+            subprocess.call(
+                [
+                    os.path.join(self.bindir, "pg_isready"),
+                    "-q",
+                    "-h",
+                    LOOPBACK,
+                    "-p",
+                    str(self.port),
+                    "-U",
+                    POSTGRES_USER,
+                    "-d",
+                    POSTGRES_DATABASE,
+                    "-t",
+                    "1",
+                ]
+            )
+            == 0
+        )
 
     def create_schema(self, name):
         # A schema, not a database: CREATE DATABASE copies a template through the WAL (PostgreSQL
         # 15), megabytes a session, whose checkpoint could land in a later case's timing.
-        subprocess.check_call([os.path.join(self.bindir, "psql"), "-q", "-h", LOOPBACK, "-p", str(self.port),
-                               "-U", POSTGRES_USER, "-d", POSTGRES_DATABASE, "-v", "ON_ERROR_STOP=1",
-                               "-c", 'CREATE SCHEMA "%s"' % name], stdout=subprocess.DEVNULL)
+        subprocess.check_call(
+            [
+                os.path.join(self.bindir, "psql"),
+                "-q",
+                "-h",
+                LOOPBACK,
+                "-p",
+                str(self.port),
+                "-U",
+                POSTGRES_USER,
+                "-d",
+                POSTGRES_DATABASE,
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-c",
+                'CREATE SCHEMA "%s"' % name,
+            ],
+            stdout=subprocess.DEVNULL,
+        )
 
 
 class Postgres(PostgresAddress, Server):
@@ -354,10 +431,27 @@ class Postgres(PostgresAddress, Server):
         port = free_port()
         # SIGINT is PostgreSQL's fast shutdown: sessions end, a checkpoint, exit.
         super(Postgres, self).__init__(
-            "PostgreSQL", [os.path.join(bindir, "postgres"), "-D", pgdata, "-p", str(port),
-                           "-c", "listen_addresses=" + LOOPBACK, "-c", "unix_socket_directories=",
-                           "-c", "timezone=UTC", "-c", "log_timezone=UTC"],
-            directory, port, stop_signal=signal.SIGINT, user=user)
+            "PostgreSQL",
+            [
+                os.path.join(bindir, "postgres"),
+                "-D",
+                pgdata,
+                "-p",
+                str(port),
+                "-c",
+                "listen_addresses=" + LOOPBACK,
+                "-c",
+                "unix_socket_directories=",
+                "-c",
+                "timezone=UTC",
+                "-c",
+                "log_timezone=UTC",
+            ],
+            directory,
+            port,
+            stop_signal=signal.SIGINT,
+            user=user,
+        )
 
     def start(self, timeout=START_TIMEOUT):
         return super(Postgres, self).start(self.is_ready, timeout)
@@ -389,7 +483,8 @@ JAVA_MINIMUM = 17  # the jar's classes are Java 17's (class file version 61)
 def downloads_dir():
     """Where ``make servers`` keeps what it fetches: ``$DSIB_SERVERS_DIR``, else the user's cache."""
     return os.environ.get("DSIB_SERVERS_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "dsib")
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "dsib"
+    )
 
 
 def questdb_jar():
@@ -414,8 +509,9 @@ def java_version():
     if java is None:
         return None
     try:
-        out = subprocess.run([java, "-version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             universal_newlines=True, timeout=60).stdout
+        out = subprocess.run(
+            [java, "-version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=60
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     found = re.search(r'version "(\d+)(?:\.(\d+))?', out)
@@ -432,8 +528,11 @@ def java_unavailable(needed_by):
     """Why ``needed_by`` cannot run on this machine's Java, or None."""
     java = java_version()
     if java is None or java < JAVA_MINIMUM:
-        return ("%s needs Java %d or later, and this machine has %s (`make servers` installs it)"
-                % (needed_by, JAVA_MINIMUM, "Java %d" % java if java else "none"))
+        return "%s needs Java %d or later, and this machine has %s (`make servers` installs it)" % (
+            needed_by,
+            JAVA_MINIMUM,
+            "Java %d" % java if java else "none",
+        )
     return not_the_series_major("Java", java, "JAVA_MAJOR")
 
 
@@ -450,7 +549,11 @@ def questdb_unavailable():
         _verified_jars[stamp] = sha1_of(jar)
     if _verified_jars[stamp] != QUESTDB_SHA1 and not os.environ.get("DSIB_QUESTDB_JAR"):
         return "%s is not QuestDB %s's jar (sha1 %s, Maven Central's is %s): remove it and run `make servers`" % (
-            jar, QUESTDB_VERSION, _verified_jars[stamp], QUESTDB_SHA1)
+            jar,
+            QUESTDB_VERSION,
+            _verified_jars[stamp],
+            QUESTDB_SHA1,
+        )
     return None
 
 
@@ -489,19 +592,28 @@ class QuestDB(QuestDBAddress, Server):
         os.makedirs(os.path.join(root, "conf"), exist_ok=True)
         self.http_port, self.pg_port, self.ilp_port = free_port(), free_port(), free_port()
         with open(os.path.join(root, "conf", "server.conf"), "w") as f:
-            f.write("\n".join([
-                "http.net.bind.to=%s:%d" % (LOOPBACK, self.http_port),
-                "pg.net.bind.to=%s:%d" % (LOOPBACK, self.pg_port),
-                "line.tcp.net.bind.to=%s:%d" % (LOOPBACK, self.ilp_port),
-                "http.min.enabled=false",
-                "line.udp.enabled=false",
-                "telemetry.enabled=false",
-            ]) + "\n")
+            f.write(
+                "\n".join(
+                    [
+                        "http.net.bind.to=%s:%d" % (LOOPBACK, self.http_port),
+                        "pg.net.bind.to=%s:%d" % (LOOPBACK, self.pg_port),
+                        "line.tcp.net.bind.to=%s:%d" % (LOOPBACK, self.ilp_port),
+                        "http.min.enabled=false",
+                        "line.udp.enabled=false",
+                        "telemetry.enabled=false",
+                    ]
+                )
+                + "\n"
+            )
         java = shutil.which("java")
         # SIGTERM: the JVM's shutdown hooks close QuestDB (exit code 143).
         super(QuestDB, self).__init__(
-            "QuestDB", [java, "-p", questdb_jar(), "-m", "io.questdb/io.questdb.ServerMain", "-d", root],
-            directory, self.http_port, stop_signal=signal.SIGTERM)
+            "QuestDB",
+            [java, "-p", questdb_jar(), "-m", "io.questdb/io.questdb.ServerMain", "-d", root],
+            directory,
+            self.http_port,
+            stop_signal=signal.SIGTERM,
+        )
 
     def start(self, timeout=START_TIMEOUT):
         return super(QuestDB, self).start(self.is_ready, timeout)
@@ -556,8 +668,10 @@ def not_held(kind):
     why = held_servers().get("missing", {}).get(kind)
     if why:
         return "the run could not hold a %s server: %s" % (label, why)
-    return ("no %s server is held for this run: its cases time a server that runs for the whole run, "
-            "which `make run` starts (python -m dsib_tools hold-servers -- python -m asv run ...)" % label)
+    return (
+        "no %s server is held for this run: its cases time a server that runs for the whole run, "
+        "which `make run` starts (python -m dsib_tools hold-servers -- python -m asv run ...)" % label
+    )
 
 
 def _held_identity(kind, version):
@@ -578,8 +692,10 @@ def session_name(directory, kind, make):
         with open(path) as f:
             found = json.load(f)
         if found["run"] != run or found["kind"] != kind:
-            raise ServerError("%s names a %s of run %s, not of this run (%s): its server is gone"
-                              % (path, found["kind"], found["run"], run))
+            raise ServerError(
+                "%s names a %s of run %s, not of this run (%s): its server is gone"
+                % (path, found["kind"], found["run"], run)
+            )
         return found["name"]
     name = "d" + uuid.uuid4().hex[:20]
     make(name)
@@ -598,8 +714,10 @@ def hold(directory):
     started, missing = [], {}
     described = {"run": uuid.uuid4().hex[:12], "missing": missing}
     try:
-        for kind, unavailable, make in (("postgres", postgres_unavailable, Postgres),
-                                        ("questdb", questdb_unavailable, QuestDB)):
+        for kind, unavailable, make in (
+            ("postgres", postgres_unavailable, Postgres),
+            ("questdb", questdb_unavailable, QuestDB),
+        ):
             reason = unavailable()
             if reason:
                 missing[kind] = reason
@@ -614,11 +732,20 @@ def hold(directory):
                 continue
             started.append(server)
             if kind == "postgres":
-                described[kind] = {"pid": server.pid, "port": server.port, "bindir": server.bindir,
-                                   "version": postgres_version(server.bindir)}
+                described[kind] = {
+                    "pid": server.pid,
+                    "port": server.port,
+                    "bindir": server.bindir,
+                    "version": postgres_version(server.bindir),
+                }
             else:
-                described[kind] = {"pid": server.pid, "http_port": server.http_port, "ilp_port": server.ilp_port,
-                                   "pg_port": server.pg_port, "version": questdb_version()}
+                described[kind] = {
+                    "pid": server.pid,
+                    "http_port": server.http_port,
+                    "ilp_port": server.ilp_port,
+                    "pg_port": server.pg_port,
+                    "version": questdb_version(),
+                }
     except BaseException:
         for server in started:
             server.stop()

@@ -1,34 +1,35 @@
 """``python -m dsib_tools``: tools around the asv suite; benchmarks never import them.
 
-  table    print the 2019 post's comparison table from results/ as Markdown
-  report   print every format's cases (time, throughput, peak memory, size) as Markdown
-  fidelity print which pandas types survive which format
-  publish  asv publish from a copy of results/ without stale results or incomplete environments
-  site     write the dsib pages of html/ (report, releases) from results/ and link them from asv's dashboard
-  compare-versions  asv compare between two environments (library releases) at one commit
-  compare  asv continuous BASE..HEAD at the pr profile (make compare)
-  noise    A/A comparisons: the noise floor of compare (make noise); noise-table prints it
-  audit    the 2019 post's cases timed outside asv, interleaved with asv (make audit); audit-table prints it
-  config   write an asv config for another profile or results location
-  machine  record this machine's hardware for asv under a stable name
-  workspace  start build/results from the committed results (make bench writes there)
-  record   copy a machine's results from build/results into the committed results/ (make record)
-  merge-results  join the results trees of a sweep's shards into one (make merge-results)
-  matrix-check  every curated environment's run of the suite: cells run, skipped, failed
-  select   asv's -b regex for one format's or one source's cells (make bench FORMAT=... SOURCE=...),
-           or for the release matrix's selection (--release)
-  lock     record each benchmark's series and measured code (benchmarks/series.lock)
-  fetch-go fetch a Go toolchain from the Go module proxy (make test builds actionlint with it)
-  vendor-js  fetch the site's pinned chart library (Vega-Lite) from the npm registry into dsib_tools/www/vendor
-  advise   quick measures of every format on your own table, ranked, with an HTML page (make advise FILE=...)
-  watch-load  run a command (asv run) and log the machine's load beside the results
-  speedups the post's cases in two environments, with spread (the README's 2018 -> 2026 table)
-  readme   rewrite the README's generated tables (--check: say which differ)
-  servers  install what the engines' servers need, where missing (make bench and make test run it)
-  hold-servers  run a command (asv run) with one PostgreSQL and one QuestDB held for all of it
-  durations  each benchmark's total duration in an asv results file, and their sum (a run's budget)
-  engine-durations  per engine, asv's duration of each of its benchmarks (one results file an engine)
+table    print the 2019 post's comparison table from results/ as Markdown
+report   print every format's cases (time, throughput, peak memory, size) as Markdown
+fidelity print which pandas types survive which format
+publish  asv publish from a copy of results/ without stale results or incomplete environments
+site     write the dsib pages of html/ (report, releases) from results/ and link them from asv's dashboard
+compare-versions  asv compare between two environments (library releases) at one commit
+compare  asv continuous BASE..HEAD at the pr profile (make compare)
+noise    A/A comparisons: the noise floor of compare (make noise); noise-table prints it
+audit    the 2019 post's cases timed outside asv, interleaved with asv (make audit); audit-table prints it
+config   write an asv config for another profile or results location
+machine  record this machine's hardware for asv under a stable name
+workspace  start build/results from the committed results (make bench writes there)
+record   copy a machine's results from build/results into the committed results/ (make record)
+merge-results  join the results trees of a sweep's shards into one (make merge-results)
+matrix-check  every curated environment's run of the suite: cells run, skipped, failed
+select   asv's -b regex for one format's or one source's cells (make bench FORMAT=... SOURCE=...),
+         or for the release matrix's selection (--release)
+lock     record each benchmark's series and measured code (benchmarks/series.lock)
+fetch-go fetch a Go toolchain from the Go module proxy (make test builds actionlint with it)
+vendor-js  fetch the site's pinned chart library (Vega-Lite) from the npm registry into dsib_tools/www/vendor
+advise   quick measures of every format on your own table, ranked, with an HTML page (make advise FILE=...)
+watch-load  run a command (asv run) and log the machine's load beside the results
+speedups the post's cases in two environments, with spread (the README's 2018 -> 2026 table)
+readme   rewrite the README's generated tables (--check: say which differ)
+servers  install what the engines' servers need, where missing (make bench and make test run it)
+hold-servers  run a command (asv run) with one PostgreSQL and one QuestDB held for all of it
+durations  each benchmark's total duration in an asv results file, and their sum (a run's budget)
+engine-durations  per engine, asv's duration of each of its benchmarks (one results file an engine)
 """
+
 import argparse
 import json
 import os
@@ -61,19 +62,30 @@ def cmd_machine(args):
             with open(recorded) as f:
                 known = json.load(f)
         except ValueError as exc:
-            sys.stderr.write("error: %s is not readable JSON (%s): restore it from git before "
-                             "recording under this name.\n" % (recorded, exc))
+            sys.stderr.write(
+                "error: %s is not readable JSON (%s): restore it from git before "
+                "recording under this name.\n" % (recorded, exc)
+            )
             return 2
         if other_hardware(known, info):
             sys.stderr.write(
                 "error: %s holds results from %s cpus of %s (%s); this machine has %s cpus of %s (%s).\n"
                 "Timings from different hardware must not share a series: choose another machine name "
-                "(make ... MACHINE=<name>).\n%s" % (
-                    recorded, known.get("num_cpu"), known.get("cpu"), known.get("arch"),
-                    info.get("num_cpu"), info.get("cpu"), info.get("arch"),
-                    "" if "(family" in str(known.get("cpu")) or "(family" not in info["cpu"] else
-                    "Those results were recorded before dsib noted a CPU's family and model, and one model name "
-                    "has covered CPUs of different speeds, so they cannot be told to be this one's.\n"))
+                "(make ... MACHINE=<name>).\n%s"
+                % (
+                    recorded,
+                    known.get("num_cpu"),
+                    known.get("cpu"),
+                    known.get("arch"),
+                    info.get("num_cpu"),
+                    info.get("cpu"),
+                    info.get("arch"),
+                    ""
+                    if "(family" in str(known.get("cpu")) or "(family" not in info["cpu"]
+                    else "Those results were recorded before dsib noted a CPU's family and model, and one model name "
+                    "has covered CPUs of different speeds, so they cannot be told to be this one's.\n",
+                )
+            )
             return 2
     MachineCollection.save(args.name, info)
     print("asv machine %(machine)s: %(cpu)s, %(num_cpu)s cpus, %(ram)s kB RAM, %(os)s %(arch)s" % info)
@@ -92,8 +104,16 @@ def _load_results(args):
 
 
 # report --batches: the whole read beside three columns and batches of the same file.
-BATCH_ROWS = ("read, page cache", "read, peak MiB", "read 3 columns", "read 3 columns, peak MiB", "in batches",
-              "in batches + sum", "in batches + copy", "in batches, peak MiB")
+BATCH_ROWS = (
+    "read, page cache",
+    "read, peak MiB",
+    "read 3 columns",
+    "read 3 columns, peak MiB",
+    "in batches",
+    "in batches + sum",
+    "in batches + copy",
+    "in batches, peak MiB",
+)
 
 
 def _grid_markdown(res, names, sources=None, variants=None, load=None, rows=None):
@@ -160,8 +180,16 @@ def cmd_report(args):
             from dsib.cases import get_operation
 
             grid_sources = list(get_operation("iterate_batches").sources)
-        print(_grid_markdown(res, names, grid_sources, args.variant and [args.variant], args.load,
-                             rows=BATCH_ROWS if args.batches else None))
+        print(
+            _grid_markdown(
+                res,
+                names,
+                grid_sources,
+                args.variant and [args.variant],
+                args.load,
+                rows=BATCH_ROWS if args.batches else None,
+            )
+        )
         batches = _batches_markdown(res, names, sources, args.load)
         if batches:
             print()
@@ -196,8 +224,10 @@ def cmd_publish(args):
     from .publish import publish
 
     for machine, env_name, lacking in publish(args.config, html_dir=args.html_dir):
-        print("left out of asv's graphs: %s %s (no results for %d benchmarks, e.g. %s)" % (
-            machine, env_name, len(lacking), lacking[0]))
+        print(
+            "left out of asv's graphs: %s %s (no results for %d benchmarks, e.g. %s)"
+            % (machine, env_name, len(lacking), lacking[0])
+        )
     return 0
 
 
@@ -224,16 +254,26 @@ def cmd_site(args):
             return 1
         pages.append((args.results, args.load))
     if not pages:
-        print("error: none of the machines %s has results in %s for these filters" % (
-            ", ".join(machines), args.results_dir), file=sys.stderr)
+        print(
+            "error: none of the machines %s has results in %s for these filters"
+            % (", ".join(machines), args.results_dir),
+            file=sys.stderr,
+        )
         return 1
     names = [results[0] for results, _ in pages]
     for i, (results, load) in enumerate(pages):
-        others = [(name, os.path.relpath(machine_page(name, j == 0), "dsib"))
-                  for j, name in enumerate(names) if j != i]
-        print("wrote %s" % write_page(args.html_dir, _report_sections(results, load), machine_page(names[i], i == 0),
-                                      title="dsib report: machine %s" % names[i] if i else "dsib report",
-                                      others=others, charts=_grid_charts(*results[1:])))
+        others = [(name, os.path.relpath(machine_page(name, j == 0), "dsib")) for j, name in enumerate(names) if j != i]
+        print(
+            "wrote %s"
+            % write_page(
+                args.html_dir,
+                _report_sections(results, load),
+                machine_page(names[i], i == 0),
+                title="dsib report: machine %s" % names[i] if i else "dsib report",
+                others=others,
+                charts=_grid_charts(*results[1:]),
+            )
+        )
     from .release_view import write
 
     for path in write(args.html_dir, args.results_dir, *names):
@@ -256,21 +296,42 @@ def _report_sections(results, load):
         grid = spec.grid_rows if spec is not None else {}
         grid_scale = "Rows per case: %s." % ", ".join("%s %s" % (k, "{:,}".format(v)) for k, v in sorted(grid.items()))
     return [
-        ("The 2019 baseline", [describe(machine, res, load), "The post's own figures are for the real January 2016 "
-                               "file (10.9 M rows); compare the speedup columns."],
-         [markdown_table(res, names, with_2019=True, load=load)]),
-        ("Every format", ["Rows are cases, columns are formats; times are asv medians; throughput is the "
-                          "in-memory frame over the time, where the read builds that frame; peak memory is the "
-                          "benchmark process's peak RSS (interpreter and libraries included). A skipped cell "
-                          "names its reason below its table. " + grid_scale],
-         _grid_markdown(res, names, load=load).split("\n\n")),
-        ("Reads in batches", ["More data than a memory budget, a batch at a time."],
-         [_batches_markdown(res, names, load=load) or "This run has no continuous read in batches."]),
-        ("Databases and engines", ["Each engine's ingest and query of the taxi frame and TSBS \"cpu\" (dsib/engines)."],
-         _engines_markdown(res, names, load=load).split("\n\n")),
-        ("Fidelity", ["What each pandas type becomes after a round trip, with %s. preserved: same dtype and "
-                      "values; ≈: a documented loss (same values); →: the dtype it came back as." % _versions()],
-         [markdown(list(FORMATS.values()), shorten=whole)]),
+        (
+            "The 2019 baseline",
+            [
+                describe(machine, res, load),
+                "The post's own figures are for the real January 2016 file (10.9 M rows); compare the speedup columns.",
+            ],
+            [markdown_table(res, names, with_2019=True, load=load)],
+        ),
+        (
+            "Every format",
+            [
+                "Rows are cases, columns are formats; times are asv medians; throughput is the "
+                "in-memory frame over the time, where the read builds that frame; peak memory is the "
+                "benchmark process's peak RSS (interpreter and libraries included). A skipped cell "
+                "names its reason below its table. " + grid_scale
+            ],
+            _grid_markdown(res, names, load=load).split("\n\n"),
+        ),
+        (
+            "Reads in batches",
+            ["More data than a memory budget, a batch at a time."],
+            [_batches_markdown(res, names, load=load) or "This run has no continuous read in batches."],
+        ),
+        (
+            "Databases and engines",
+            ['Each engine\'s ingest and query of the taxi frame and TSBS "cpu" (dsib/engines).'],
+            _engines_markdown(res, names, load=load).split("\n\n"),
+        ),
+        (
+            "Fidelity",
+            [
+                "What each pandas type becomes after a round trip, with %s. preserved: same dtype and "
+                "values; ≈: a documented loss (same values); →: the dtype it came back as." % _versions()
+            ],
+            [markdown(list(FORMATS.values()), shorten=whole)],
+        ),
     ]
 
 
@@ -297,12 +358,23 @@ def cmd_speedups(args):
         print("error: %s" % exc, file=sys.stderr)
         return 1
     kinds = text_change(before.params, after.params)
-    print("machine `%s`, commit `%s`, profile `%s`: %s against %s%s." % (
-        machine, commit[:8], (before.env_vars or {}).get("DSIB_PROFILE"), args.a, args.b,
-        "; the str and cat rows compare two kinds of frame (%s)" % kinds if kinds else ""))
+    print(
+        "machine `%s`, commit `%s`, profile `%s`: %s against %s%s."
+        % (
+            machine,
+            commit[:8],
+            (before.env_vars or {}).get("DSIB_PROFILE"),
+            args.a,
+            args.b,
+            "; the str and cat rows compare two kinds of frame (%s)" % kinds if kinds else "",
+        )
+    )
     print()
-    print(speedup_table(before, after, param_names(args.results_root),
-                        [release_label(before.params), release_label(after.params)]))
+    print(
+        speedup_table(
+            before, after, param_names(args.results_root), [release_label(before.params), release_label(after.params)]
+        )
+    )
     return 0
 
 
@@ -345,8 +417,11 @@ def _readme_file(path, check):
         os.replace(tmp, path)
         print("rewrote the generated tables of %s" % path)
     if typed:
-        print("%s: tables of measured figures outside a generated block (generate them, or say why above them "
-              "with <!-- typed: ... -->):\n%s" % (path, "\n".join(typed)), file=sys.stderr)
+        print(
+            "%s: tables of measured figures outside a generated block (generate them, or say why above them "
+            "with <!-- typed: ... -->):\n%s" % (path, "\n".join(typed)),
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -366,8 +441,19 @@ def cmd_config(args):
     with open(args.base) as f:
         base = json.load(f)
     try:
-        conf = derive_config(base, args.profile, args.results_dir, args.html_dir, args.env_dir, args.repo,
-                             args.benchmark_dir, args.envs, args.dataset, args.data_dir, args.shard)
+        conf = derive_config(
+            base,
+            args.profile,
+            args.results_dir,
+            args.html_dir,
+            args.env_dir,
+            args.repo,
+            args.benchmark_dir,
+            args.envs,
+            args.dataset,
+            args.data_dir,
+            args.shard,
+        )
     except ValueError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
@@ -384,16 +470,33 @@ def cmd_compare(args):
     from .compare import CompareError, run
 
     try:
-        status, verdict = run(os.getcwd(), args.base, args.head, args.machine, args.factor,
-                              benchmarks=args.bench or None, results_dir=args.compare_results,
-                              env_dir=args.env_dir, summary=args.summary, profile=args.profile)
+        status, verdict = run(
+            os.getcwd(),
+            args.base,
+            args.head,
+            args.machine,
+            args.factor,
+            benchmarks=args.bench or None,
+            results_dir=args.compare_results,
+            env_dir=args.env_dir,
+            summary=args.summary,
+            profile=args.profile,
+        )
     except CompareError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
     if verdict is not None:
-        print("dsib compare: %d cells compared at factor %.2f; %d slower, %d faster, %d newly failing, %d dropped" % (
-            len(verdict["compared"]), args.factor, len(verdict["worse"]), len(verdict["better"]),
-            len(verdict["failed"]), len(verdict["dropped"])))
+        print(
+            "dsib compare: %d cells compared at factor %.2f; %d slower, %d faster, %d newly failing, %d dropped"
+            % (
+                len(verdict["compared"]),
+                args.factor,
+                len(verdict["worse"]),
+                len(verdict["better"]),
+                len(verdict["failed"]),
+                len(verdict["dropped"]),
+            )
+        )
     return status
 
 
@@ -405,8 +508,9 @@ def cmd_noise(args):
     except ValueError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
-    record = noise.measure(os.getcwd(), args.machine, args.runs, args.factor, args.profile, data_dir=args.data_dir,
-                           slowdown=slowdown)
+    record = noise.measure(
+        os.getcwd(), args.machine, args.runs, args.factor, args.profile, data_dir=args.data_dir, slowdown=slowdown
+    )
     noise.save(record, args.output)
     print(noise.markdown(record))
     print("wrote %s" % args.output)
@@ -429,8 +533,16 @@ def cmd_audit(args):
     from . import audit
 
     try:
-        record = audit.measure(os.getcwd(), args.config, args.audit_results, args.machine, args.data_dir, args.profile,
-                               args.rounds, args.only)
+        record = audit.measure(
+            os.getcwd(),
+            args.config,
+            args.audit_results,
+            args.machine,
+            args.data_dir,
+            args.profile,
+            args.rounds,
+            args.only,
+        )
     except audit.AuditError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
@@ -452,8 +564,10 @@ def engines_markdown():
 
     lines = ["| engine | what is timed (ingest; query) | needs | declared losses |", "| --- | --- | --- | --- |"]
     for engine in ENGINES.values():
-        needs = ", ".join([n.package + (" >= " + n.minimum if n.minimum else "") for n in engine.needs]
-                          + (["a %s server, started by the suite" % engine.server.name] if engine.server else []))
+        needs = ", ".join(
+            [n.package + (" >= " + n.minimum if n.minimum else "") for n in engine.needs]
+            + (["a %s server, started by the suite" % engine.server.name] if engine.server else [])
+        )
         losses = ", ".join(loss.name for loss in engine.declared_losses) or "none"
         lines.append("| `%s` (%s) | %s | %s | %s |" % (engine.name, engine.label, engine.description, needs, losses))
     return "\n".join(lines)
@@ -465,8 +579,14 @@ def durations_markdown(path, prefix=""):
     with open(path) as f:
         data = json.load(f)
     column = data["result_columns"].index("duration")
-    rows = sorted(((name, values[column]) for name, values in data["results"].items()
-                   if name.startswith(prefix) and len(values) > column and values[column]), key=lambda row: -row[1])
+    rows = sorted(
+        (
+            (name, values[column])
+            for name, values in data["results"].items()
+            if name.startswith(prefix) and len(values) > column and values[column]
+        ),
+        key=lambda row: -row[1],
+    )
 
     def minutes(seconds):
         return "%.2f min" % (seconds / 60) if seconds >= 60 else "%.1f s" % seconds
@@ -484,10 +604,15 @@ def engine_durations_markdown(directory):
 
     from .suite import name
 
-    columns = [name(cls, method) for cls in (IngestIntoEngine, QueryFromEngine)
-               for method in ("time_%s" % cls.operation, "peakmem_%s" % cls.operation)]
-    lines = ["| engine | %s | total |" % " | ".join("`%s`" % c.split(".", 1)[1] for c in columns),
-             "|---|" + "---:|" * (len(columns) + 1)]
+    columns = [
+        name(cls, method)
+        for cls in (IngestIntoEngine, QueryFromEngine)
+        for method in ("time_%s" % cls.operation, "peakmem_%s" % cls.operation)
+    ]
+    lines = [
+        "| engine | %s | total |" % " | ".join("`%s`" % c.split(".", 1)[1] for c in columns),
+        "|---|" + "---:|" * (len(columns) + 1),
+    ]
     totals = []
     for engine in ENGINES.names():
         path = os.path.join(directory, engine + ".json")
@@ -498,8 +623,10 @@ def engine_durations_markdown(directory):
         column = data["result_columns"].index("duration")
         seconds = [data["results"][c][column] if c in data["results"] else None for c in columns]
         totals.append(sum(x for x in seconds if x))
-        lines.append("| `%s` | %s | %s |" % (engine, " | ".join(_minutes(x) if x else "-" for x in seconds),
-                                            _minutes(totals[-1])))
+        lines.append(
+            "| `%s` | %s | %s |"
+            % (engine, " | ".join(_minutes(x) if x else "-" for x in seconds), _minutes(totals[-1]))
+        )
     return "\n".join(lines + ["| every engine |%s %s |" % (" |" * len(columns), _minutes(sum(totals)))])
 
 
@@ -542,8 +669,10 @@ def cmd_workspace(args):
     from .workspace import seed
 
     copied = seed(args.committed, args.local)
-    print("%s: %d committed results files copied in (this run writes here, not to %s)"
-          % (args.local, copied, args.committed))
+    print(
+        "%s: %d committed results files copied in (this run writes here, not to %s)"
+        % (args.local, copied, args.committed)
+    )
     return 0
 
 
@@ -555,8 +684,9 @@ def cmd_merge_results(args):
     except MergeError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 1
-    print("%s: %d shards of machine %s merged, %d files copied" % (args.into, len(args.trees), args.machine,
-                                                                     len(pairs)))
+    print(
+        "%s: %d shards of machine %s merged, %d files copied" % (args.into, len(args.trees), args.machine, len(pairs))
+    )
     return 0
 
 
@@ -582,8 +712,9 @@ def cmd_record(args):
     for source, target in pairs:
         print("recorded %s" % target)
     if not pairs:
-        print("nothing to record: %s holds every result of machine %s in %s" % (args.committed, args.machine,
-                                                                               args.local))
+        print(
+            "nothing to record: %s holds every result of machine %s in %s" % (args.committed, args.machine, args.local)
+        )
     return 0
 
 
@@ -623,13 +754,17 @@ def select_regex(fmt=None, source=None, engine=None):
 
 def cmd_select(args):
     try:
-        regex = (select_regex(args.format or None, args.source or None, args.engine or None)
-                 if args.format or args.source or args.engine else None)
+        regex = (
+            select_regex(args.format or None, args.source or None, args.engine or None)
+            if args.format or args.source or args.engine
+            else None
+        )
     except KeyError as exc:
         print("error: %s" % exc.args[0], file=sys.stderr)
         return 2
     if args.release:
         from .matrix import release_regex
+
         regex = release_regex(within=regex)
     if regex is None:
         print("error: select what? --format, --source, --engine and/or --release", file=sys.stderr)
@@ -709,8 +844,9 @@ def cmd_watch_load(args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m dsib_tools", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m dsib_tools", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command")
     p = sub.add_parser("table", help="the post's Parquet vs CSV table from asv results")
     p.add_argument("--results-dir", default="results")
@@ -719,9 +855,12 @@ def main(argv=None):
     p.add_argument("--commit", default=None, help="commit hash prefix")
     p.add_argument("--with-2019", action="store_true", help="add the post's 2019 numbers")
     p.set_defaults(func=cmd_table)
-    p = sub.add_parser("config", help="derive an asv config from asv.conf.json",
-                       description="asv runs from its config file's directory (plugins and relative "
-                       "paths resolve there), so write the derived config beside asv.conf.json.")
+    p = sub.add_parser(
+        "config",
+        help="derive an asv config from asv.conf.json",
+        description="asv runs from its config file's directory (plugins and relative "
+        "paths resolve there), so write the derived config beside asv.conf.json.",
+    )
     p.add_argument("--base", default="asv.conf.json")
     p.add_argument("--profile", help="data profile recorded in the environment name (DSIB_PROFILE)")
     p.add_argument("--results-dir")
@@ -729,23 +868,41 @@ def main(argv=None):
     p.add_argument("--env-dir")
     p.add_argument("--repo")
     p.add_argument("--benchmark-dir")
-    p.add_argument("--envs", choices=("all", "newest"), default="all",
-                   help="every include entry of the base config, or the newest pyarrow/pandas only")
-    p.add_argument("--dataset", default=None, metavar="NAME",
-                   help="a table you brought: its name and contents' digest go into every environment's name")
+    p.add_argument(
+        "--envs",
+        choices=("all", "newest"),
+        default="all",
+        help="every include entry of the base config, or the newest pyarrow/pandas only",
+    )
+    p.add_argument(
+        "--dataset",
+        default=None,
+        metavar="NAME",
+        help="a table you brought: its name and contents' digest go into every environment's name",
+    )
     p.add_argument("--data-dir", default=None, help="where the table is (default: data_prep's)")
-    p.add_argument("--shard", type=_shard, metavar="I/N",
-                   help="only shard I of N of the environments (1-based; each environment in exactly one shard)")
+    p.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="I/N",
+        help="only shard I of N of the environments (1-based; each environment in exactly one shard)",
+    )
     p.add_argument("-o", "--output", default="-")
     p.set_defaults(func=cmd_config)
-    for name, func, text in (("report", cmd_report, "every format: rows are cases, columns are formats"),
-                             ("site", cmd_site, "write html/dsib/ (report, releases) and link it from asv's site")):
+    for name, func, text in (
+        ("report", cmd_report, "every format: rows are cases, columns are formats"),
+        ("site", cmd_site, "write html/dsib/ (report, releases) and link it from asv's site"),
+    ):
         p = sub.add_parser(name, help=text)
         p.add_argument("--results-dir", default="results")
         if name == "site":
-            p.add_argument("--machine", action="append", default=None,
-                           help="a machine whose report page to write (again for each other; default: the newest "
-                           "results' machine); the first's is the dsib page and has the release view")
+            p.add_argument(
+                "--machine",
+                action="append",
+                default=None,
+                help="a machine whose report page to write (again for each other; default: the newest "
+                "results' machine); the first's is the dsib page and has the release view",
+            )
         else:
             p.add_argument("--machine", default=None)
         p.add_argument("--env", default=None)
@@ -754,18 +911,28 @@ def main(argv=None):
             p.add_argument("--source", default=None, help="nyc_taxi, tsbs_cpu or rocklin (default: all)")
             p.add_argument("--variant", default=None)
             p.add_argument("--engines", action="store_true", help="the engines' blocks alone")
-            p.add_argument("--batches", action="store_true",
-                           help="the reads real work needs alone: three columns and batches beside the whole read, "
-                           "and the continuous read in batches")
-            p.add_argument("--dataset", default=None, metavar="NAME",
-                           help="the block of a table you brought (make bench DATASET=NAME; --env DSIB_PROFILEown)")
+            p.add_argument(
+                "--batches",
+                action="store_true",
+                help="the reads real work needs alone: three columns and batches beside the whole read, "
+                "and the continuous read in batches",
+            )
+            p.add_argument(
+                "--dataset",
+                default=None,
+                metavar="NAME",
+                help="the block of a table you brought (make bench DATASET=NAME; --env DSIB_PROFILEown)",
+            )
         else:
             p.add_argument("--html-dir", default="html")
         p.set_defaults(func=func)
-    p = sub.add_parser("compare-versions", help="asv compare between two environments at one commit",
-                       description="A and B are key=value[,key=value] filters on the result files' params "
-                       "and environment variables, e.g. pyarrow=25.0.1 pyarrow=26.0.1 (DSIB_PROFILE=default "
-                       "unless given). Both at the newest commit that has both, unless --commit.")
+    p = sub.add_parser(
+        "compare-versions",
+        help="asv compare between two environments at one commit",
+        description="A and B are key=value[,key=value] filters on the result files' params "
+        "and environment variables, e.g. pyarrow=25.0.1 pyarrow=26.0.1 (DSIB_PROFILE=default "
+        "unless given). Both at the newest commit that has both, unless --commit.",
+    )
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
     # dest differs from --results-dir's: main() loads one Results for every command that has results_dir.
@@ -777,18 +944,22 @@ def main(argv=None):
     p.set_defaults(func=cmd_compare_versions)
     from .compare import FACTOR, PROFILE
 
-    p = sub.add_parser("compare", help="asv continuous BASE..HEAD at the pr profile; non-zero if slower",
-                       description="asv continuous between two commits of the repository in the current "
-                       "directory, at the pr profile, on the cells of BASE's benchmarks/gate-cells.txt (see "
-                       "dsib_tools/compare.py). Exit status 1 when a case got significantly slower than FACTOR, "
-                       "a peak memory grew beyond MEMORY_FACTOR or a file beyond 1 %, or a cell the base "
-                       "measured fails, skips or is gone at the head.")
+    p = sub.add_parser(
+        "compare",
+        help="asv continuous BASE..HEAD at the pr profile; non-zero if slower",
+        description="asv continuous between two commits of the repository in the current "
+        "directory, at the pr profile, on the cells of BASE's benchmarks/gate-cells.txt (see "
+        "dsib_tools/compare.py). Exit status 1 when a case got significantly slower than FACTOR, "
+        "a peak memory grew beyond MEMORY_FACTOR or a file beyond 1 %, or a cell the base "
+        "measured fails, skips or is gone at the head.",
+    )
     p.add_argument("base")
     p.add_argument("head", nargs="?", default="HEAD")
     p.add_argument("--machine", required=True)
     p.add_argument("--factor", type=float, default=FACTOR)
-    p.add_argument("--bench", action="append", metavar="REGEX",
-                   help="asv -b pattern instead of the gate's cells (repeatable)")
+    p.add_argument(
+        "--bench", action="append", metavar="REGEX", help="asv -b pattern instead of the gate's cells (repeatable)"
+    )
     p.add_argument("--summary", help="append a Markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)")
     p.add_argument("--results-dir", dest="compare_results", help="default: .asv/results-compare")
     p.add_argument("--env-dir", help="default: asv.conf.json's")
@@ -800,27 +971,45 @@ def main(argv=None):
     p.add_argument("--factor", type=float, default=FACTOR)
     p.add_argument("--data-dir", help="where the profile's data is (default: data/)")
     p.add_argument("--profile", default=PROFILE, help="data scale (default: %(default)s)")
-    p.add_argument("--slowdown", nargs="+", metavar="FORMAT.SIDE=FACTOR",
-                   help="instead of A/A, make these adapters slower, e.g. csv.write=1.25 parquet.read=1.3")
+    p.add_argument(
+        "--slowdown",
+        nargs="+",
+        metavar="FORMAT.SIDE=FACTOR",
+        help="instead of A/A, make these adapters slower, e.g. csv.write=1.25 parquet.read=1.3",
+    )
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_noise)
-    p = sub.add_parser("noise-table", help="the README's noise tables: a make noise record, and with "
-                       "--results-dir the spread of the published default run")
+    p = sub.add_parser(
+        "noise-table",
+        help="the README's noise tables: a make noise record, and with "
+        "--results-dir the spread of the published default run",
+    )
     p.add_argument("record")
     # dest differs from --results-dir's: main() loads one Results for every command that has results_dir.
     p.add_argument("--results-dir", dest="published_results", metavar="RESULTS_DIR")
     p.add_argument("--machine")
     p.set_defaults(func=cmd_noise_table)
-    p = sub.add_parser("audit", help="the 2019 post's cases timed outside asv, interleaved with asv (make audit)",
-                       description="Times each of the post's seven cases in turn with `asv run` and in fresh processes "
-                       "of asv's environment (the collector on, then off), and records every sample.")
+    p = sub.add_parser(
+        "audit",
+        help="the 2019 post's cases timed outside asv, interleaved with asv (make audit)",
+        description="Times each of the post's seven cases in turn with `asv run` and in fresh processes "
+        "of asv's environment (the collector on, then off), and records every sample.",
+    )
     p.add_argument("--config", required=True, help="the asv config of the profile (make writes .asv-default.conf.json)")
     # dest differs from --results-dir's, which would make main() load results first.
-    p.add_argument("--results-dir", dest="audit_results", required=True, metavar="RESULTS_DIR",
-                   help="where the audit's own asv runs write (not the run's results)")
+    p.add_argument(
+        "--results-dir",
+        dest="audit_results",
+        required=True,
+        metavar="RESULTS_DIR",
+        help="where the audit's own asv runs write (not the run's results)",
+    )
     p.add_argument("--machine", required=True)
-    p.add_argument("--data-dir", default=os.path.abspath(os.environ.get("DSIB_DATA_DIR") or "data"),
-                   help="where the profile's data is (default: $DSIB_DATA_DIR or data/)")
+    p.add_argument(
+        "--data-dir",
+        default=os.path.abspath(os.environ.get("DSIB_DATA_DIR") or "data"),
+        help="where the profile's data is (default: $DSIB_DATA_DIR or data/)",
+    )
     p.add_argument("--profile", default="default", help="the profile (default: %(default)s)")
     p.add_argument("--rounds", type=int, default=3, help="rounds of the three columns a case (default: %(default)s)")
     p.add_argument("--only", help="a regular expression: only the cases whose asv name it finds (e.g. parquet)")
@@ -830,16 +1019,22 @@ def main(argv=None):
     p.add_argument("record")
     p.add_argument("--prefix", default="", help="only the benchmarks whose name starts so, e.g. engines.")
     p.set_defaults(func=cmd_durations)
-    p = sub.add_parser("engine-durations", help="per engine, asv's duration of each of its benchmarks",
-                       description="DIRECTORY holds <engine>.json: asv's results file after make run ENGINE=<engine>.")
+    p = sub.add_parser(
+        "engine-durations",
+        help="per engine, asv's duration of each of its benchmarks",
+        description="DIRECTORY holds <engine>.json: asv's results file after make run ENGINE=<engine>.",
+    )
     p.add_argument("directory")
     p.set_defaults(func=cmd_engine_durations)
     p = sub.add_parser("servers", help="install what the engines' servers need, where missing")
     p.set_defaults(func=cmd_servers)
-    p = sub.add_parser("hold-servers", help="run a command (asv run) with one PostgreSQL and one QuestDB held for "
-                       "all of it", description="Starts the servers on free ports of 127.0.0.1, tells the command "
-                       "where they listen ($DSIB_SERVERS), and stops them by their PID when it ends, however it "
-                       "ends. Exits with the command's status.")
+    p = sub.add_parser(
+        "hold-servers",
+        help="run a command (asv run) with one PostgreSQL and one QuestDB held for all of it",
+        description="Starts the servers on free ports of 127.0.0.1, tells the command "
+        "where they listen ($DSIB_SERVERS), and stops them by their PID when it ends, however it "
+        "ends. Exits with the command's status.",
+    )
     p.add_argument("argv", nargs=argparse.REMAINDER, help="-- the command")
     p.set_defaults(func=cmd_hold_servers)
     p = sub.add_parser("engines-table", help="the README's list of the registered engines")
@@ -852,8 +1047,13 @@ def main(argv=None):
     p = sub.add_parser("machine", help="record this machine's hardware for asv under NAME")
     p.add_argument("name")
     # dest differs from --results-dir's, which would make main() load results first.
-    p.add_argument("--results-dir", dest="known_results", default="results", metavar="RESULTS_DIR",
-                   help="refuse NAME if RESULTS_DIR/NAME/machine.json records other hardware")
+    p.add_argument(
+        "--results-dir",
+        dest="known_results",
+        default="results",
+        metavar="RESULTS_DIR",
+        help="refuse NAME if RESULTS_DIR/NAME/machine.json records other hardware",
+    )
     p.set_defaults(func=cmd_machine)
     p = sub.add_parser("workspace", help="copy the committed results into this clone's own results directory")
     p.add_argument("--committed", default="results")
@@ -868,8 +1068,9 @@ def main(argv=None):
     p.add_argument("--machine", required=True)
     p.add_argument("--local", default=os.path.join("build", "results"))
     p.add_argument("--committed", default="results")
-    p.add_argument("--allow-load", action="store_true",
-                   help="record results taken under load, or without a load log, all the same")
+    p.add_argument(
+        "--allow-load", action="store_true", help="record results taken under load, or without a load log, all the same"
+    )
     p.set_defaults(func=cmd_record)
     p = sub.add_parser("matrix-check", help="did every curated environment run the suite, and which cells failed")
     # dest differs from --results-dir's, which would make main() load results first.
@@ -883,29 +1084,43 @@ def main(argv=None):
     p.add_argument("--format", default="")
     p.add_argument("--engine", default="", help="an engine's name, or %s: every engine's cells" % ALL_ENGINES)
     p.add_argument("--source", default="")
-    p.add_argument("--release", action="store_true",
-                   help="the release matrix's selection (dsib_tools/matrix.py: RELEASE), within the others")
+    p.add_argument(
+        "--release",
+        action="store_true",
+        help="the release matrix's selection (dsib_tools/matrix.py: RELEASE), within the others",
+    )
     p.add_argument("-o", "--output")
     p.set_defaults(func=cmd_select)
-    p = sub.add_parser("lock", help="record each benchmark's series and measured code in benchmarks/series.lock",
-                       description="A change to the code a benchmark measures forces a decision: bump its "
-                       "series (version = series(N + 1)) or record that the series continues. Run this to "
-                       "record; --check says what is not recorded yet.")
+    p = sub.add_parser(
+        "lock",
+        help="record each benchmark's series and measured code in benchmarks/series.lock",
+        description="A change to the code a benchmark measures forces a decision: bump its "
+        "series (version = series(N + 1)) or record that the series continues. Run this to "
+        "record; --check says what is not recorded yet.",
+    )
     p.add_argument("--check", action="store_true", help="exit 1 and say what the lock does not record")
     p.set_defaults(func=cmd_lock)
-    p = sub.add_parser("gate-cells", help="write the list of cells make compare compares (%s)" % "benchmarks/gate-cells.txt")
+    p = sub.add_parser(
+        "gate-cells", help="write the list of cells make compare compares (%s)" % "benchmarks/gate-cells.txt"
+    )
     p.add_argument("--check", action="store_true", help="exit 1 if the committed list is not the patterns' cells")
     p.set_defaults(func=cmd_gate_cells)
-    p = sub.add_parser("watch-load", help="run a command (asv run) and log the machine's load beside its results",
-                       description="Every second, the machine's CPU counters and the command's own process "
-                       "tree's CPU time, into RESULTS_DIR/MACHINE/load/*.jsonl: other processes' CPU and steal "
-                       "while each benchmark ran. Exits with the command's status.")
+    p = sub.add_parser(
+        "watch-load",
+        help="run a command (asv run) and log the machine's load beside its results",
+        description="Every second, the machine's CPU counters and the command's own process "
+        "tree's CPU time, into RESULTS_DIR/MACHINE/load/*.jsonl: other processes' CPU and steal "
+        "while each benchmark ran. Exits with the command's status.",
+    )
     p.add_argument("--results-dir", required=True)
     p.add_argument("--machine", required=True)
     p.add_argument("argv", nargs=argparse.REMAINDER, help="-- the command")
     p.set_defaults(func=cmd_watch_load)
-    p = sub.add_parser("speedups", help="the post's cases in two environments, with spread, and the speedup",
-                       description="A and B select environments as compare-versions does (key=value filters).")
+    p = sub.add_parser(
+        "speedups",
+        help="the post's cases in two environments, with spread, and the speedup",
+        description="A and B select environments as compare-versions does (key=value filters).",
+    )
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
     p.add_argument("--results-dir", dest="results_root", metavar="RESULTS_DIR", default="results")
@@ -915,14 +1130,20 @@ def main(argv=None):
     p = sub.add_parser("matrix-table", help="the README's table of a matrix-check record")
     p.add_argument("record")
     p.set_defaults(func=cmd_matrix_table)
-    p = sub.add_parser("readme", help="rewrite the generated tables of the README and docs/ from the files they cite",
-                       description="Every <!-- generated: COMMAND --> block of README.md and docs/*.md gets COMMAND's "
-                       "output (python -m dsib_tools COMMAND); --check says which differ instead.")
+    p = sub.add_parser(
+        "readme",
+        help="rewrite the generated tables of the README and docs/ from the files they cite",
+        description="Every <!-- generated: COMMAND --> block of README.md and docs/*.md gets COMMAND's "
+        "output (python -m dsib_tools COMMAND); --check says which differ instead.",
+    )
     p.add_argument("--check", action="store_true", help="exit 1, with a diff, where a block is not its output")
     p.add_argument("--path", action="append", help="a Markdown file (repeatable; default: README.md and docs/*.md)")
     p.set_defaults(func=cmd_readme)
-    p = sub.add_parser("publish", help="asv publish from a copy of the results without stale results or "
-                       "environments lacking a benchmark (whose graph pages would 404), then asv's pages fixed")
+    p = sub.add_parser(
+        "publish",
+        help="asv publish from a copy of the results without stale results or "
+        "environments lacking a benchmark (whose graph pages would 404), then asv's pages fixed",
+    )
     p.add_argument("--config", required=True, help="the asv config whose results_dir and html_dir to use")
     p.add_argument("--html-dir", default=None, help="default: the config's html_dir")
     p.set_defaults(func=cmd_publish)
@@ -934,6 +1155,7 @@ def main(argv=None):
     p.set_defaults(func=lambda args: __import__("dsib_tools.vendor_js").vendor_js.main(args))
     p = sub.add_parser("advise", help="quick measures of every format on a CSV, Parquet, Feather or JSON Lines file")
     from .advise import add_arguments
+
     add_arguments(p)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

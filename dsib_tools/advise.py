@@ -14,6 +14,7 @@ format gets fewer samples, never none. The figures are medians with their interq
 sample count, labelled as quick measures: ``make bench DATASET=NAME`` measures the same table in asv's
 whole grid (more samples, interleaved rounds, cold reads, fsync'd writes, every release) and records
 it."""
+
 import argparse
 import json
 import math
@@ -29,19 +30,30 @@ NAME = "advised"
 SAMPLES = 3
 BUDGET = 3.0  # seconds of samples an operation, after its first
 # The goals a pick is made for: (key, heading, what the figure is).
-GOALS = (("read", "fastest read", "median read time"), ("write", "fastest write", "median write time"),
-         ("size", "smallest file", "file size"), ("peak", "least memory", "peak RSS of read and write"))
+GOALS = (
+    ("read", "fastest read", "median read time"),
+    ("write", "fastest write", "median write time"),
+    ("size", "smallest file", "file size"),
+    ("peak", "least memory", "peak RSS of read and write"),
+)
 WORKER_TIMEOUT = 600
 
 
 def add_arguments(p):
     p.add_argument("path", help="a CSV, Parquet, Feather / Arrow IPC or JSON Lines file")
-    p.add_argument("--format", dest="input_format", default=None, help="the file's format, where its name "
-                   "does not say (csv, parquet, feather, jsonl)")
-    p.add_argument("--variant", default=None, help="plain (numbers only), str (text as str: the default where "
-                   "the table has text) or cat (text as categoricals)")
-    p.add_argument("--samples", type=int, default=SAMPLES, help="samples of each read and write (default %d)"
-                   % SAMPLES)
+    p.add_argument(
+        "--format",
+        dest="input_format",
+        default=None,
+        help="the file's format, where its name does not say (csv, parquet, feather, jsonl)",
+    )
+    p.add_argument(
+        "--variant",
+        default=None,
+        help="plain (numbers only), str (text as str: the default where "
+        "the table has text) or cat (text as categoricals)",
+    )
+    p.add_argument("--samples", type=int, default=SAMPLES, help="samples of each read and write (default %d)" % SAMPLES)
     p.add_argument("--only", default=None, help="comma-separated formats to measure (default: every format)")
     p.add_argument("--html", default=None, help="the page to write (default: build/advise/<file name>.html)")
     p.add_argument("--json", default=None, help="also write the figures as JSON here")
@@ -54,6 +66,7 @@ def add_arguments(p):
 
 
 # The worker: one format, in its own process ------------------------------------------------------
+
 
 def _frame(data_dir, variant):
     from data_prep.own import open_table
@@ -96,8 +109,19 @@ def measure(name, data_dir, variant, samples, work, keep=None, given=None):
     from dsib.roundtrip import write_atomic
 
     fmt = FORMATS[name]
-    out = {"format": name, "label": fmt.label, "skip": None, "error": None, "losses": [], "bytes": None,
-           "write": [], "read": [], "write_peak": None, "read_peak": None, "times_write": fmt.writes}
+    out = {
+        "format": name,
+        "label": fmt.label,
+        "skip": None,
+        "error": None,
+        "losses": [],
+        "bytes": None,
+        "write": [],
+        "read": [],
+        "write_peak": None,
+        "read_peak": None,
+        "times_write": fmt.writes,
+    }
     try:
         fmt.check_available()
         fmt.check_variant(variant)
@@ -125,8 +149,9 @@ def measure(name, data_dir, variant, samples, work, keep=None, given=None):
     gc.collect()
     try:
         out["read"], result, out["read_peak"] = _samples(lambda: fmt.read(path, **hints), samples)
-        out["losses"] = sorted(set(assert_same_frame(frame, fmt.frame_of(result, hints), fmt.losses(),
-                                                     context="%s, read back" % name)))
+        out["losses"] = sorted(
+            set(assert_same_frame(frame, fmt.frame_of(result, hints), fmt.losses(), context="%s, read back" % name))
+        )
     except FrameMismatch as exc:
         out["error"] = str(exc)
         out["differs"] = _problems(str(exc))
@@ -146,14 +171,14 @@ def _problems(message):
 def _worker(args):
     work = tempfile.mkdtemp(prefix="dsib-advise-%s-" % args.worker)
     try:
-        print(json.dumps(measure(args.worker, args.data_dir, args.variant, args.samples, work, args.keep,
-                                 args.given)))
+        print(json.dumps(measure(args.worker, args.data_dir, args.variant, args.samples, work, args.keep, args.given)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
 # The ranking -------------------------------------------------------------------------------------
+
 
 def median(values):
     return statistics.median(values) if values else None
@@ -175,9 +200,13 @@ def stats(values):
 def writer_of(fmt, formats):
     """The format whose writer ``fmt`` (a reader of another format's file) uses, or None."""
     writers = [g for g in formats if g.writes]
-    same = [g for g in writers if g.write is fmt.write] or \
-        [g for g in writers if g.suffix == fmt.suffix and getattr(g.write, "__code__", None) is not None
-         and getattr(g.write, "__code__", None) is getattr(fmt.write, "__code__", None)]
+    same = [g for g in writers if g.write is fmt.write] or [
+        g
+        for g in writers
+        if g.suffix == fmt.suffix
+        and getattr(g.write, "__code__", None) is not None
+        and getattr(g.write, "__code__", None) is getattr(fmt.write, "__code__", None)
+    ]
     return same[0].name if same else None
 
 
@@ -194,8 +223,12 @@ def lend_writes(outcomes):
 def figures(outcome):
     """{goal: figure} of a measured format: seconds, bytes; None where not measured."""
     peaks = [p for p in (outcome["read_peak"], outcome["write_peak"]) if p]
-    return {"read": median(outcome["read"]), "write": median(outcome["write"]), "size": outcome["bytes"],
-            "peak": max(peaks) if peaks else None}
+    return {
+        "read": median(outcome["read"]),
+        "write": median(outcome["write"]),
+        "size": outcome["bytes"],
+        "peak": max(peaks) if peaks else None,
+    }
 
 
 def held(outcome):
@@ -267,31 +300,48 @@ def _row(rank_text, o, f, s, fidelity):
     if o["write"]:
         write = _time_cell(o["write"]) + ("" if o["times_write"] else " (%s's writer)" % o.get("writer"))
     return "| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-        rank_text, o["format"], _time_cell(o["read"]), write, _mib(f["size"]), _mib(f["peak"]) if f["peak"] else "-",
-        "-" if s is None else "%.3f" % s, fidelity)
+        rank_text,
+        o["format"],
+        _time_cell(o["read"]),
+        write,
+        _mib(f["size"]),
+        _mib(f["peak"]) if f["peak"] else "-",
+        "-" if s is None else "%.3f" % s,
+        fidelity,
+    )
 
 
 def table(ranked, picks, others, rows, variant):
-    lines = ["Quick measures of %s rows (variant %s): medians of a few samples each, in one process a format; "
-             "read from the page cache, write into memory. Not asv's figures: `make bench DATASET=` gives the full, "
-             "recorded run." % ("{:,}".format(rows), variant), "",
-             "| rank | format | read ms | write ms | file MiB | peak MiB | score | fidelity |",
-             "|---:|---|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "Quick measures of %s rows (variant %s): medians of a few samples each, in one process a format; "
+        "read from the page cache, write into memory. Not asv's figures: `make bench DATASET=` gives the full, "
+        "recorded run." % ("{:,}".format(rows), variant),
+        "",
+        "| rank | format | read ms | write ms | file MiB | peak MiB | score | fidelity |",
+        "|---:|---|---:|---:|---:|---:|---:|---|",
+    ]
     for i, (o, f, s) in enumerate(ranked):
         lines.append(_row(str(i + 1), o, f, s, "lost: " + ", ".join(o["losses"]) if o["losses"] else "preserved"))
     for o in others:
         if differs(o):  # measured, but not the frame that was written: never picked
             lines.append(_row("-", o, figures(o), None, reason(o)))
-    lines += ["", "score: the mean over read, write, size and peak memory of log2(figure / the best figure); "
-              "0 is best at everything, 1 twice the best on average.", ""]
+    lines += [
+        "",
+        "score: the mean over read, write, size and peak memory of log2(figure / the best figure); "
+        "0 is best at everything, 1 twice the best on average.",
+        "",
+    ]
     for goal, heading, what in GOALS:
         lines.append("- %s: %s (%s)" % (heading, picks[goal] or "none", what))
     if ranked:
         lines.append("- balanced pick: %s (lowest score)" % ranked[0][0]["format"])
     cannot = [o for o in others if not differs(o)]
     if len(cannot) < len(others):
-        lines += ["", "A row ranked \"-\": measured, but the frame read back is another (what changed is "
-                  "named), so it is never picked."]
+        lines += [
+            "",
+            'A row ranked "-": measured, but the frame read back is another (what changed is '
+            "named), so it is never picked.",
+        ]
     if cannot:
         lines += ["", "Formats that cannot hold this table:"]
         lines += ["- %s: %s" % (o["format"], reason(o)) for o in cannot]
@@ -299,6 +349,7 @@ def table(ranked, picks, others, rows, variant):
 
 
 # The page ----------------------------------------------------------------------------------------
+
 
 def page(path, ranked, others, rows, variant, text):
     """A page beside its own copy of the chart library: the chart of item 1 and the printed table."""
@@ -315,17 +366,38 @@ def page(path, ranked, others, rows, variant, text):
         if not os.path.isdir(target):
             shutil.copytree(os.path.join(WWW, "vendor", directory(name)), target)
     shutil.copy(os.path.join(WWW, "charts.js"), os.path.join(out_dir, "charts.js"))
-    points = [point(o["format"], format_with_spread, figures(o)["read"], stats(o["read"]), figures(o)["write"],
-                    stats(o["write"]), o["bytes"], o["read_peak"], o["write_peak"]) for o, _, _ in ranked]
+    points = [
+        point(
+            o["format"],
+            format_with_spread,
+            figures(o)["read"],
+            stats(o["read"]),
+            figures(o)["write"],
+            stats(o["write"]),
+            o["bytes"],
+            o["read_peak"],
+            o["write_peak"],
+        )
+        for o, _, _ in ranked
+    ]
     skipped = [(o["format"], reason(o)) for o in others]
-    title = "advise: %s (%s rows, %s)" % (os.path.basename(path)[:-len(".html")], "{:,}".format(rows), variant)
-    chart = chart_html("chart-advise", points, title, skipped,
-                       note="Quick measures (a few samples a format), not asv's recorded figures.")
-    body = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title><style>%s</style>"
-            "<link rel='icon' href='data:,'></head><body>"
-            % (html.escape(title), STYLE), "<h1>%s</h1>" % html.escape(title), chart,
-            _MARKDOWN.render(text), script_tags(vendor_prefix="vendor/", own="charts.js"),
-            "</body></html>"]
+    title = "advise: %s (%s rows, %s)" % (os.path.basename(path)[: -len(".html")], "{:,}".format(rows), variant)
+    chart = chart_html(
+        "chart-advise",
+        points,
+        title,
+        skipped,
+        note="Quick measures (a few samples a format), not asv's recorded figures.",
+    )
+    body = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title><style>%s</style>"
+        "<link rel='icon' href='data:,'></head><body>" % (html.escape(title), STYLE),
+        "<h1>%s</h1>" % html.escape(title),
+        chart,
+        _MARKDOWN.render(text),
+        script_tags(vendor_prefix="vendor/", own="charts.js"),
+        "</body></html>",
+    ]
     with open(path, "w") as f:
         f.write("\n".join(body))
     return path
@@ -333,15 +405,35 @@ def page(path, ranked, others, rows, variant, text):
 
 # The command -------------------------------------------------------------------------------------
 
+
 def run_worker(name, data_dir, variant, samples, keep=None, given=None):
-    command = [sys.executable, "-m", "dsib_tools", "advise", "-", "--worker", name, "--data-dir", data_dir,
-               "--variant", variant, "--samples", str(samples)]
+    command = [
+        sys.executable,
+        "-m",
+        "dsib_tools",
+        "advise",
+        "-",
+        "--worker",
+        name,
+        "--data-dir",
+        data_dir,
+        "--variant",
+        variant,
+        "--samples",
+        str(samples),
+    ]
     command += ["--keep", keep] if keep else []
     command += ["--given", given] if given else []
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
-        done = subprocess.run(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              universal_newlines=True, timeout=WORKER_TIMEOUT)
+        done = subprocess.run(
+            command,
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            universal_newlines=True,
+            timeout=WORKER_TIMEOUT,
+        )
     except subprocess.TimeoutExpired:
         return {"format": name, "skip": None, "error": "took more than %d s" % WORKER_TIMEOUT, "read": []}
     lines = done.stdout.strip().splitlines()
@@ -368,8 +460,9 @@ def main(args):
         spec, _ = open_table(NAME, data_dir)
         variant = args.variant or ("str" if "str" in spec.variants else "plain")
         if variant not in spec.variants:
-            print("error: this table has no variant %s (it has %s)" % (variant, ", ".join(spec.variants)),
-                  file=sys.stderr)
+            print(
+                "error: this table has no variant %s (it has %s)" % (variant, ", ".join(spec.variants)), file=sys.stderr
+            )
             return 2
         asked = [n.strip() for n in (args.only or ",".join(FORMATS)).split(",") if n.strip()]
         unknown = [n for n in asked if n not in FORMATS]
@@ -377,10 +470,17 @@ def main(args):
             print("error: no format %s (formats: %s)" % (", ".join(unknown), ", ".join(FORMATS)), file=sys.stderr)
             return 2
         names = [n for n in FORMATS if n in asked]  # a writer's worker before its file's other readers
-        print("%s: %s rows, %d columns%s; measuring %d formats, one process each" % (
-            args.path, "{:,}".format(added["rows"]), len(added["columns"]),
-            " (left out: %s)" % ", ".join("%s %s" % c for c in added["left_out"]) if added["left_out"] else "",
-            len(names)), file=sys.stderr)
+        print(
+            "%s: %s rows, %d columns%s; measuring %d formats, one process each"
+            % (
+                args.path,
+                "{:,}".format(added["rows"]),
+                len(added["columns"]),
+                " (left out: %s)" % ", ".join("%s %s" % c for c in added["left_out"]) if added["left_out"] else "",
+                len(names),
+            ),
+            file=sys.stderr,
+        )
         # A reader of another format's file reads the file that format's worker left (a 1,000,000-row
         # CSV takes seconds to write again).
         writers = dict((n, writer_of(FORMATS[n], FORMATS.values())) for n in names if not FORMATS[n].writes)

@@ -9,6 +9,7 @@ asv also installs ``asv_runner``, the code that takes the samples, unpinned: its
 ``setup`` before every sample where earlier ones did not. Every environment gets the release the
 tools are pinned to (requirements.txt), so a new asv_runner never changes how a series samples.
 """
+
 import json
 import os
 from importlib import metadata

@@ -20,6 +20,7 @@ apart too: it is what a script that reads one file once sees.
 The record (``checks/audit-<machine>.json``) keeps every sample of every column, so that the
 README's table (``audit-table``) is computed from committed data.
 """
+
 import datetime
 import glob
 import json
@@ -172,14 +173,35 @@ def asv_samples(root, config, results_dir, machine, commit, cell):
 
     for path in glob.glob(os.path.join(results_dir, machine, commit[:8] + "-*.json")):
         os.remove(path)
-    command = [sys.executable, "-m", "asv", "run", "--config", config, "--machine", machine, "--record-samples",
-               "--show-stderr", "-b", "^%s$" % re.escape(cell[2]), commit + "^!"]
-    proc = subprocess.run(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True, env=dict(os.environ, DSIB_SELECT=command[-2]))
+    command = [
+        sys.executable,
+        "-m",
+        "asv",
+        "run",
+        "--config",
+        config,
+        "--machine",
+        machine,
+        "--record-samples",
+        "--show-stderr",
+        "-b",
+        "^%s$" % re.escape(cell[2]),
+        commit + "^!",
+    ]
+    proc = subprocess.run(
+        command,
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+        env=dict(os.environ, DSIB_SELECT=command[-2]),
+    )
     value, (stats, samples), _ = _cells(results_dir, machine, commit).get(cell[2], (None, (None, None), None))
     if proc.returncode != 0 or not samples:
-        raise AuditError("asv run of %s measured nothing (status %d, value %r):\n%s" % (
-            cell[2], proc.returncode, value, proc.stdout[-3000:]))
+        raise AuditError(
+            "asv run of %s measured nothing (status %d, value %r):\n%s"
+            % (cell[2], proc.returncode, value, proc.stdout[-3000:])
+        )
     env_name = [res.env_name for res in iter_results_for_machine_and_hash(results_dir, machine, commit)][0]
     return samples, stats["number"], env_name
 
@@ -189,8 +211,16 @@ def outside_samples(python, root, cell, data_dir, profile, repeat, processes, co
     children of one interpreter that imported the suite, the collector off; ``gc_off`` and
     ``gc_on``, fresh interpreters, the collector off or on while a call is timed."""
     _, _, _, cls, method, params = cell
-    spec = {"module": cls.__module__.split(".", 1)[1], "cls": cls.__name__, "method": method, "params": params,
-            "repeat": repeat, "gc_off": column != "gc_on", "forked": column == "forked", "processes": processes}
+    spec = {
+        "module": cls.__module__.split(".", 1)[1],
+        "cls": cls.__name__,
+        "method": method,
+        "params": params,
+        "repeat": repeat,
+        "gc_off": column != "gc_on",
+        "forked": column == "forked",
+        "processes": processes,
+    }
     if column != "forked":
         return [one for _ in range(processes) for one in _child(python, root, cell, data_dir, profile, spec)]
     return _child(python, root, cell, data_dir, profile, spec)
@@ -198,8 +228,14 @@ def outside_samples(python, root, cell, data_dir, profile, repeat, processes, co
 
 def _child(python, root, cell, data_dir, profile, spec):
     env = dict(os.environ, DSIB_PROFILE=profile, DSIB_DATA_DIR=data_dir, PYTHONPATH=root)
-    proc = subprocess.run([python, "-c", CHILD, json.dumps(spec)], cwd=root, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True)
+    proc = subprocess.run(
+        [python, "-c", CHILD, json.dumps(spec)],
+        cwd=root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
     if proc.returncode != 0:
         raise AuditError("%s failed outside asv:\n%s" % (cell[2], proc.stderr[-2000:]))
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -209,11 +245,17 @@ def _clean_commit(root):
     from .compare import resolve
 
     commit = resolve(root, "HEAD")
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "dsib", "data_prep",
-                            "benchmarks"], cwd=root, stdout=subprocess.PIPE, universal_newlines=True).stdout
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no", "--", "dsib", "data_prep", "benchmarks"],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+    ).stdout
     if dirty.strip():
-        raise AuditError("the checkout's dsib, data_prep or benchmarks differ from %s: asv measures the commit and "
-                         "the audit the checkout, so commit or stash first:\n%s" % (commit[:8], dirty))
+        raise AuditError(
+            "the checkout's dsib, data_prep or benchmarks differ from %s: asv measures the commit and "
+            "the audit the checkout, so commit or stash first:\n%s" % (commit[:8], dirty)
+        )
     return commit
 
 
@@ -221,8 +263,14 @@ def measure(root, config, results_dir, machine, data_dir, profile="default", rou
     """The audit's record; ``only``: a regular expression, the cells whose name it finds (all where None)."""
     commit = _clean_commit(root)
     own_config = write_config(config, results_dir, os.path.join(root, ".asv-audit-%s.conf.json" % profile))
-    record = {"machine": machine, "commit": commit, "profile": profile, "date": datetime.date.today().isoformat(),
-              "rounds": rounds, "cases": []}
+    record = {
+        "machine": machine,
+        "commit": commit,
+        "profile": profile,
+        "date": datetime.date.today().isoformat(),
+        "rounds": rounds,
+        "cases": [],
+    }
     span = load.Span()
     python = None
     cells = [cell for cell in post_cells() if not only or re.search(only, cell[2])]
@@ -231,8 +279,10 @@ def measure(root, config, results_dir, machine, data_dir, profile="default", rou
     for cell in cells:
         label, fmt, name, cls, _, _ = cell
         processes, repeat = sampling_of(cls)
-        case = dict({"case": label, "format": fmt, "cell": name, "processes": processes, "repeat": list(repeat),
-                     "order": []}, **dict((column, []) for column in COLUMNS))
+        case = dict(
+            {"case": label, "format": fmt, "cell": name, "processes": processes, "repeat": list(repeat), "order": []},
+            **dict((column, []) for column in COLUMNS),
+        )
         for round_number in range(rounds):
             # asv imports the suite from the checkout's benchmarks/, not from the commit: a checkout
             # changed while the audit runs would be timed under the commit's name.
@@ -241,13 +291,15 @@ def measure(root, config, results_dir, machine, data_dir, profile="default", rou
             case["order"].append(order(round_number))
             for column in case["order"][-1]:
                 if column == "asv":
-                    samples, case["number"], record["env_name"] = asv_samples(root, own_config, results_dir,
-                                                                              machine, commit, cell)
+                    samples, case["number"], record["env_name"] = asv_samples(
+                        root, own_config, results_dir, machine, commit, cell
+                    )
                     python = python or _python_of(own_config, record["env_name"])
                     case["asv"].append(samples)
                 else:
-                    case[column].append(outside_samples(python, root, cell, data_dir, profile, repeat, processes,
-                                                        column))
+                    case[column].append(
+                        outside_samples(python, root, cell, data_dir, profile, repeat, processes, column)
+                    )
         record["cases"].append(case)
         progress(row_text(case))
     machine_load = span.load()
@@ -291,28 +343,44 @@ def row_text(case):
     asv_median = quartiles(pooled(case, "asv"))[1]
     cells = [_spread(pooled(case, "asv"))]
     for column in OUTSIDE:
-        cells.append("%s | %.2f | %s" % (_spread(pooled(case, column)), quartiles(pooled(case, column))[1] / asv_median,
-                                         "yes" if agrees(case, column) else "no"))
+        cells.append(
+            "%s | %.2f | %s"
+            % (
+                _spread(pooled(case, column)),
+                quartiles(pooled(case, column))[1] / asv_median,
+                "yes" if agrees(case, column) else "no",
+            )
+        )
     cells.append("%s | %.2f" % (_spread(first_calls(case)), quartiles(first_calls(case))[1] / asv_median))
     return "| %s | %s | %s |" % (case["case"], case["format"], " | ".join(cells))
 
 
 def markdown(record):
-    lines = ["The 2019 post's cases timed by asv and outside it, in turn (`python -m dsib_tools audit`), machine "
-             "`%s`, commit `%s`, profile `%s`, %s (%s). Each case: %d rounds of four columns, each round starting one "
-             "column further on: one `asv run` of the cell; the same calls in processes forked from an interpreter "
-             "that imported the suite, as asv's forkserver does, the collector off while a call is timed, as `timeit` "
-             "does; in fresh interpreters, the collector off; in fresh interpreters, the collector on, as a user's "
-             "script. Each outside column has as many processes as asv's and samples as asv samples (`number` %s). "
-             "Other processes and steal over the audit (%.0f min): %s. Each column: median (IQR), samples; "
-             "\"within\": asv's median lies within that column's interquartile range." % (
-                 record["machine"], record["commit"][:8], record["profile"], record["env_name"], record["date"],
-                 record["rounds"], "/".join(sorted(set(str(c["number"]) for c in record["cases"]))),
-                 record["seconds"] / 60, load.describe_record(record["load"])),
-             "",
-             "| case | format | asv | forked, collector off | / asv | within | fresh, collector off | / asv | within | "
-             "fresh, collector on | / asv | within | fresh, first call | / asv |",
-             "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: |"]
+    lines = [
+        "The 2019 post's cases timed by asv and outside it, in turn (`python -m dsib_tools audit`), machine "
+        "`%s`, commit `%s`, profile `%s`, %s (%s). Each case: %d rounds of four columns, each round starting one "
+        "column further on: one `asv run` of the cell; the same calls in processes forked from an interpreter "
+        "that imported the suite, as asv's forkserver does, the collector off while a call is timed, as `timeit` "
+        "does; in fresh interpreters, the collector off; in fresh interpreters, the collector on, as a user's "
+        "script. Each outside column has as many processes as asv's and samples as asv samples (`number` %s). "
+        "Other processes and steal over the audit (%.0f min): %s. Each column: median (IQR), samples; "
+        "\"within\": asv's median lies within that column's interquartile range."
+        % (
+            record["machine"],
+            record["commit"][:8],
+            record["profile"],
+            record["env_name"],
+            record["date"],
+            record["rounds"],
+            "/".join(sorted(set(str(c["number"]) for c in record["cases"]))),
+            record["seconds"] / 60,
+            load.describe_record(record["load"]),
+        ),
+        "",
+        "| case | format | asv | forked, collector off | / asv | within | fresh, collector off | / asv | within | "
+        "fresh, collector on | / asv | within | fresh, first call | / asv |",
+        "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: |",
+    ]
     lines += [row_text(case) for case in record["cases"]]
     return "\n".join(lines)
 

@@ -6,6 +6,7 @@ read time; one point a format, labelled, sized by the peak memory of the operati
 with a bar through it over the interquartile range of that time. A panel's axis is logarithmic
 where its values span more than ``LOG_SPAN`` times. The points' tooltips give each figure with its
 spread (IQR, n)."""
+
 import html
 import json
 import math
@@ -14,11 +15,22 @@ LOG_SPAN = 20.0
 MIB = float(1 << 20)
 
 
-def point(fmt, describe, read=None, read_stats=None, write=None, write_stats=None, size=None, read_peak=None,
-          write_peak=None, extra=None):
+def point(
+    fmt,
+    describe,
+    read=None,
+    read_stats=None,
+    write=None,
+    write_stats=None,
+    size=None,
+    read_peak=None,
+    write_peak=None,
+    extra=None,
+):
     """One format's record. Times in seconds with asv-like stats ({q_25, q_75, repeat}); sizes and
     peaks in bytes; a missing figure is None. ``describe(time, stats)``: a time's text with its
     spread (report.format_with_spread)."""
+
     def number(value):
         return None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
 
@@ -28,8 +40,12 @@ def point(fmt, describe, read=None, read_stats=None, write=None, write_stats=Non
     read, write = number(read), number(write)
     record = {
         "format": fmt,
-        "read": read, "read_lo": spread(read_stats, "q_25"), "read_hi": spread(read_stats, "q_75"),
-        "write": write, "write_lo": spread(write_stats, "q_25"), "write_hi": spread(write_stats, "q_75"),
+        "read": read,
+        "read_lo": spread(read_stats, "q_25"),
+        "read_hi": spread(read_stats, "q_75"),
+        "write": write,
+        "write_lo": spread(write_stats, "q_25"),
+        "write_hi": spread(write_stats, "q_75"),
         "size_mib": None if number(size) is None else size / MIB,
         "read_peak_mib": None if number(read_peak) is None else read_peak / MIB,
         "write_peak_mib": None if number(write_peak) is None else write_peak / MIB,
@@ -51,10 +67,14 @@ def _scale(values):
     return {"type": "linear", "zero": False}
 
 
-TOOLTIP = [{"field": "format", "title": "format"}, {"field": "read_text", "title": "read"},
-           {"field": "write_text", "title": "write"}, {"field": "size_text", "title": "file"},
-           {"field": "read_peak_text", "title": "read peak memory"},
-           {"field": "write_peak_text", "title": "write peak memory"}]
+TOOLTIP = [
+    {"field": "format", "title": "format"},
+    {"field": "read_text", "title": "read"},
+    {"field": "write_text", "title": "write"},
+    {"field": "size_text", "title": "file"},
+    {"field": "read_peak_text", "title": "read peak memory"},
+    {"field": "write_peak_text", "title": "write peak memory"},
+]
 
 
 def _panel(points, x, y, x_title, y_title, peak, spreads):
@@ -71,18 +91,37 @@ def _panel(points, x, y, x_title, y_title, peak, spreads):
         which = "x" if axis == x else "y"
         enc[which] = dict(enc[which], field=lo)
         enc[which + "2"] = {"field": hi}
-        layers.append({"transform": [{"filter": "isValid(datum.%s) && isValid(datum.%s)" % (lo, hi)}],
-                       "mark": {"type": "rule", "color": "#888"}, "encoding": enc})
-    layers.append({"mark": {"type": "point", "filled": True, "opacity": 0.8},
-                   "encoding": {"x": xenc, "y": yenc, "color": {"field": "format", "type": "nominal", "legend": None,
-                                          "scale": {"scheme": "category20"}},
-                                "size": {"field": peak, "type": "quantitative", "title": "peak MiB",
-                                         "scale": {"range": [30, 600]}},
-                                "tooltip": TOOLTIP}})
-    layers.append({"mark": {"type": "text", "align": "left", "dx": 8, "dy": -6, "fontSize": 11},
-                   "encoding": {"x": xenc, "y": yenc, "text": {"field": "format"}}})
-    return {"width": 360, "height": 260,
-            "transform": [{"filter": "isValid(datum.%s) && isValid(datum.%s)" % (x, y)}], "layer": layers}
+        layers.append(
+            {
+                "transform": [{"filter": "isValid(datum.%s) && isValid(datum.%s)" % (lo, hi)}],
+                "mark": {"type": "rule", "color": "#888"},
+                "encoding": enc,
+            }
+        )
+    layers.append(
+        {
+            "mark": {"type": "point", "filled": True, "opacity": 0.8},
+            "encoding": {
+                "x": xenc,
+                "y": yenc,
+                "color": {"field": "format", "type": "nominal", "legend": None, "scale": {"scheme": "category20"}},
+                "size": {"field": peak, "type": "quantitative", "title": "peak MiB", "scale": {"range": [30, 600]}},
+                "tooltip": TOOLTIP,
+            },
+        }
+    )
+    layers.append(
+        {
+            "mark": {"type": "text", "align": "left", "dx": 8, "dy": -6, "fontSize": 11},
+            "encoding": {"x": xenc, "y": yenc, "text": {"field": "format"}},
+        }
+    )
+    return {
+        "width": 360,
+        "height": 260,
+        "transform": [{"filter": "isValid(datum.%s) && isValid(datum.%s)" % (x, y)}],
+        "layer": layers,
+    }
 
 
 def spec(points, title):
@@ -104,18 +143,27 @@ def chart_html(ident, points, title, skipped=(), note=""):
     out with their reasons."""
     data = json.dumps(spec(points, title)).replace("</", "<\\/")
     measured = sum(1 for p in points if p["read"] is not None and p["size_mib"] is not None)
-    parts = ["<figure class='dsib-chart-figure' id='%s'>" % html.escape(ident, quote=True),
-             "<div class='dsib-chart' data-points='%d'></div>" % measured,
-             "<script type='application/json' class='dsib-chart-spec'>%s</script>" % data]
+    parts = [
+        "<figure class='dsib-chart-figure' id='%s'>" % html.escape(ident, quote=True),
+        "<div class='dsib-chart' data-points='%d'></div>" % measured,
+        "<script type='application/json' class='dsib-chart-spec'>%s</script>" % data,
+    ]
     caption = [html.escape(note)] if note else []
-    caption.append("Points: one a format; left, read time against file size; right, write time against read "
-                   "time; a point's area is the peak memory of that read or write, a grey bar the interquartile "
-                   "range of its time. Hover a point for its figures.")
+    caption.append(
+        "Points: one a format; left, read time against file size; right, write time against read "
+        "time; a point's area is the peak memory of that read or write, a grey bar the interquartile "
+        "range of its time. Hover a point for its figures."
+    )
     parts.append("<figcaption>%s</figcaption>" % " ".join(caption))
     if skipped:
-        parts.append("<ul class='chart-skipped'>%s</ul>" % "".join(
-            "<li data-format='%s'><code>%s</code>: %s</li>" % (html.escape(f, quote=True), html.escape(f),
-                                                               html.escape(r)) for f, r in skipped))
+        parts.append(
+            "<ul class='chart-skipped'>%s</ul>"
+            % "".join(
+                "<li data-format='%s'><code>%s</code>: %s</li>"
+                % (html.escape(f, quote=True), html.escape(f), html.escape(r))
+                for f, r in skipped
+            )
+        )
     parts.append("</figure>")
     return "\n".join(parts)
 
@@ -123,5 +171,7 @@ def chart_html(ident, points, title, skipped=(), note=""):
 def script_tags(vendor_prefix="../vendor/", own="charts.js"):
     from .vendor_js import scripts
 
-    return "".join("<script src='%s%s'></script>" % (vendor_prefix, s) for s in scripts()) + \
-        "<script src='%s'></script>" % own
+    return (
+        "".join("<script src='%s%s'></script>" % (vendor_prefix, s) for s in scripts())
+        + "<script src='%s'></script>" % own
+    )

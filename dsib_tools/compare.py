@@ -10,6 +10,7 @@ asv's Mann-Whitney test calls the samples different (``changes`` applies asv's o
 saved results, for callers that need the cases rather than a table). The exit status is asv
 continuous's: non-zero when a case got slower or started failing.
 """
+
 import glob
 import itertools
 import json
@@ -27,11 +28,14 @@ PROFILE = "pr"
 FACTOR = 1.10
 CONFIG = ".asv-compare.conf.json"
 
+
 def _on(sources, formats=None, variants=None):
     """The parameters, as asv writes them, of the cells on ``sources`` in those formats and
     variants (every one where not named)."""
+
     def axis(values):
         return "'(%s)'" % "|".join(re.escape(v) for v in values) if values else "'[^']*'"
+
     return r"\(" + axis(sources) + ", " + axis(formats) + (", " + axis(variants) if variants else "") + "[,)]"
 
 
@@ -46,8 +50,14 @@ _POST_FORMATS = list(POST_2019_FORMATS)
 # codec, a pickle protocol, a JSON orient, an HDF5 layout): the argument's path is compared on the
 # plain variant, and the string variants' paths on the format whose functions they are (a test
 # checks that they share them). The JSON orients alone took 9 s a round in all three variants.
-ANOTHER_FORMATS_CALL = {"parquet-none": "parquet", "parquet-zstd": "parquet", "hdf-table": "hdf-fixed",
-                        "pickle-2": "pickle-highest", "json-records": "json-split", "json-split-noindex": "json-split"}
+ANOTHER_FORMATS_CALL = {
+    "parquet-none": "parquet",
+    "parquet-zstd": "parquet",
+    "hdf-table": "hdf-fixed",
+    "pickle-2": "pickle-highest",
+    "json-records": "json-split",
+    "json-split-noindex": "json-split",
+}
 _OWN_CALL = [name for name in FORMATS if name not in ANOTHER_FORMATS_CALL]
 _ARGUMENT = sorted(ANOTHER_FORMATS_CALL)
 
@@ -68,28 +78,40 @@ def _every_format(cls, method):
 #   largest), and the size of every file the timed cells read.
 # asv matches each pattern against "name(param, ...)": a pattern picks cells.
 BENCHMARKS = (
-    _pattern(suite.reads.ReadFromBytes, "time_read", _on(_POST)),
-    _pattern(suite.reads.ContinuousReadMonths, "time_read", _on(_POST)),
-) + _every_format(suite.reads.ReadFromPageCache, "time_read") + _every_format(suite.writes.WriteToBytes, "time_write") + (
-    _pattern(suite.reads.ReadFromPageCache, "time_read", _on(["tsbs_cpu"], _POST_FORMATS, ["plain"])),
-    _pattern(suite.writes.WriteToBytes, "time_write", _on(["tsbs_cpu"], _POST_FORMATS, ["plain"])),
-    _pattern(suite.reads.ReadFromPageCache, "time_read", _on(["rocklin"], _POST_FORMATS, ["str", "cat"])),
-    _pattern(suite.writes.WriteToBytes, "time_write", _on(["rocklin"], _POST_FORMATS, ["str", "cat"])),
-    _pattern(suite.writes.CategorizeThenWrite, "time_write", _on(["rocklin"], _POST_FORMATS)),
-    _pattern(suite.writes.WriteDurable, "time_write", _on(_TAXI, ["parquet", "feather"], ["plain"])),
-    _pattern(*(suite.GENERATOR + (r"\(",))),
-    _pattern(suite.reads.ReadFromPageCache, "peakmem_read", _on(_TAXI, None, ["str"])),
-    _pattern(suite.reads.ReadFromPageCache, "peakmem_read", _on(_TAXI, ["npy"], ["plain"])),
-    _pattern(suite.writes.WriteToBytes, "peakmem_write", _on(_TAXI, None, ["str"])),
-    _pattern(suite.writes.WriteToBytes, "peakmem_write", _on(_TAXI, ["npy"], ["plain"])),
-    _pattern(suite.sizes.Sizes, "track_file_size", _on(_POST + _TAXI)),
-    _pattern(suite.sizes.Sizes, "track_file_size", _on(["tsbs_cpu"], _POST_FORMATS, ["plain"])),
-    _pattern(suite.sizes.Sizes, "track_file_size", _on(["rocklin"], _POST_FORMATS, ["str", "cat"])),
-) + tuple(  # a study's own format, measured on its frame only (dsib.cases.FORMAT_SOURCES): there, on its text
-    _pattern(cls, method, _on(list(sources), [name], ["str"])) for name, sources in sorted(cases.FORMAT_SOURCES.items())
-    for cls, method in ((suite.reads.ReadFromPageCache, "time_read"), (suite.reads.ReadFromPageCache, "peakmem_read"),
-                        (suite.writes.WriteToBytes, "time_write"), (suite.writes.WriteToBytes, "peakmem_write"),
-                        (suite.sizes.Sizes, "track_file_size")))
+    (
+        _pattern(suite.reads.ReadFromBytes, "time_read", _on(_POST)),
+        _pattern(suite.reads.ContinuousReadMonths, "time_read", _on(_POST)),
+    )
+    + _every_format(suite.reads.ReadFromPageCache, "time_read")
+    + _every_format(suite.writes.WriteToBytes, "time_write")
+    + (
+        _pattern(suite.reads.ReadFromPageCache, "time_read", _on(["tsbs_cpu"], _POST_FORMATS, ["plain"])),
+        _pattern(suite.writes.WriteToBytes, "time_write", _on(["tsbs_cpu"], _POST_FORMATS, ["plain"])),
+        _pattern(suite.reads.ReadFromPageCache, "time_read", _on(["rocklin"], _POST_FORMATS, ["str", "cat"])),
+        _pattern(suite.writes.WriteToBytes, "time_write", _on(["rocklin"], _POST_FORMATS, ["str", "cat"])),
+        _pattern(suite.writes.CategorizeThenWrite, "time_write", _on(["rocklin"], _POST_FORMATS)),
+        _pattern(suite.writes.WriteDurable, "time_write", _on(_TAXI, ["parquet", "feather"], ["plain"])),
+        _pattern(*(suite.GENERATOR + (r"\(",))),
+        _pattern(suite.reads.ReadFromPageCache, "peakmem_read", _on(_TAXI, None, ["str"])),
+        _pattern(suite.reads.ReadFromPageCache, "peakmem_read", _on(_TAXI, ["npy"], ["plain"])),
+        _pattern(suite.writes.WriteToBytes, "peakmem_write", _on(_TAXI, None, ["str"])),
+        _pattern(suite.writes.WriteToBytes, "peakmem_write", _on(_TAXI, ["npy"], ["plain"])),
+        _pattern(suite.sizes.Sizes, "track_file_size", _on(_POST + _TAXI)),
+        _pattern(suite.sizes.Sizes, "track_file_size", _on(["tsbs_cpu"], _POST_FORMATS, ["plain"])),
+        _pattern(suite.sizes.Sizes, "track_file_size", _on(["rocklin"], _POST_FORMATS, ["str", "cat"])),
+    )
+    + tuple(  # a study's own format, measured on its frame only (dsib.cases.FORMAT_SOURCES): there, on its text
+        _pattern(cls, method, _on(list(sources), [name], ["str"]))
+        for name, sources in sorted(cases.FORMAT_SOURCES.items())
+        for cls, method in (
+            (suite.reads.ReadFromPageCache, "time_read"),
+            (suite.reads.ReadFromPageCache, "peakmem_read"),
+            (suite.writes.WriteToBytes, "time_write"),
+            (suite.writes.WriteToBytes, "peakmem_write"),
+            (suite.sizes.Sizes, "track_file_size"),
+        )
+    )
+)
 
 # The cells the gate compares, one asv name a line: a committed, reviewed list. A comparison reads
 # it from the base commit, so a pull request cannot shorten what it is compared on; a head whose
@@ -105,8 +127,9 @@ def _runs_at(cls, params, profile):
     """Whether a cell of ``cls`` runs at ``profile`` where every package is installed."""
     if not hasattr(cls, "operation"):
         return True
-    return cases.cell_skip_reason(cls.operation, dict(zip(cls.param_names, params)), profile,
-                                  cases.ANY_VERSIONS) is None
+    return (
+        cases.cell_skip_reason(cls.operation, dict(zip(cls.param_names, params)), profile, cases.ANY_VERSIONS) is None
+    )
 
 
 def gate_cells(benchmarks=BENCHMARKS, profile=PROFILE):
@@ -115,7 +138,7 @@ def gate_cells(benchmarks=BENCHMARKS, profile=PROFILE):
     picked = []
     for cls in suite.classes():
         for method in suite.methods(cls):
-            for params in (itertools.product(*cls.params) if getattr(cls, "params", None) else [()]):
+            for params in itertools.product(*cls.params) if getattr(cls, "params", None) else [()]:
                 label = _label(cls, method, params)
                 if any(re.search(pattern, label) for pattern in benchmarks) and _runs_at(cls, params, profile):
                     picked.append(label)
@@ -123,14 +146,20 @@ def gate_cells(benchmarks=BENCHMARKS, profile=PROFILE):
 
 
 def gate_file_text(cells):
-    return "# The cells make compare compares (python -m dsib_tools gate-cells writes this file).\n" + \
-        "".join(cell + "\n" for cell in cells)
+    return "# The cells make compare compares (python -m dsib_tools gate-cells writes this file).\n" + "".join(
+        cell + "\n" for cell in cells
+    )
 
 
 def committed_cells(root, commit):
     """The gate's list as ``commit`` has it; None where that commit has no list."""
-    proc = subprocess.run(["git", "show", "%s:%s" % (commit, GATE_FILE)], cwd=root, stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, universal_newlines=True)
+    proc = subprocess.run(
+        ["git", "show", "%s:%s" % (commit, GATE_FILE)],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        universal_newlines=True,
+    )
     if proc.returncode != 0:
         return None
     return [line for line in proc.stdout.splitlines() if line.strip() and not line.startswith("#")]
@@ -141,15 +170,18 @@ def gate_patterns(root, base, head):
     list lacks. A base from before the list existed is compared on this checkout's patterns."""
     base_cells = committed_cells(root, base)
     if base_cells is None:
-        sys.stderr.write("dsib compare: %s has no %s; comparing the cells of this checkout's patterns\n" % (
-            base[:8], GATE_FILE))
+        sys.stderr.write(
+            "dsib compare: %s has no %s; comparing the cells of this checkout's patterns\n" % (base[:8], GATE_FILE)
+        )
         return BENCHMARKS
     head_cells = set(committed_cells(root, head) or ())
     lost = [cell for cell in base_cells if cell not in head_cells]
     if lost:
-        raise CompareError("%s's %s lacks %d of the cells %s compares, so they would leave the gate unseen; "
-                           "restore them, or have the shorter list reviewed and merged on its own:\n%s" % (
-                               head[:8], GATE_FILE, len(lost), base[:8], "\n".join("  " + c for c in lost)))
+        raise CompareError(
+            "%s's %s lacks %d of the cells %s compares, so they would leave the gate unseen; "
+            "restore them, or have the shorter list reviewed and merged on its own:\n%s"
+            % (head[:8], GATE_FILE, len(lost), base[:8], "\n".join("  " + c for c in lost))
+        )
     return tuple("^" + re.escape(cell) for cell in base_cells)
 
 
@@ -161,8 +193,12 @@ def gate_patterns(root, base, head):
 # calls pay for that varies, so 2-20 ms cases came out in two modes up to 3x apart (a msgpack
 # read 4.5 or 15 ms; a pickle write 9.5 ms, 2 ms with freed memory kept). Keeping freed memory takes the page faults out
 # of those cases: the comparison measures the code, not the kernel's page zeroing.
-PROCESS_ENV = {"OMP_NUM_THREADS": "1", "MALLOC_MMAP_THRESHOLD_": str(2 ** 30), "MALLOC_TRIM_THRESHOLD_": str(2 ** 32),
-               "MALLOC_TOP_PAD_": str(2 ** 28)}
+PROCESS_ENV = {
+    "OMP_NUM_THREADS": "1",
+    "MALLOC_MMAP_THRESHOLD_": str(2**30),
+    "MALLOC_TRIM_THRESHOLD_": str(2**32),
+    "MALLOC_TOP_PAD_": str(2**28),
+}
 
 
 def _last_cpu():
@@ -218,8 +254,13 @@ class CompareError(Exception):
 
 def resolve(root, rev):
     """The full hash of ``rev`` in the repository at ``root``; a clear error if it is unknown."""
-    proc = subprocess.run(["git", "rev-parse", "--verify", "--quiet", rev + "^{commit}"], cwd=root,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True)
+    proc = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", rev + "^{commit}"],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        universal_newlines=True,
+    )
     if proc.returncode != 0:
         raise CompareError("%r is not a commit of %s" % (rev, root))
     return proc.stdout.strip()
@@ -232,8 +273,14 @@ def write_config(root, results_dir, env_dir=None, profile=PROFILE):
     from .config import derive_config
 
     with open(os.path.join(root, "asv.conf.json")) as f:
-        conf = derive_config(json.load(f), profile=profile, results_dir=os.path.abspath(results_dir),
-                             html_dir=os.path.abspath(results_dir) + "-html", env_dir=env_dir, envs="newest")
+        conf = derive_config(
+            json.load(f),
+            profile=profile,
+            results_dir=os.path.abspath(results_dir),
+            html_dir=os.path.abspath(results_dir) + "-html",
+            env_dir=env_dir,
+            envs="newest",
+        )
     path = os.path.join(root, CONFIG)
     with open(path, "w") as f:
         json.dump(conf, f, indent=4)
@@ -241,8 +288,22 @@ def write_config(root, results_dir, env_dir=None, profile=PROFILE):
 
 
 def continuous_command(config, machine, base, head, factor=FACTOR, benchmarks=BENCHMARKS, sampling=SAMPLING):
-    command = [sys.executable, "-m", "asv", "continuous", "--config", config, "--machine", machine,
-               "--factor", str(factor), "--interleave-rounds", "--show-stderr", "--cpu-affinity", str(_last_cpu())]
+    command = [
+        sys.executable,
+        "-m",
+        "asv",
+        "continuous",
+        "--config",
+        config,
+        "--machine",
+        machine,
+        "--factor",
+        str(factor),
+        "--interleave-rounds",
+        "--show-stderr",
+        "--cpu-affinity",
+        str(_last_cpu()),
+    ]
     for name, value in sampling:
         command += ["-a", "%s=%s" % (name, value)]
     for pattern in benchmarks:
@@ -259,8 +320,12 @@ def _cells(results_dir, machine, commit):
         for key in res.get_all_result_keys():
             params = res.get_result_params(key)
             for name, value, stats, samples in unroll_result(
-                    key, params, res.get_result_value(key, params), res.get_result_stats(key, params),
-                    res.get_result_samples(key, params)):
+                key,
+                params,
+                res.get_result_value(key, params),
+                res.get_result_stats(key, params),
+                res.get_result_samples(key, params),
+            ):
                 cells[name] = (value, (stats, samples), res.benchmark_version.get(key))
     return cells
 
@@ -316,14 +381,20 @@ def _measured(value):
 
 def ratios_of(before, after):
     """head / base of each cell both measured."""
-    return dict((name, after[name][0] / before[name][0]) for name in set(before) & set(after)
-                if _measured(before[name][0]) and _measured(after[name][0]))
+    return dict(
+        (name, after[name][0] / before[name][0])
+        for name in set(before) & set(after)
+        if _measured(before[name][0]) and _measured(after[name][0])
+    )
 
 
 def spreads_of(cells):
     """Each measured cell's relative spread, (q75 - q25) / median, from asv's saved stats."""
-    return dict((name, (stats["q_75"] - stats["q_25"]) / value)
-                for name, (value, (stats, _), _) in cells.items() if _measured(value) and stats)
+    return dict(
+        (name, (stats["q_75"] - stats["q_25"]) / value)
+        for name, (value, (stats, _), _) in cells.items()
+        if _measured(value) and stats
+    )
 
 
 def changes(results_dir, machine, base, head, factor=FACTOR):
@@ -336,26 +407,60 @@ def ratios(results_dir, machine, base, head):
 
 def compare_table(config, machine, base, head, factor=FACTOR):
     """``asv compare``'s table of every cell, slowest change first."""
-    proc = subprocess.run([sys.executable, "-m", "asv", "compare", "--config", config, "--machine", machine,
-                           "--factor", str(factor), "--sort", "ratio", base, head],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "asv",
+            "compare",
+            "--config",
+            config,
+            "--machine",
+            machine,
+            "--factor",
+            str(factor),
+            "--sort",
+            "ratio",
+            base,
+            head,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
     return proc.stdout
 
 
 def summary_markdown(table, verdict, base, head, factor, profile=PROFILE):
-    lines = ["## dsib: `asv continuous` %s..%s at the `%s` profile" % (base[:8], head[:8], profile), "",
-             "%d cells compared at factor %.2f (peak memory %.2f, file sizes %.2f): %d slower or bigger, "
-             "%d faster or smaller, %d newly failing, %d dropped. Machine load: %s." % (
-                 len(verdict["compared"]), factor, MEMORY_FACTOR, SIZE_FACTOR, len(verdict["worse"]),
-                 len(verdict["better"]), len(verdict["failed"]), len(verdict["dropped"]),
-                 load.describe_load(verdict.get("load"))), ""]
-    for label, key in (("Slower", "worse"), ("Failing", "failed"),
-                       ("Dropped (measured at the base, skipped or absent at the head)", "dropped"),
-                       ("Faster", "better")):
+    lines = [
+        "## dsib: `asv continuous` %s..%s at the `%s` profile" % (base[:8], head[:8], profile),
+        "",
+        "%d cells compared at factor %.2f (peak memory %.2f, file sizes %.2f): %d slower or bigger, "
+        "%d faster or smaller, %d newly failing, %d dropped. Machine load: %s."
+        % (
+            len(verdict["compared"]),
+            factor,
+            MEMORY_FACTOR,
+            SIZE_FACTOR,
+            len(verdict["worse"]),
+            len(verdict["better"]),
+            len(verdict["failed"]),
+            len(verdict["dropped"]),
+            load.describe_load(verdict.get("load")),
+        ),
+        "",
+    ]
+    for label, key in (
+        ("Slower", "worse"),
+        ("Failing", "failed"),
+        ("Dropped (measured at the base, skipped or absent at the head)", "dropped"),
+        ("Faster", "better"),
+    ):
         if verdict[key]:
             lines += ["%s:" % label, ""] + ["- `%s`" % name for name in verdict[key]] + [""]
-    return "\n".join(lines + ["<details><summary>asv compare</summary>", "", "```", table.rstrip(), "```", "",
-                              "</details>", ""])
+    return "\n".join(
+        lines + ["<details><summary>asv compare</summary>", "", "```", table.rstrip(), "```", "", "</details>", ""]
+    )
 
 
 def gate_status(asv_statuses, verdict, base, head, factor=FACTOR, stream=None):
@@ -367,17 +472,40 @@ def gate_status(asv_statuses, verdict, base, head, factor=FACTOR, stream=None):
     own = [status for status in asv_statuses if status not in (0, 1)]
     if own:
         return own[0]
-    for key, what in (("worse", "slower or bigger"), ("failed", "newly failing"),
-                      ("dropped", "measured at %s and skipped or absent at %s" % (base[:8], head[:8]))):
+    for key, what in (
+        ("worse", "slower or bigger"),
+        ("failed", "newly failing"),
+        ("dropped", "measured at %s and skipped or absent at %s" % (base[:8], head[:8])),
+    ):
         if verdict[key]:
-            stream.write("dsib compare: %d cells %s:\n%s\n" % (len(verdict[key]), what, "\n".join(
-                "  %s (threshold %.2f)" % (name, threshold(name, factor)) if key == "worse" else "  " + name
-                for name in verdict[key])))
+            stream.write(
+                "dsib compare: %d cells %s:\n%s\n"
+                % (
+                    len(verdict[key]),
+                    what,
+                    "\n".join(
+                        "  %s (threshold %.2f)" % (name, threshold(name, factor)) if key == "worse" else "  " + name
+                        for name in verdict[key]
+                    ),
+                )
+            )
     return 1 if verdict["worse"] or verdict["failed"] or verdict["dropped"] else 0
 
 
-def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, sampling=SAMPLING,
-        results_dir=None, env_dir=None, summary=None, env=None, profile=PROFILE):
+def run(
+    root,
+    base,
+    head,
+    machine,
+    factor=FACTOR,
+    benchmarks=BENCHMARKS,
+    sampling=SAMPLING,
+    results_dir=None,
+    env_dir=None,
+    summary=None,
+    env=None,
+    profile=PROFILE,
+):
     """asv continuous base..head in the repository at ``root``; returns (exit status, verdict)."""
     base_hash, head_hash = resolve(root, base), resolve(root, head)
     if base_hash == head_hash:
@@ -395,17 +523,23 @@ def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, samplin
     statuses, logs = [], []
     # Two passes into one results directory (asv keeps the first's cells): the timed cells in
     # rounds, then peak memory and file sizes once a commit.
-    for patterns, pass_sampling, pass_factor in (([p for p in benchmarks if sampled(p)], sampling, factor),
-                                                 ([p for p in benchmarks if not sampled(p)], UNSAMPLED,
-                                                  MEMORY_FACTOR)):
+    for patterns, pass_sampling, pass_factor in (
+        ([p for p in benchmarks if sampled(p)], sampling, factor),
+        ([p for p in benchmarks if not sampled(p)], UNSAMPLED, MEMORY_FACTOR),
+    ):
         if patterns:
             # The machine's load is logged beside the results, as for every run (dsib_tools.load).
             logs.append(load.log_path(results_dir, machine))
             # The suite's setup_cache builds the cells these patterns select only (benchmarks.SELECTED).
             selecting = dict(env, DSIB_SELECT="|".join("(?:%s)" % p for p in patterns))
-            statuses.append(load.watch(continuous_command(config, machine, base_hash, head_hash, pass_factor,
-                                                          patterns, pass_sampling), logs[-1], cwd=root,
-                                       env=selecting))
+            statuses.append(
+                load.watch(
+                    continuous_command(config, machine, base_hash, head_hash, pass_factor, patterns, pass_sampling),
+                    logs[-1],
+                    cwd=root,
+                    env=selecting,
+                )
+            )
     try:
         verdict = changes(results_dir, machine, base_hash, head_hash, factor)
     except CompareError:
@@ -417,6 +551,14 @@ def run(root, base, head, machine, factor=FACTOR, benchmarks=BENCHMARKS, samplin
     status = gate_status(statuses, verdict, base_hash, head_hash, factor)
     if summary:
         with open(summary, "a") as f:
-            f.write(summary_markdown(compare_table(config, machine, base_hash, head_hash, factor), verdict,
-                                     base_hash, head_hash, factor, profile))
+            f.write(
+                summary_markdown(
+                    compare_table(config, machine, base_hash, head_hash, factor),
+                    verdict,
+                    base_hash,
+                    head_hash,
+                    factor,
+                    profile,
+                )
+            )
     return status, verdict

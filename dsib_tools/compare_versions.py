@@ -6,6 +6,7 @@ A and B are ``key=value[,key=value]`` filters on a result file's params and envi
 the profile. The table, marks and significance are asv's (``Compare.print_table``), fed with the
 two environments' results: only results whose benchmark version matches benchmarks.json count,
 as in ``asv publish``."""
+
 from asv.commands.compare import Compare
 from asv.machine import iter_machine_files
 from asv.results import iter_results_for_machine
@@ -38,7 +39,10 @@ def env_params(res):
 
 def describe(res):
     return "  %s  [commit %s]  (%s)" % (
-        " ".join("%s=%s" % kv for kv in sorted(env_params(res).items())), res.commit_hash[:8], res.env_name)
+        " ".join("%s=%s" % kv for kv in sorted(env_params(res).items())),
+        res.commit_hash[:8],
+        res.env_name,
+    )
 
 
 def default_machine(results_dir):
@@ -51,19 +55,23 @@ def default_machine(results_dir):
 def select(results_dir, machine, a, b, commit=None):
     """(commit, Results for A, Results for B): the newest commit (or ``commit``) that has both."""
     filters = [parse_filter(a), parse_filter(b)]
-    results = [r for r in iter_results_for_machine(results_dir, machine)
-               if not commit or r.commit_hash.startswith(commit)]
+    results = [
+        r for r in iter_results_for_machine(results_dir, machine) if not commit or r.commit_hash.startswith(commit)
+    ]
     if not results:
-        raise SelectionError("no results for machine %s%s in %s" % (
-            machine, " at commit %s" % commit if commit else "", results_dir))
+        raise SelectionError(
+            "no results for machine %s%s in %s" % (machine, " at commit %s" % commit if commit else "", results_dir)
+        )
 
     def matching(wanted, pool):
         return [r for r in pool if all(str(env_params(r).get(k)) == v for k, v in wanted.items())]
 
     for text, wanted in zip((a, b), filters):
         if not matching(wanted, results):
-            raise SelectionError("%s selects no environment; the candidates are:\n%s" % (
-                text, "\n".join(sorted(set(map(describe, results))))))
+            raise SelectionError(
+                "%s selects no environment; the candidates are:\n%s"
+                % (text, "\n".join(sorted(set(map(describe, results)))))
+            )
     newest_first = sorted(set((r.date or 0, r.commit_hash) for r in results), reverse=True)
     for _, commit_hash in newest_first:
         at_commit = [r for r in results if r.commit_hash == commit_hash]
@@ -72,21 +80,33 @@ def select(results_dir, machine, a, b, commit=None):
             continue
         for text, found in zip((a, b), picked):
             if len(found) > 1:
-                raise SelectionError("%s is ambiguous at commit %s: add key=value pairs to pick one of\n%s" % (
-                    text, commit_hash[:8], "\n".join(map(describe, found))))
+                raise SelectionError(
+                    "%s is ambiguous at commit %s: add key=value pairs to pick one of\n%s"
+                    % (text, commit_hash[:8], "\n".join(map(describe, found)))
+                )
         if picked[0][0].env_name == picked[1][0].env_name:
             raise SelectionError("%s and %s select the same environment:\n%s" % (a, b, describe(picked[0][0])))
         return commit_hash, picked[0][0], picked[1][0]
-    raise SelectionError("no commit has results for both %s and %s; the candidates are:\n%s" % (
-        a, b, "\n".join(sorted(set(map(describe, matching(filters[0], results) + matching(filters[1], results)))))))
+    raise SelectionError(
+        "no commit has results for both %s and %s; the candidates are:\n%s"
+        % (a, b, "\n".join(sorted(set(map(describe, matching(filters[0], results) + matching(filters[1], results))))))
+    )
 
 
 def _resultset(res, benchmarks, machine):
     # Compare.print_table's row format; one shared environment label so that both sides join by name.
     for key in sorted(res.get_result_keys(benchmarks)):
         params = res.get_result_params(key)
-        yield (key, params, res.get_result_value(key, params), res.get_result_stats(key, params),
-               res.get_result_samples(key, params), res.benchmark_version.get(key), machine, "compare-versions")
+        yield (
+            key,
+            params,
+            res.get_result_value(key, params),
+            res.get_result_stats(key, params),
+            res.get_result_samples(key, params),
+            res.benchmark_version.get(key),
+            machine,
+            "compare-versions",
+        )
 
 
 def compare(results_dir, a, b, machine=None, commit=None, factor=1.1, only_changed=False):
@@ -95,16 +115,28 @@ def compare(results_dir, a, b, machine=None, commit=None, factor=1.1, only_chang
     benchmarks = load_benchmarks(results_dir)
     print("before: %s = %s" % (a, before.env_name))
     print("after:  %s = %s" % (b, after.env_name))
-    print("machine %s, commit %s; + slower, - faster, ~ a difference asv does not find significant" % (
-        machine, commit_hash[:8]))
+    print(
+        "machine %s, commit %s; + slower, - faster, ~ a difference asv does not find significant"
+        % (machine, commit_hash[:8])
+    )
     kinds = text_change(before.params, after.params)
     if kinds:
-        print("not like with like: the %s variants' %s (pandas %s → %s), so their rows compare two different "
-              "frames" % (" and ".join(TEXT_VARIANTS), kinds, before.params.get("pandas"), after.params.get("pandas")))
-    Compare.print_table(asv_config(results_dir), commit_hash, commit_hash, factor=factor, split=False,
-                        resultset_1=_resultset(before, benchmarks, machine),
-                        resultset_2=_resultset(after, benchmarks, machine), machine=machine,
-                        only_changed=only_changed, commit_names={})
+        print(
+            "not like with like: the %s variants' %s (pandas %s → %s), so their rows compare two different "
+            "frames" % (" and ".join(TEXT_VARIANTS), kinds, before.params.get("pandas"), after.params.get("pandas"))
+        )
+    Compare.print_table(
+        asv_config(results_dir),
+        commit_hash,
+        commit_hash,
+        factor=factor,
+        split=False,
+        resultset_1=_resultset(before, benchmarks, machine),
+        resultset_2=_resultset(after, benchmarks, machine),
+        machine=machine,
+        only_changed=only_changed,
+        commit_names={},
+    )
     for label, res in (("before", before), ("after", after)):
         print("%s: %s" % (label, sample_counts(res, benchmarks)))
 
@@ -122,5 +154,7 @@ def sample_counts(res, benchmarks):
         return "no sampled figures"
     single = sum(1 for n in counts if n == 1)
     return "%d figures of %s samples each (± is half their interquartile range)%s" % (
-        len(counts), "%d" % min(counts) if min(counts) == max(counts) else "%d–%d" % (min(counts), max(counts)),
-        "; %d of one sample, whose ± says nothing" % single if single else "")
+        len(counts),
+        "%d" % min(counts) if min(counts) == max(counts) else "%d–%d" % (min(counts), max(counts)),
+        "; %d of one sample, whose ± says nothing" % single if single else "",
+    )

@@ -1,4 +1,5 @@
 """asv configs derived from asv.conf.json: another profile, results location or environments."""
+
 import json
 
 
@@ -9,8 +10,19 @@ def table_digest(name, data_dir=None):
     return open_table(name, data_dir, verify="sizes")[1].digest[:12]
 
 
-def derive_config(base, profile=None, results_dir=None, html_dir=None, env_dir=None, repo=None,
-                  benchmark_dir=None, envs="all", dataset=None, data_dir=None, shard=None):
+def derive_config(
+    base,
+    profile=None,
+    results_dir=None,
+    html_dir=None,
+    env_dir=None,
+    repo=None,
+    benchmark_dir=None,
+    envs="all",
+    dataset=None,
+    data_dir=None,
+    shard=None,
+):
     """``base`` with the profile recorded in every environment (its name, hence its series) and,
     with ``envs="newest"``, only the matrix entry of the newest pyarrow and pandas. With a
     ``dataset`` (a table you brought), its name and what it holds are recorded too: two tables,
@@ -35,8 +47,13 @@ def derive_config(base, profile=None, results_dir=None, html_dir=None, env_dir=N
             entry.setdefault("env_nobuild", {})[name] = value
         if conf.get("matrix"):
             conf["matrix"].setdefault("env_nobuild", {})[name] = [value]
-    for key, value in (("results_dir", results_dir), ("html_dir", html_dir), ("env_dir", env_dir),
-                       ("repo", repo), ("benchmark_dir", benchmark_dir)):
+    for key, value in (
+        ("results_dir", results_dir),
+        ("html_dir", html_dir),
+        ("env_dir", env_dir),
+        ("repo", repo),
+        ("benchmark_dir", benchmark_dir),
+    ):
         if value:
             conf[key] = value
     return conf

@@ -5,6 +5,7 @@ as the module ``golang.org/toolchain``; ``go`` itself downloads it that way for 
 The zip is checked against a pinned sha256 before anything is unpacked, and unpacked under a
 temporary name that is renamed into place, so an interrupted fetch leaves nothing half-made.
 """
+
 import hashlib
 import os
 import platform
@@ -28,7 +29,10 @@ class FetchError(Exception):
 
 
 def this_platform():
-    return "%s-%s" % (sys.platform.replace("linux2", "linux"), _ARCH.get(platform.machine().lower(), platform.machine()))
+    return "%s-%s" % (
+        sys.platform.replace("linux2", "linux"),
+        _ARCH.get(platform.machine().lower(), platform.machine()),
+    )
 
 
 def fetch(version, into, progress=print):
@@ -36,8 +40,9 @@ def fetch(version, into, progress=print):
     target = this_platform()
     expected = SHA256.get((version, target))
     if expected is None:
-        raise FetchError("no pinned checksum for Go %s on %s: install Go (https://go.dev/dl/) and put it on PATH"
-                         % (version, target))
+        raise FetchError(
+            "no pinned checksum for Go %s on %s: install Go (https://go.dev/dl/) and put it on PATH" % (version, target)
+        )
     url = PROXY % (version, target)
     parent = os.path.dirname(os.path.abspath(into))
     os.makedirs(parent, exist_ok=True)
@@ -58,7 +63,7 @@ def fetch(version, into, progress=print):
             for info in z.infolist():
                 if not info.filename.startswith(prefix) or info.is_dir():
                     continue
-                path = os.path.join(unpacked, info.filename[len(prefix):])
+                path = os.path.join(unpacked, info.filename[len(prefix) :])
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 with z.open(info) as source, open(path, "wb") as f:
                     shutil.copyfileobj(source, f)

@@ -5,12 +5,22 @@ cannot hold does not hide the others), with the reader told what a user would
 tell it (datetime columns, which column is categorical), and compared with
 ``dsib.fidelity.compare_frames``.
 """
+
 import warnings
 
 import numpy as np
 
-TYPES = ("int", "float with NaN", "bool", "datetime64", "tz-aware datetime", "categorical", "string", "nullable",
-         "nullable bool")
+TYPES = (
+    "int",
+    "float with NaN",
+    "bool",
+    "datetime64",
+    "tz-aware datetime",
+    "categorical",
+    "string",
+    "nullable",
+    "nullable bool",
+)
 # What a reader that takes dtypes is told of pandas' nullable types, as a table a user brought tells
 # it (data_prep.own: the ``dtypes`` hint).
 TOLD = {"nullable": "Int64", "nullable bool": "boolean"}
@@ -19,10 +29,12 @@ TOLD = {"nullable": "Int64", "nullable bool": "boolean"}
 def probe_columns():
     import pandas as pd
 
-    instants = np.array(["2016-01-01T00:00:01", "2016-06-30T23:59:59", "2016-02-29T12:00:00",
-                         "2016-03-01T00:00:00"], dtype="datetime64[ns]")
+    instants = np.array(
+        ["2016-01-01T00:00:01", "2016-06-30T23:59:59", "2016-02-29T12:00:00", "2016-03-01T00:00:00"],
+        dtype="datetime64[ns]",
+    )
     columns = {
-        "int": pd.Series([1, -2, 3, 2 ** 40], dtype="int64"),
+        "int": pd.Series([1, -2, 3, 2**40], dtype="int64"),
         "float with NaN": pd.Series([0.1, np.nan, -73.98174285888672, 2.5e-8]),
         "bool": pd.Series([True, False, True, True]),
         "datetime64": pd.Series(instants),
@@ -44,7 +56,7 @@ def probe_columns():
 def short(text, limit=48):
     """A message's first sentence, cut to fit a column of the Markdown table."""
     text = str(text).split(". ")[0].split("\n")[0]
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def whole(text):
@@ -60,8 +72,7 @@ def round_trip(fmt, name, series, shorten=short):
     from dsib.fidelity import compare_frames
 
     frame = pd.DataFrame({"c": series})
-    hints = {"datetimes": ("c",) if "datetime" in name else (),
-             "categoricals": ("c",) if name == "categorical" else ()}
+    hints = {"datetimes": ("c",) if "datetime" in name else (), "categoricals": ("c",) if name == "categorical" else ()}
     if name in TOLD:
         hints["dtypes"] = (("c", TOLD[name]),)
     try:

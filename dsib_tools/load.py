@@ -16,6 +16,7 @@ least ``BUSY_CORES`` of a core on average, or steal took at least ``BUSY_STEAL``
 Kernel threads working for the suite (writeback after an fsync) count as other processes: on a
 quiet machine they stayed far below the threshold (README, "Machine load").
 """
+
 import bisect
 import datetime
 import glob
@@ -75,14 +76,20 @@ def _own_cpu(tree):
 def _reading(roots=()):
     busy, steal = _busy_and_steal()
     own, watcher = _own_cpu(_tree_cpu(roots))
-    return {"t": round(time.time(), 3), "busy": round(busy, 2), "own": round(own, 3),
-            "watcher": round(watcher, 3), "steal": round(steal, 2)}
+    return {
+        "t": round(time.time(), 3),
+        "busy": round(busy, 2),
+        "own": round(own, 3),
+        "watcher": round(watcher, 3),
+        "steal": round(steal, 2),
+    }
 
 
 def log_path(results_dir, machine, started=None):
     started = started or datetime.datetime.now(datetime.timezone.utc)
-    return os.path.join(results_dir, machine, DIRECTORY, started.strftime("%Y%m%dT%H%M%SZ") + "-%d" % os.getpid()
-                        + SUFFIX)
+    return os.path.join(
+        results_dir, machine, DIRECTORY, started.strftime("%Y%m%dT%H%M%SZ") + "-%d" % os.getpid() + SUFFIX
+    )
 
 
 def watch(command, path, interval=INTERVAL, orphans_grace=None, **popen):
@@ -95,8 +102,12 @@ def watch(command, path, interval=INTERVAL, orphans_grace=None, **popen):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     partial = path + ".partial"
     with open(partial, "w") as log:
-        log.write(json.dumps({"kind": KIND, "version": 1, "cpus": psutil.cpu_count(), "interval": interval,
-                              "command": command}) + "\n")
+        log.write(
+            json.dumps(
+                {"kind": KIND, "version": 1, "cpus": psutil.cpu_count(), "interval": interval, "command": command}
+            )
+            + "\n"
+        )
         log.write(json.dumps(_reading()) + "\n")
         child, tree, status = None, None, None
         # A SIGTERM sent to this process alone is passed on.
@@ -208,8 +219,10 @@ class _Tree(object):
             pass
         left = self._alive()
         if left:
-            sys.stderr.write("dsib: the command left %d process(es) running %s after it ended: killed\n" % (
-                len(left), ", ".join("%d (%s)" % (p.pid, _name(p)) for p in left)))
+            sys.stderr.write(
+                "dsib: the command left %d process(es) running %s after it ended: killed\n"
+                % (len(left), ", ".join("%d (%s)" % (p.pid, _name(p)) for p in left))
+            )
             for p in left:
                 try:
                     p.kill()
@@ -252,8 +265,10 @@ class Log(object):
             with open(path) as f:
                 lines = [json.loads(line) for line in f if line.strip()]
         except ValueError as exc:
-            raise ValueError("%s is not readable JSON Lines (%s): restore it from git, or remove it and re-run "
-                             "the results it covers" % (path, exc))
+            raise ValueError(
+                "%s is not readable JSON Lines (%s): restore it from git, or remove it and re-run "
+                "the results it covers" % (path, exc)
+            )
         if not lines or lines[0].get("kind") != KIND:
             raise ValueError("%s is not a dsib load log" % path)
         self.cpus = lines[0]["cpus"]
@@ -312,20 +327,29 @@ def over_logs(paths):
     if not loads:
         return None
     seconds = sum(load.seconds for load in loads)
-    return Load(sum(load.other * load.seconds for load in loads) / seconds,
-                sum(load.steal * load.seconds for load in loads) / seconds, seconds)
+    return Load(
+        sum(load.other * load.seconds for load in loads) / seconds,
+        sum(load.steal * load.seconds for load in loads) / seconds,
+        seconds,
+    )
 
 
 def as_record(load):
     """A Load as the noise and audit records keep it; None where none was recorded."""
-    return None if load is None else {"other_cores": round(load.other, 3), "steal": round(load.steal, 4),
-                                      "seconds": round(load.seconds, 1)}
+    return (
+        None
+        if load is None
+        else {"other_cores": round(load.other, 3), "steal": round(load.steal, 4), "seconds": round(load.seconds, 1)}
+    )
 
 
 def describe_record(figures):
     """``as_record``'s figures, as the README's tables say them."""
-    return "not recorded" if figures is None else "%.2f cores / %.1f %% steal" % (
-        figures["other_cores"], 100 * figures["steal"])
+    return (
+        "not recorded"
+        if figures is None
+        else "%.2f cores / %.1f %% steal" % (figures["other_cores"], 100 * figures["steal"])
+    )
 
 
 def busy(load):
@@ -336,7 +360,10 @@ def describe_load(load):
     if load is None:
         return "not recorded"
     return "other processes %.2f cores on average, steal %.1f %% (%s)" % (
-        load.other, 100 * load.steal, "under load" if busy(load) else "quiet")
+        load.other,
+        100 * load.steal,
+        "under load" if busy(load) else "quiet",
+    )
 
 
 class Machine(object):

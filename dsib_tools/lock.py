@@ -25,6 +25,7 @@ When that code changes, ``check`` fails until someone decides:
 
 Recording is ``python -m dsib_tools lock``; the lock's diff shows which of the two it was.
 """
+
 import ast
 import hashlib
 import inspect
@@ -68,7 +69,7 @@ def imported(name, path):
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 parts = package.split(".")
-                base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
             else:
                 base = node.module
             found.append(base)
@@ -88,7 +89,7 @@ def package_modules(name, root=ROOT):
     for directory, dirs, files in os.walk(top):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
         for filename in sorted(f for f in files if f.endswith(".py")):
-            relative = os.path.relpath(os.path.join(directory, filename), top)[:-len(".py")].split(os.sep)
+            relative = os.path.relpath(os.path.join(directory, filename), top)[: -len(".py")].split(os.sep)
             found.append(".".join([name] + [p for p in relative if p != "__init__"]))
     return found
 
@@ -168,13 +169,16 @@ def problems(locked=None, now=None):
         elif name not in locked:
             found.append("%s is not in the lock: record its series %d" % (name, now[name]["series"]))
         elif now[name]["series"] != locked[name]["series"]:
-            found.append("%s is now series %d (the lock has %d): record the new series"
-                         % (name, now[name]["series"], locked[name]["series"]))
+            found.append(
+                "%s is now series %d (the lock has %d): record the new series"
+                % (name, now[name]["series"], locked[name]["series"])
+            )
         elif now[name]["code"] != locked[name]["code"]:
-            found.append("%s: the code it measures changed and its series is still %d. Decide: if what it "
-                         "measures changed, start a new series (version = series(%d)); if not, record that "
-                         "series %d continues" % (name, now[name]["series"], now[name]["series"] + 1,
-                                                  now[name]["series"]))
+            found.append(
+                "%s: the code it measures changed and its series is still %d. Decide: if what it "
+                "measures changed, start a new series (version = series(%d)); if not, record that "
+                "series %d continues" % (name, now[name]["series"], now[name]["series"] + 1, now[name]["series"])
+            )
     return found
 
 

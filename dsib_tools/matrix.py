@@ -6,6 +6,7 @@ every release of the sweeps. An entry pins its whole environment, and asv's plug
 (``dsib.asv_plugin``) installs those pins in one pip call and checks what got installed;
 ``resolve`` asks pip the same question without installing, for the tests.
 """
+
 import json
 import os
 import re
@@ -40,26 +41,63 @@ _POST = list(POST_2019_FORMATS)
 # The contenders of Rocklin's study (shared/seeds/003): pickle (its highest protocol, and protocol
 # 2), JSON with and without the index, msgpack (of the columns, and pandas' own), CSV, HDFStore
 # (pandas' default layout, fixed).
-ROCKLIN_FORMATS = ["pickle-highest", "pickle-2", "json-split", "json-split-noindex", "msgpack", "pandas-msgpack",
-                   "csv", "hdf-fixed"]
+ROCKLIN_FORMATS = [
+    "pickle-highest",
+    "pickle-2",
+    "json-split",
+    "json-split-noindex",
+    "msgpack",
+    "pandas-msgpack",
+    "csv",
+    "hdf-fixed",
+]
 _ROCKLIN = {"source": ["rocklin"], "format": ROCKLIN_FORMATS}
 RELEASE = (
-    Pick(suite.reads.ReadFromBytes, ["time_read"], {"source": _MONTH, "format": _POST},
-         "the 2019 post's reads 1a-1c, at the profile's month"),
-    Pick(suite.reads.ContinuousReadMonths, None, {"source": _MONTH, "format": _POST},
-         "the post's continuous read (case 2), and its peak memory"),
-    Pick(suite.writes.WriteMonthToBytes, ["time_write"], {"source": _MONTH, "format": _POST},
-         "the post's writes 3a-3c"),
-    Pick(suite.reads.ReadFromPageCache, ["time_read", "peakmem_read"], {"source": ["nyc_taxi"]},
-         "every format and variant of the taxi frame: the read from the page cache, its peak memory"),
-    Pick(suite.writes.WriteToBytes, ["time_write", "peakmem_write"], {"source": ["nyc_taxi"]},
-         "every format and variant of the taxi frame: the write to bytes, its peak memory"),
-    Pick(suite.sizes.Sizes, None, {"source": _MONTH + ["nyc_taxi"]},
-         "the file sizes (and the frame's, which the throughputs divide), of the month and of the taxi frame"),
-    Pick(suite.reads.ContinuousRead, None, {"source": ["nyc_taxi"]},
-         "the continuous read of every format, and its peak memory"),
-    Pick(suite.reads.ProcessBaseline, None, {},
-         "what every peak memory holds besides its case: without it, no peak memory reads across releases"),
+    Pick(
+        suite.reads.ReadFromBytes,
+        ["time_read"],
+        {"source": _MONTH, "format": _POST},
+        "the 2019 post's reads 1a-1c, at the profile's month",
+    ),
+    Pick(
+        suite.reads.ContinuousReadMonths,
+        None,
+        {"source": _MONTH, "format": _POST},
+        "the post's continuous read (case 2), and its peak memory",
+    ),
+    Pick(
+        suite.writes.WriteMonthToBytes, ["time_write"], {"source": _MONTH, "format": _POST}, "the post's writes 3a-3c"
+    ),
+    Pick(
+        suite.reads.ReadFromPageCache,
+        ["time_read", "peakmem_read"],
+        {"source": ["nyc_taxi"]},
+        "every format and variant of the taxi frame: the read from the page cache, its peak memory",
+    ),
+    Pick(
+        suite.writes.WriteToBytes,
+        ["time_write", "peakmem_write"],
+        {"source": ["nyc_taxi"]},
+        "every format and variant of the taxi frame: the write to bytes, its peak memory",
+    ),
+    Pick(
+        suite.sizes.Sizes,
+        None,
+        {"source": _MONTH + ["nyc_taxi"]},
+        "the file sizes (and the frame's, which the throughputs divide), of the month and of the taxi frame",
+    ),
+    Pick(
+        suite.reads.ContinuousRead,
+        None,
+        {"source": ["nyc_taxi"]},
+        "the continuous read of every format, and its peak memory",
+    ),
+    Pick(
+        suite.reads.ProcessBaseline,
+        None,
+        {},
+        "what every peak memory holds besides its case: without it, no peak memory reads across releases",
+    ),
     # Rocklin's study, on his frame and his formats. TSBS's study (shared/seeds/001) compared ways
     # into QuestDB (a loop of row() calls against dataframe()), not file formats: those are
     # engines and SerializeForQuestDB, measured on the newest environment only.
@@ -68,8 +106,10 @@ RELEASE = (
     Pick(suite.sizes.Sizes, None, _ROCKLIN, "Rocklin's sizes"),
     Pick(suite.writes.CategorizeThenWrite, None, _ROCKLIN, "Rocklin's case for categoricals"),
 )
-NEWEST_ONLY_NOTE = ("measured on the newest environment only: the release matrix runs the release-tracking "
-                    "selection (docs/release-matrix.md)")
+NEWEST_ONLY_NOTE = (
+    "measured on the newest environment only: the release matrix runs the release-tracking "
+    "selection (docs/release-matrix.md)"
+)
 
 
 def _pick_regex(pick):
@@ -112,10 +152,15 @@ def pins(entry):
 
 def newest(include):
     """The entry with the newest pyarrow, then pandas, then Python: `make bench`'s one environment."""
+
     def key(entry):
         req = entry.get("req", {})
-        return (version_tuple(req.get("pyarrow", "0")), version_tuple(req.get("pandas", "0")),
-                version_tuple(entry["python"]))
+        return (
+            version_tuple(req.get("pyarrow", "0")),
+            version_tuple(req.get("pandas", "0")),
+            version_tuple(entry["python"]),
+        )
+
     return max(include, key=key)
 
 
@@ -135,10 +180,12 @@ def shard(include, index, count):
     would run it twice). Consecutive entries tend to share a Python and an era, hence
     round-robin rather than blocks: the shards' run times stay close."""
     ordered = [json.loads(text) for text in sorted(set(json.dumps(entry, sort_keys=True) for entry in include))]
-    chosen = ordered[index - 1::count]
+    chosen = ordered[index - 1 :: count]
     if not chosen:
-        raise ValueError("shard %d/%d is empty: the matrix has %d environments, fewer than %d shards"
-                         % (index, count, len(ordered), count))
+        raise ValueError(
+            "shard %d/%d is empty: the matrix has %d environments, fewer than %d shards"
+            % (index, count, len(ordered), count)
+        )
     return chosen
 
 
@@ -187,11 +234,19 @@ def _interpreter(python):
 def resolver(python, workdir):
     """A fresh virtualenv for ``python`` with the pip asv's plugin would use. Returns its python."""
     target = os.path.join(workdir, "py%s" % python)
-    subprocess.run([sys.executable, "-m", "virtualenv", "--quiet", "-p", _interpreter(python), target],
-                   check=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    subprocess.run(
+        [sys.executable, "-m", "virtualenv", "--quiet", "-p", _interpreter(python), target],
+        check=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     exe = os.path.join(target, "bin", "python")
-    subprocess.run([exe, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "wheel", "pip>=8"],
-                   check=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    subprocess.run(
+        [exe, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "wheel", "pip>=8"],
+        check=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     return exe
 
 
@@ -200,10 +255,17 @@ def resolve(entry, python_exe):
     pinned = pins(entry)
     handle, report = tempfile.mkstemp(suffix=".json")
     os.close(handle)
-    args = install_args(pinned) + ["--dry-run", "--ignore-installed", "--quiet", "--disable-pip-version-check",
-                                   "--report", report]
-    done = subprocess.run([python_exe, "-m", "pip"] + args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True)
+    args = install_args(pinned) + [
+        "--dry-run",
+        "--ignore-installed",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--report",
+        report,
+    ]
+    done = subprocess.run(
+        [python_exe, "-m", "pip"] + args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True
+    )
     if done.returncode != 0:
         return ["pip cannot resolve %s: %s" % (label(entry), done.stdout.strip()[-2000:])]
     with open(report) as f:
@@ -220,8 +282,11 @@ def run_check(results_dir, machine, commit, profile, config_path=CURATED_CONFIG)
     from asv.commands.compare import unroll_result
     from asv.results import iter_results_for_machine_and_hash
 
-    runs = [r for r in iter_results_for_machine_and_hash(results_dir, machine, commit)
-            if (r.env_vars or {}).get("DSIB_PROFILE") == profile]
+    runs = [
+        r
+        for r in iter_results_for_machine_and_hash(results_dir, machine, commit)
+        if (r.env_vars or {}).get("DSIB_PROFILE") == profile
+    ]
     record = {"machine": machine, "commit": commit, "profile": profile, "environments": []}
     for entry in entries(config_path):
         wanted = dict(entry["req"], python=entry["python"])
@@ -243,13 +308,29 @@ def run_check(results_dir, machine, commit, profile, config_path=CURATED_CONFIG)
 
 
 def check_markdown(record):
-    lines = ["The curated matrix at profile `%s`, commit `%s`, machine `%s`: %d of %d environments ran, "
-             "%d failed cells." % (record["profile"], record["commit"][:8], record["machine"],
-                                   sum(1 for e in record["environments"] if e["found"]),
-                                   len(record["environments"]),
-                                   sum(len(e["failed"]) for e in record["environments"])), "",
-             "| environment | cells run | skipped | failed |", "| --- | ---: | ---: | ---: |"]
+    lines = [
+        "The curated matrix at profile `%s`, commit `%s`, machine `%s`: %d of %d environments ran, "
+        "%d failed cells."
+        % (
+            record["profile"],
+            record["commit"][:8],
+            record["machine"],
+            sum(1 for e in record["environments"] if e["found"]),
+            len(record["environments"]),
+            sum(len(e["failed"]) for e in record["environments"]),
+        ),
+        "",
+        "| environment | cells run | skipped | failed |",
+        "| --- | ---: | ---: | ---: |",
+    ]
     for e in record["environments"]:
-        lines.append("| %s | %s | %s | %s |" % (e["environment"], e["ran"] if e["found"] else "not run",
-                                                e["skipped"] if e["found"] else "", len(e["failed"])))
+        lines.append(
+            "| %s | %s | %s | %s |"
+            % (
+                e["environment"],
+                e["ran"] if e["found"] else "not run",
+                e["skipped"] if e["found"] else "",
+                len(e["failed"]),
+            )
+        )
     return "\n".join(lines)

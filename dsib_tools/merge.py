@@ -6,6 +6,7 @@ shows one machine with every environment. The shards must be one hardware class 
 ``machine.json`` agree), one suite (their ``benchmarks.json`` agree: asv publishes every result
 against that one file) and disjoint (no results file two shards hold with different contents).
 """
+
 import filecmp
 import json
 import os
@@ -34,8 +35,9 @@ def _machine_files(tree, machine):
     ``machine.json`` and load logs."""
     machine_dir = os.path.join(tree, machine)
     if not os.path.isfile(os.path.join(machine_dir, MACHINE_JSON)):
-        raise MergeError("%s holds no results of machine %r (no %s)" % (tree, machine,
-                                                                       os.path.join(machine, MACHINE_JSON)))
+        raise MergeError(
+            "%s holds no results of machine %r (no %s)" % (tree, machine, os.path.join(machine, MACHINE_JSON))
+        )
     found = {}
     for directory, _, names in os.walk(machine_dir):
         for name in names:
@@ -57,35 +59,44 @@ def plan(trees, into, machine):
         if hardware is None:
             hardware = (os.path.join(tree, machine_json), info)
         elif other_hardware(hardware[1], info):
-            raise MergeError("%s records %s; %s records %s: the shards of one sweep must run on one hardware "
-                             "class, or their timings would share a series" % (
-                                 hardware[0], _hardware(hardware[1]), os.path.join(tree, machine_json),
-                                 _hardware(info)))
+            raise MergeError(
+                "%s records %s; %s records %s: the shards of one sweep must run on one hardware "
+                "class, or their timings would share a series"
+                % (hardware[0], _hardware(hardware[1]), os.path.join(tree, machine_json), _hardware(info))
+            )
         benchmarks = os.path.join(tree, BENCHMARKS_JSON)
         if not os.path.isfile(benchmarks):
             raise MergeError("%s has no %s: it is not an asv results tree" % (tree, BENCHMARKS_JSON))
         if suite is None:
             suite = (benchmarks, _read(benchmarks))
         elif _read(benchmarks) != suite[1]:
-            raise MergeError("%s and %s differ: the shards ran different benchmarks (other commits of the suite?); "
-                             "asv publishes every result against one benchmarks.json" % (suite[0], benchmarks))
+            raise MergeError(
+                "%s and %s differ: the shards ran different benchmarks (other commits of the suite?); "
+                "asv publishes every result against one benchmarks.json" % (suite[0], benchmarks)
+            )
         for relative, path in sorted(files.items()):
             if relative in sources and not filecmp.cmp(sources[relative], path, shallow=False):
-                raise MergeError("%s and %s hold different contents under one name: two shards ran the same "
-                                 "environment at the same commit" % (sources[relative], path))
+                raise MergeError(
+                    "%s and %s hold different contents under one name: two shards ran the same "
+                    "environment at the same commit" % (sources[relative], path)
+                )
             sources.setdefault(relative, path)
     known = os.path.join(into, machine_json)
     if os.path.isfile(known) and other_hardware(_read(known), hardware[1]):
-        raise MergeError("%s records %s; the shards (%s) record %s: merge them under another machine name" % (
-            known, _hardware(_read(known)), hardware[0], _hardware(hardware[1])))
+        raise MergeError(
+            "%s records %s; the shards (%s) record %s: merge them under another machine name"
+            % (known, _hardware(_read(known)), hardware[0], _hardware(hardware[1]))
+        )
     pairs = []
     for relative, source in sorted(sources.items()):
         target = os.path.join(into, relative)
         if not os.path.exists(target):
             pairs.append((source, target))
         elif not filecmp.cmp(source, target, shallow=False):
-            raise MergeError("%s already holds %s with other contents than %s: merge into a fresh tree "
-                             "(or one seeded from the committed results)" % (into, relative, source))
+            raise MergeError(
+                "%s already holds %s with other contents than %s: merge into a fresh tree "
+                "(or one seeded from the committed results)" % (into, relative, source)
+            )
     # The shards' suite replaces the tree's (the committed history's, when seeded), as a run would.
     return pairs + [(hardware[0], known), (suite[0], os.path.join(into, BENCHMARKS_JSON))]
 

@@ -16,6 +16,7 @@ file sizes, its value) at both commits. Every figure of the README's tables is r
 those samples with asv's own statistics and rule (``replay``), and a test checks that the
 recomputed flags are the ones the gate raised.
 """
+
 import datetime
 import json
 import os
@@ -34,8 +35,12 @@ COMMENT = "\n# A/A comparison: this comment is the only difference from the pare
 
 
 def _git(repo, *args):
-    subprocess.run(["git", "-c", "user.name=dsib noise", "-c", "user.email=noise@dsib.invalid"] + list(args),
-                   cwd=repo, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        ["git", "-c", "user.name=dsib noise", "-c", "user.email=noise@dsib.invalid"] + list(args),
+        cwd=repo,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def slowdown_source(slowdown):
@@ -43,9 +48,16 @@ def slowdown_source(slowdown):
     (``{("csv", "write"): 1.25}``; side "read" or "write") takes that many times as long: after
     each call it spins for the rest of the call's own time times the factor, as a slower codec
     would. Spinning, not sleeping: a sleep's wake-up latency would add more than asked."""
-    lines = ["", "", "# Injected by dsib.noise: %s." % ", ".join(
-        "%s %ss take %s times as long" % (name, side, factor) for (name, side), factor in sorted(slowdown.items())),
-        "import time as _time", "", "",
+    lines = [
+        "",
+        "",
+        "# Injected by dsib.noise: %s."
+        % ", ".join(
+            "%s %ss take %s times as long" % (name, side, factor) for (name, side), factor in sorted(slowdown.items())
+        ),
+        "import time as _time",
+        "",
+        "",
         "def _slower(call, factor):",
         "    def slowly(*args, **kwargs):",
         "        start = _time.perf_counter()",
@@ -54,7 +66,10 @@ def slowdown_source(slowdown):
         "        while _time.perf_counter() < until:",
         "            pass",
         "        return result",
-        "    return slowly", "", ""]
+        "    return slowly",
+        "",
+        "",
+    ]
     for (name, side), factor in sorted(slowdown.items()):
         if side not in ("read", "write"):
             raise ValueError("a slowdown's side is read or write, not %r" % side)
@@ -145,8 +160,17 @@ def _loads(record):
     return ", ".join(machine_load.describe_record(r.get("load")) for r in record["runs"])
 
 
-def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFILE, data_dir=None, work=None,
-            progress=print, slowdown=None):
+def measure(
+    root,
+    machine,
+    runs=3,
+    factor=compare.FACTOR,
+    profile=compare.PROFILE,
+    data_dir=None,
+    work=None,
+    progress=print,
+    slowdown=None,
+):
     """``runs`` comparisons of HEAD against a child that changes a comment (A/A) or, with
     ``slowdown``, makes those adapters slower; the record as a dict, with every cell's raw
     samples (or value) at both commits."""
@@ -156,36 +180,72 @@ def measure(root, machine, runs=3, factor=compare.FACTOR, profile=compare.PROFIL
     repo = clone_with_change(root, work, slowdown)
     env = dict(os.environ, DSIB_DATA_DIR=os.path.abspath(data_dir or os.path.join(root, "data")))
     base = compare.resolve(root, "HEAD")
-    record = {"machine": machine, "profile": profile, "rows": get_profile(profile).rows,
-              "grid_rows": get_profile(profile).grid_rows, "factor": factor,
-              "thresholds": {"memory": compare.MEMORY_FACTOR, "size": compare.SIZE_FACTOR},
-              "cells": compare.committed_cells(root, base),
-              "sampling": dict(compare.SAMPLING), "unsampled": dict(compare.UNSAMPLED),
-              "process_env": dict(compare.PROCESS_ENV), "cpu_affinity": compare._last_cpu(),
-              "slowdown": SLOWDOWN, "commit": base,
-              "head": "the base plus one commit appending to %s: %r" % (
-                  COMMENT_FILE, slowdown_source(slowdown) if slowdown else COMMENT),
-              "injected": sorted([name, side, f] for (name, side), f in (slowdown or {}).items()),
-              "date": datetime.date.today().isoformat(), "runs": []}
+    record = {
+        "machine": machine,
+        "profile": profile,
+        "rows": get_profile(profile).rows,
+        "grid_rows": get_profile(profile).grid_rows,
+        "factor": factor,
+        "thresholds": {"memory": compare.MEMORY_FACTOR, "size": compare.SIZE_FACTOR},
+        "cells": compare.committed_cells(root, base),
+        "sampling": dict(compare.SAMPLING),
+        "unsampled": dict(compare.UNSAMPLED),
+        "process_env": dict(compare.PROCESS_ENV),
+        "cpu_affinity": compare._last_cpu(),
+        "slowdown": SLOWDOWN,
+        "commit": base,
+        "head": "the base plus one commit appending to %s: %r"
+        % (COMMENT_FILE, slowdown_source(slowdown) if slowdown else COMMENT),
+        "injected": sorted([name, side, f] for (name, side), f in (slowdown or {}).items()),
+        "date": datetime.date.today().isoformat(),
+        "runs": [],
+    }
     gate = set(record["cells"])
     for i in range(runs):
         results_dir = os.path.join(work, "results-%d" % (i + 1))
         start = time.time()
-        status, verdict = compare.run(repo, "HEAD~1", "HEAD", machine, factor, results_dir=results_dir,
-                                      env_dir=os.path.join(root, ".asv", "env"), env=env, profile=profile)
+        status, verdict = compare.run(
+            repo,
+            "HEAD~1",
+            "HEAD",
+            machine,
+            factor,
+            results_dir=results_dir,
+            env_dir=os.path.join(root, ".asv", "env"),
+            env=env,
+            profile=profile,
+        )
         seconds = time.time() - start
         if verdict is None or status not in (0, 1):
             # asv failed, or was stopped: a run with part of its cells is no measure of the noise.
             raise compare.CompareError("run %d did not complete (exit %d): nothing recorded" % (i + 1, status))
-        before, after = (compare.load_cells(results_dir, machine, compare.resolve(repo, rev))
-                         for rev in ("HEAD~1", "HEAD"))
-        record["runs"].append(dict(
-            {"seconds": round(seconds, 1), "gate_exit": status, "base": raw_of(before, gate), "head": raw_of(after, gate),
-             "load": machine_load.as_record(verdict["load"])},
-            **dict((key, verdict[key]) for key in ("worse", "better", "failed", "dropped"))))
-        progress("%s run %d of %d: %d cells, %d flagged slower, %d flagged faster, %.1f min" % (
-            "Slowdown" if slowdown else "A/A", i + 1, runs, len(verdict["compared"]), len(verdict["worse"]),
-            len(verdict["better"]), seconds / 60))
+        before, after = (
+            compare.load_cells(results_dir, machine, compare.resolve(repo, rev)) for rev in ("HEAD~1", "HEAD")
+        )
+        record["runs"].append(
+            dict(
+                {
+                    "seconds": round(seconds, 1),
+                    "gate_exit": status,
+                    "base": raw_of(before, gate),
+                    "head": raw_of(after, gate),
+                    "load": machine_load.as_record(verdict["load"]),
+                },
+                **dict((key, verdict[key]) for key in ("worse", "better", "failed", "dropped")),
+            )
+        )
+        progress(
+            "%s run %d of %d: %d cells, %d flagged slower, %d flagged faster, %.1f min"
+            % (
+                "Slowdown" if slowdown else "A/A",
+                i + 1,
+                runs,
+                len(verdict["compared"]),
+                len(verdict["worse"]),
+                len(verdict["better"]),
+                seconds / 60,
+            )
+        )
     shutil.rmtree(work, ignore_errors=True)
     return record
 
@@ -196,11 +256,21 @@ SLOWDOWN = 1.25  # the detection test's injected slowdown
 def _slowed(cells, factor):
     """``cells`` as if every case took ``factor`` times as long: asv's stats scale with the samples."""
     unscaled = ("repeat", "number")
-    return dict((name, (value * factor, (dict((k, v if k in unscaled or v is None else v * factor)
-                                               for k, v in stats.items()),
-                                         [x * factor for x in samples]), version))
-                for name, (value, (stats, samples), version) in cells.items()
-                if compare._measured(value) and stats and samples)
+    return dict(
+        (
+            name,
+            (
+                value * factor,
+                (
+                    dict((k, v if k in unscaled or v is None else v * factor) for k, v in stats.items()),
+                    [x * factor for x in samples],
+                ),
+                version,
+            ),
+        )
+        for name, (value, (stats, samples), version) in cells.items()
+        if compare._measured(value) and stats and samples
+    )
 
 
 def detects(before, after, slowdown=SLOWDOWN):
@@ -254,17 +324,27 @@ def per_case(record):
         for cell in verdict["compared"]:
             if not compare.sampled(cell):
                 continue
-            row = rows.setdefault(case_of(cell), {"cells": set(), "spreads": [], "ratios": [], "flagged": 0,
-                                                  "caught": 0, "tries": 0})
+            row = rows.setdefault(
+                case_of(cell), {"cells": set(), "spreads": [], "ratios": [], "flagged": 0, "caught": 0, "tries": 0}
+            )
             row["cells"].add(cell)
             row["caught"] += caught.get(cell, 0)
             row["tries"] += 2
             row["spreads"] += [spreads[0][cell], spreads[1][cell]]
             row["ratios"].append(ratios[cell])
             row["flagged"] += cell in flagged
-    return [(name, len(r["cells"]), statistics.median(r["spreads"]), max(r["spreads"]),
-             _furthest(r["ratios"]), r["flagged"], r["caught"] / r["tries"])
-            for name, r in sorted(rows.items())]
+    return [
+        (
+            name,
+            len(r["cells"]),
+            statistics.median(r["spreads"]),
+            max(r["spreads"]),
+            _furthest(r["ratios"]),
+            r["flagged"],
+            r["caught"] / r["tries"],
+        )
+        for name, r in sorted(rows.items())
+    ]
 
 
 def _furthest(ratios):
@@ -285,8 +365,16 @@ def unsampled_rows(record):
             row["cells"].add(cell)
             row["ratios"].append((ratios[cell], cell))
             row["flagged"] += cell in flagged
-    return [(name, len(r["cells"]), compare.threshold(name, record["factor"]),
-             max(r["ratios"], key=lambda rc: max(rc[0], 1 / rc[0])), r["flagged"]) for name, r in sorted(rows.items())]
+    return [
+        (
+            name,
+            len(r["cells"]),
+            compare.threshold(name, record["factor"]),
+            max(r["ratios"], key=lambda rc: max(rc[0], 1 / rc[0])),
+            r["flagged"],
+        )
+        for name, r in sorted(rows.items())
+    ]
 
 
 def _injected(record):
@@ -307,21 +395,41 @@ def slowdown_markdown(record):
     cells = sorted(set(c for _, _, v in runs for c in v["compared"] if touches(c, slowdown)))
     caught = [sum(c in v["worse"] for c in cells) for _, _, v in runs]
     stray = [len([c for c in v["worse"] + v["better"] if not touches(c, slowdown)]) for _, _, v in runs]
-    lines = ["Slowdown at factor %.2f, profile `%s`, machine `%s` (%s), commit `%s`: %s. In %d runs the %d cases that "
-             "call them were flagged slower %s times; other cases flagged: %s; a run took %s min; other processes and steal during each run: %s." % (
-                 record["factor"], record["profile"], record["machine"], record["date"], record["commit"][:8],
-                 ", ".join("%s %ss %d %% slower" % (name, side, round(100 * (f - 1)))
-                           for (name, side), f in sorted(slowdown.items())),
-                 len(runs), len(cells), " + ".join("%d/%d" % (c, len(cells)) for c in caught),
-                 " + ".join(map(str, stray)), _minutes(record), _loads(record)), "",
-             "| slowed case | " + " | ".join("run %d: ratio" % (i + 1) for i in range(len(runs))) + " | flagged |",
-             "| --- | " + " | ".join("---:" for _ in runs) + " | ---: |"]
+    lines = [
+        "Slowdown at factor %.2f, profile `%s`, machine `%s` (%s), commit `%s`: %s. In %d runs the %d cases that "
+        "call them were flagged slower %s times; other cases flagged: %s; a run took %s min; other processes "
+        "and steal during each run: %s."
+        % (
+            record["factor"],
+            record["profile"],
+            record["machine"],
+            record["date"],
+            record["commit"][:8],
+            ", ".join(
+                "%s %ss %d %% slower" % (name, side, round(100 * (f - 1)))
+                for (name, side), f in sorted(slowdown.items())
+            ),
+            len(runs),
+            len(cells),
+            " + ".join("%d/%d" % (c, len(cells)) for c in caught),
+            " + ".join(map(str, stray)),
+            _minutes(record),
+            _loads(record),
+        ),
+        "",
+        "| slowed case | " + " | ".join("run %d: ratio" % (i + 1) for i in range(len(runs))) + " | flagged |",
+        "| --- | " + " | ".join("---:" for _ in runs) + " | ---: |",
+    ]
     ratios = [compare.ratios_of(before, after) for before, after, _ in runs]
     for cell in cells:
-        shown = ["%.3f%s" % (r[cell], "" if cell in v["worse"] else " (missed)") if cell in r else "n/a"
-                 for r, (_, _, v) in zip(ratios, runs)]
-        lines.append("| `%s` | %s | %d of %d |" % (cell, " | ".join(shown), sum(cell in v["worse"] for _, _, v in runs),
-                                                 len(runs)))
+        shown = [
+            "%.3f%s" % (r[cell], "" if cell in v["worse"] else " (missed)") if cell in r else "n/a"
+            for r, (_, _, v) in zip(ratios, runs)
+        ]
+        lines.append(
+            "| `%s` | %s | %d of %d |"
+            % (cell, " | ".join(shown), sum(cell in v["worse"] for _, _, v in runs), len(runs))
+        )
     return "\n".join(lines)
 
 
@@ -331,28 +439,51 @@ def aa_markdown(record):
     timed = per_case(record)
     caught = sum(row[-1] * 2 * row[1] for row in timed) / sum(2 * row[1] for row in timed)
     sampling = record["sampling"]
-    lines = ["A/A at factor %.2f (peak memory %.2f, file sizes %.2f), profile `%s`, machine `%s` (%s), base `%s`: "
-             "%s cells flagged in %d runs of %s cells compared; a run took %s min; other processes and steal "
-             "during each run: %s. Timed cells: %d samples a commit, "
-             "one call each (`number` %s), one process each. The same samples with one side made %d %% slower: "
-             "flagged in %d %% of cells and directions." % (
-                 record["factor"], record["thresholds"]["memory"], record["thresholds"]["size"], record["profile"],
-                 record["machine"], record["date"], record["commit"][:8], " + ".join(map(str, flagged)), len(runs),
-                 "/".join(str(len(v["compared"])) for _, _, v in runs), _minutes(record), _loads(record),
-                 sampling["rounds"],
-                 "/".join(sorted(set(str(n) for r in record["runs"] for side in ("base", "head")
-                                     for n in r[side]["number"].values()))),
-                 round(100 * (record["slowdown"] - 1)), round(100 * caught)), "",
-             "| timed case (variants: plain, str, cat) | cells | spread, median | spread, worst | A/A ratio, furthest "
-             "from 1 | flagged | %d %% slower, flagged |" % round(100 * (record["slowdown"] - 1)),
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "A/A at factor %.2f (peak memory %.2f, file sizes %.2f), profile `%s`, machine `%s` (%s), base `%s`: "
+        "%s cells flagged in %d runs of %s cells compared; a run took %s min; other processes and steal "
+        "during each run: %s. Timed cells: %d samples a commit, "
+        "one call each (`number` %s), one process each. The same samples with one side made %d %% slower: "
+        "flagged in %d %% of cells and directions."
+        % (
+            record["factor"],
+            record["thresholds"]["memory"],
+            record["thresholds"]["size"],
+            record["profile"],
+            record["machine"],
+            record["date"],
+            record["commit"][:8],
+            " + ".join(map(str, flagged)),
+            len(runs),
+            "/".join(str(len(v["compared"])) for _, _, v in runs),
+            _minutes(record),
+            _loads(record),
+            sampling["rounds"],
+            "/".join(
+                sorted(
+                    set(str(n) for r in record["runs"] for side in ("base", "head") for n in r[side]["number"].values())
+                )
+            ),
+            round(100 * (record["slowdown"] - 1)),
+            round(100 * caught),
+        ),
+        "",
+        "| timed case (variants: plain, str, cat) | cells | spread, median | spread, worst | A/A ratio, furthest "
+        "from 1 | flagged | %d %% slower, flagged |" % round(100 * (record["slowdown"] - 1)),
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for name, cells, median, worst, ratio, flags, share in timed:
-        lines.append("| `%s` | %d | %.1f%% | %.1f%% | %.3f | %d | %d%% |" % (
-            name, cells, 100 * median, 100 * worst, ratio, flags, round(100 * share)))
-    lines += ["", "| measured once a commit | cells | threshold | A/A ratio, furthest from 1 (cell) | flagged |",
-              "| --- | ---: | ---: | --- | ---: |"]
+        lines.append(
+            "| `%s` | %d | %.1f%% | %.1f%% | %.3f | %d | %d%% |"
+            % (name, cells, 100 * median, 100 * worst, ratio, flags, round(100 * share))
+        )
+    lines += [
+        "",
+        "| measured once a commit | cells | threshold | A/A ratio, furthest from 1 (cell) | flagged |",
+        "| --- | ---: | ---: | --- | ---: |",
+    ]
     for name, cells, limit, (ratio, cell), flags in unsampled_rows(record):
-        lines.append("| `%s` | %d | %.2f | %.4f (`%s`) | %d |" % (name, cells, limit, ratio, cell[len(name):], flags))
+        lines.append("| `%s` | %d | %.2f | %.4f (`%s`) | %d |" % (name, cells, limit, ratio, cell[len(name) :], flags))
     return "\n".join(lines)
 
 
@@ -369,15 +500,26 @@ def published_spreads(results_dir, machine=None):
         if ".time_" not in key:
             continue
         params = res.get_result_params(key)
-        for _, value, stats, _ in unroll_result(key, params, res.get_result_value(key, params),
-                                                res.get_result_stats(key, params), res.get_result_samples(key, params)):
+        for _, value, stats, _ in unroll_result(
+            key,
+            params,
+            res.get_result_value(key, params),
+            res.get_result_stats(key, params),
+            res.get_result_samples(key, params),
+        ):
             if value is None or value != value or value <= 0 or not stats or (stats.get("repeat") or 1) < 2:
                 continue  # failed, skipped, or one sample: no spread to speak of
             row = rows.setdefault(key, {"spreads": [], "samples": set()})
             row["spreads"].append((stats["q_75"] - stats["q_25"]) / value)
             row["samples"].add(stats["repeat"])
-    return machine, res, [(key, len(r["spreads"]), _span(r["samples"]), statistics.median(r["spreads"]),
-                           max(r["spreads"])) for key, r in sorted(rows.items())]
+    return (
+        machine,
+        res,
+        [
+            (key, len(r["spreads"]), _span(r["samples"]), statistics.median(r["spreads"]), max(r["spreads"]))
+            for key, r in sorted(rows.items())
+        ],
+    )
 
 
 def _span(numbers):
@@ -387,10 +529,13 @@ def _span(numbers):
 
 def published_markdown(results_dir, machine=None):
     machine, res, rows = published_spreads(results_dir, machine)
-    lines = ["The published `default` run (machine `%s`, commit %s, %s): spread of each case's samples." % (
-        machine, res.commit_hash[:8], res.env_name), "",
+    lines = [
+        "The published `default` run (machine `%s`, commit %s, %s): spread of each case's samples."
+        % (machine, res.commit_hash[:8], res.env_name),
+        "",
         "| benchmark | cells | samples a cell | spread, median | spread, worst |",
-        "| --- | ---: | ---: | ---: | ---: |"]
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
     for key, cells, samples, median, worst in rows:
         lines.append("| `%s` | %d | %s | %.1f%% | %.1f%% |" % (key, cells, samples, 100 * median, 100 * worst))
     return "\n".join(lines)

@@ -17,6 +17,7 @@ asv's text is not the one it was written against):
 - ``summarygrid.js`` links a thumbnail of fewer than two points (one commit: no line to draw) to
   the release view, which plots every case across releases instead of across commits;
 - ``asv.js`` keeps a cached graph's data for the callback it promised it to (see CACHE_PATCH)."""
+
 import json
 import os
 import shutil
@@ -41,8 +42,9 @@ def _write(path, data):
 def current_keys(result, benchmarks):
     """The benchmarks of one raw asv result file whose version is ``benchmarks.json``'s."""
     version = result["result_columns"].index("version")
-    return set(k for k, row in result["results"].items()
-               if k in benchmarks and row[version] == benchmarks[k]["version"])
+    return set(
+        k for k, row in result["results"].items() if k in benchmarks and row[version] == benchmarks[k]["version"]
+    )
 
 
 def stage(results_dir, staging):
@@ -69,8 +71,10 @@ def stage(results_dir, staging):
             environments.setdefault((machine, result["env_name"]), []).append((name, result))
     has = dict((key, set().union(*(set(r["results"]) for _, r in files))) for key, files in environments.items())
     published = max((has[key] for key in sorted(has)), key=len) if has else set()
-    _write(os.path.join(staging, BENCHMARKS_JSON),
-           dict((k, v) for k, v in listed.items() if not isinstance(v, dict) or k in published))
+    _write(
+        os.path.join(staging, BENCHMARKS_JSON),
+        dict((k, v) for k, v in listed.items() if not isinstance(v, dict) or k in published),
+    )
     left_out = []
     for (machine, env_name), files in sorted(environments.items()):
         lacking = published - has[(machine, env_name)]
@@ -86,8 +90,7 @@ def stage(results_dir, staging):
 
 def newest_environment(graph_param_list):
     """The graph parameters of the environment of the newest pyarrow, then pandas, then Python."""
-    return max(graph_param_list, key=lambda params: tuple(version_tuple(params.get(k) or "0")
-                                                           for k in RELEASE_KEYS))
+    return max(graph_param_list, key=lambda params: tuple(version_tuple(params.get(k) or "0") for k in RELEASE_KEYS))
 
 
 def open_on_newest_release(html_dir):
@@ -111,7 +114,8 @@ def open_on_newest_release(html_dir):
 # view inserted there for a thumbnail with no line to draw.
 SUMMARY_ANCHOR = """            ).done(function(data) {
                 var options = {"""
-SUMMARY_PATCH = """            ).done(function(data) {
+SUMMARY_PATCH = (
+    """            ).done(function(data) {
                 /* dsib: one commit is one point, which flot draws as nothing */
                 if (data.filter(function(p) { return p[1] !== null; }).length < 2) {
                     container.attr('href', '%s');
@@ -119,7 +123,9 @@ SUMMARY_PATCH = """            ).done(function(data) {
                     plot_div.text('one commit: see the release view');
                     return;
                 }
-                var options = {""" % RELEASES_PAGE
+                var options = {"""
+    % RELEASES_PAGE
+)
 # asv 0.6.6's asv.js resolves a cached graph a millisecond later from the cache, which a load
 # finishing meanwhile may have emptied (it empties it whole past 5 graphs): a graph page of more
 # environments then plots `undefined` on every toggle (TypeError in filter_graph_data).
@@ -167,8 +173,9 @@ def publish(config_path, html_dir=None):
         conf["results_dir"] = staging
         staged_config = os.path.join(tmp, "asv.conf.json")
         _write(staged_config, conf)
-        subprocess.run([sys.executable, "-m", "asv", "publish", "--config", staged_config,
-                        "--html-dir", html_dir], check=True)
+        subprocess.run(
+            [sys.executable, "-m", "asv", "publish", "--config", staged_config, "--html-dir", html_dir], check=True
+        )
     open_on_newest_release(html_dir)
     for name, anchor, patch in REWRITES:
         rewrite(os.path.join(html_dir, name), anchor, patch)

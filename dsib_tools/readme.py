@@ -11,6 +11,7 @@ runs every block's command and writes its output in; ``--check`` only says which
 (a test runs it, so the README cannot drift from the files it cites). A table of timings or
 ratios outside such a block is typed, and ``typed_tables`` finds it.
 """
+
 import contextlib
 import difflib
 import io

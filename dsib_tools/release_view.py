@@ -8,6 +8,7 @@ A case opens directly at ``releases.html#case=<benchmark>/<param>/<param>…`` (
 the pandas order). Another published machine has ``releases-<machine>.html`` and its data file; a
 selector on each page goes between them. ``release-regressions.html`` lists the steps up that asv's
 step detection finds along each case's releases, for every machine."""
+
 import html
 import itertools
 import json
@@ -35,15 +36,25 @@ VIEWS = {"pyarrow": ("pyarrow", "pandas", "python"), "pandas": ("pandas", "pyarr
 FORMAT_LABELS = {"parquet": "Parquet", "csv": "CSV", "feather": "Feather"}
 # (label, [case ids, the first one present wins]): the figures the page opens with. The post's
 # cases are also found under their first suite's names, in history taken before the reorganisation.
-HEADLINES = (
-    [("%s %s, %s" % (FORMAT_LABELS[f], case.label.split()[1].lower(), case.given["variant"]),
-      suite.post_case_ids(case, f))
-     for case in suite.POST_2019 if "variant" in case.given for f in ("parquet", "csv")]
-    + [("%s %s, nyc_taxi plain (every format)" % (FORMAT_LABELS[f], op),
-        [suite.case_id(suite.name(cls, method), ["nyc_taxi", f, "plain"])])
-       for op, cls, method in (("read", suite.reads.ReadFromPageCache, "time_read"),
-                               ("write", suite.writes.WriteToBytes, "time_write"))
-       for f in ("parquet", "feather", "csv")])
+HEADLINES = [
+    (
+        "%s %s, %s" % (FORMAT_LABELS[f], case.label.split()[1].lower(), case.given["variant"]),
+        suite.post_case_ids(case, f),
+    )
+    for case in suite.POST_2019
+    if "variant" in case.given
+    for f in ("parquet", "csv")
+] + [
+    (
+        "%s %s, nyc_taxi plain (every format)" % (FORMAT_LABELS[f], op),
+        [suite.case_id(suite.name(cls, method), ["nyc_taxi", f, "plain"])],
+    )
+    for op, cls, method in (
+        ("read", suite.reads.ReadFromPageCache, "time_read"),
+        ("write", suite.writes.WriteToBytes, "time_write"),
+    )
+    for f in ("parquet", "feather", "csv")
+]
 
 
 def _version(text):
@@ -72,7 +83,7 @@ def text_kind(params):
 
 
 def text_change(before, after):
-    """"text: Python objects → Arrow-backed str" where the text variants' frames differ in kind
+    """ "text: Python objects → Arrow-backed str" where the text variants' frames differ in kind
     between two environments' pins; None where they are alike."""
     kinds = text_kind(before), text_kind(after)
     return None if kinds[0] == kinds[1] else "text: %s → %s" % kinds
@@ -164,8 +175,14 @@ def case_rows(benchmarks, results):
             cells = [s.get(combo) for s in stored]
             if any(map(is_number, cells)):
                 given = [p.strip("'\"") for p in combo]
-                yield ("/".join([name] + given), name, dict(zip(bench["param_names"], given)), bench["unit"], cells,
-                       [s.get(combo) if is_number(c) else None for s, c in zip(spreads, cells)])
+                yield (
+                    "/".join([name] + given),
+                    name,
+                    dict(zip(bench["param_names"], given)),
+                    bench["unit"],
+                    cells,
+                    [s.get(combo) if is_number(c) else None for s, c in zip(spreads, cells)],
+                )
 
 
 def summary(cells, order):
@@ -181,8 +198,13 @@ def summary(cells, order):
     def ratio(i):
         return cells[i] / cells[newest] if cells[newest] else None
 
-    return {"best": best, "previous": previous, "newest": newest, "best_ratio": ratio(best),
-            "previous_ratio": ratio(previous)}
+    return {
+        "best": best,
+        "previous": previous,
+        "newest": newest,
+        "best_ratio": ratio(best),
+        "previous_ratio": ratio(previous),
+    }
 
 
 # asv's step detection fits a piecewise-constant level to the log of the medians (so that a step is a
@@ -235,14 +257,14 @@ def mark_newest_only(case, newest, current=None):
     nothing). The first suite's names (history taken in every environment) are left as they are."""
     current = _current_names() if current is None else current
     elsewhere = any(is_number(v) for i, v in enumerate(case["values"]) if i != newest)
-    if (case["benchmark"] not in current or elsewhere
-            or in_release(case["benchmark"], list(case["params"].values()))):
+    if case["benchmark"] not in current or elsewhere or in_release(case["benchmark"], list(case["params"].values())):
         case["newest_only"] = None
         return case
     case["newest_only"] = NEWEST_ONLY_NOTE
     # asv writes a cell that a run's -b leaves out as skipped (NaN): here, the selection left it out.
-    case["values"] = [NOT_IN_MATRIX if v in (None, "skipped") and i != newest else v
-                      for i, v in enumerate(case["values"])]
+    case["values"] = [
+        NOT_IN_MATRIX if v in (None, "skipped") and i != newest else v for i, v in enumerate(case["values"])
+    ]
     return case
 
 
@@ -253,32 +275,60 @@ def build(results_dir, machine):
     benchmarks = load_benchmarks(results_dir)
     results = published_results(results_dir, machine, benchmarks)
     loads = Machine(results_dir, machine)
-    envs = [dict([(k, res.params.get(k)) for k in ("python", "pyarrow", "pandas", "numpy")],
-                 label=release_label(res.params), env_name=res.env_name, commit=res.commit_hash[:8],
-                 load=describe_load(loads.run(res)), under_load=len(loads.busy_keys(res)),
-                 text=text_kind(res.params))
-            for res in results]
-    orders = dict((view, sorted(range(len(results)), key=lambda i: [_version(envs[i][k]) for k in keys]))
-                  for view, keys in VIEWS.items())
-    cases = [{"id": ident, "benchmark": name, "params": params, "unit": unit, "values": cells, "spread": spread,
-              "headline": dict((view, summary(cells, order)) for view, order in orders.items()),
-              "steps": dict((view, steps_up(cells, spread, order)) for view, order in orders.items())}
-             for ident, name, params, unit, cells, spread in case_rows(benchmarks, results)]
+    envs = [
+        dict(
+            [(k, res.params.get(k)) for k in ("python", "pyarrow", "pandas", "numpy")],
+            label=release_label(res.params),
+            env_name=res.env_name,
+            commit=res.commit_hash[:8],
+            load=describe_load(loads.run(res)),
+            under_load=len(loads.busy_keys(res)),
+            text=text_kind(res.params),
+        )
+        for res in results
+    ]
+    orders = dict(
+        (view, sorted(range(len(results)), key=lambda i: [_version(envs[i][k]) for k in keys]))
+        for view, keys in VIEWS.items()
+    )
+    cases = [
+        {
+            "id": ident,
+            "benchmark": name,
+            "params": params,
+            "unit": unit,
+            "values": cells,
+            "spread": spread,
+            "headline": dict((view, summary(cells, order)) for view, order in orders.items()),
+            "steps": dict((view, steps_up(cells, spread, order)) for view, order in orders.items()),
+        }
+        for ident, name, params, unit, cells, spread in case_rows(benchmarks, results)
+    ]
     current = _current_names()
     for case in cases:
         mark_newest_only(case, orders["pyarrow"][-1] if results else None, current)
         for h in case["headline"].values():
             if h is not None:
                 for which in ("best", "previous"):
-                    h[which + "_kinds"] = kind_change(case["params"], results[h[which]].params,
-                                                      results[h["newest"]].params)
+                    h[which + "_kinds"] = kind_change(
+                        case["params"], results[h[which]].params, results[h["newest"]].params
+                    )
     known = set(c["id"] for c in cases)
     names = param_names(results_dir)
-    return {"machine": machine, "profile": PUBLISHED_PROFILE, "envs": envs, "views": VIEWS, "orders": orders,
-            "cases": cases,
-            "headlines": [(label, [i for i in idents if i in known][0]) for label, idents in HEADLINES
-                          if any(i in known for i in idents)],
-            "tables_2019": [markdown_table(res, names, with_2019=True, load=loads) for res in results]}
+    return {
+        "machine": machine,
+        "profile": PUBLISHED_PROFILE,
+        "envs": envs,
+        "views": VIEWS,
+        "orders": orders,
+        "cases": cases,
+        "headlines": [
+            (label, [i for i in idents if i in known][0])
+            for label, idents in HEADLINES
+            if any(i in known for i in idents)
+        ],
+        "tables_2019": [markdown_table(res, names, with_2019=True, load=loads) for res in results],
+    }
 
 
 def change_text(unit, ratio):
@@ -290,7 +340,7 @@ def change_text(unit, ratio):
 
 
 # Memory and sizes in MiB (1 MiB = 2**20 bytes), as the README and the report give them.
-BYTE_STEPS = ((1, "B"), (2 ** 10, "KiB"), (2 ** 20, "MiB"), (2 ** 30, "GiB"), (2 ** 40, "TiB"))
+BYTE_STEPS = ((1, "B"), (2**10, "KiB"), (2**20, "MiB"), (2**30, "GiB"), (2**40, "TiB"))
 
 
 def human(value, unit):
@@ -359,20 +409,38 @@ def _headline_rows(data):
         link = "<a class='case-link' href='%s'>%s</a>" % (case_href(ident), html.escape(label))
         if h is None:
             only = [i for i, v in enumerate(case["values"]) if is_number(v)][0]
-            rows.append("<tr><td>%s</td><td colspan='6'>only %s measured: %s</td></tr>"
-                        % (link, html.escape(envs[only]["label"]), html.escape(with_spread(case, only))))
+            rows.append(
+                "<tr><td>%s</td><td colspan='6'>only %s measured: %s</td></tr>"
+                % (link, html.escape(envs[only]["label"]), html.escape(with_spread(case, only)))
+            )
             continue
-        cells = ["<td class='%s' data-release='%d'>%s<br>%s</td>" % (
-            which, h[which], html.escape(envs[h[which]]["label"]), html.escape(with_spread(case, h[which])))
-            for which in ("best", "previous", "newest")]
-        steps = "<br>".join("%s → %s: %s" % (html.escape(envs[a]["label"]), html.escape(envs[b]["label"]),
-                                             change_text(case["unit"], 1 / ratio))
-                            for a, b, ratio in case["steps"]["pyarrow"]) or "none"
-        rows.append("<tr class='headline' data-case='%s'><td>%s</td>%s%s%s<td class='steps'>%s</td></tr>" % (
-            html.escape(ident), link, "".join(cells), _against_newest(case, h, "best"),
-            _against_newest(case, h, "previous"), steps))
-    return rows or ["<tr><td colspan='7'>none of the headline cases has a result at benchmarks.json's "
-                    "versions</td></tr>"]
+        cells = [
+            "<td class='%s' data-release='%d'>%s<br>%s</td>"
+            % (which, h[which], html.escape(envs[h[which]]["label"]), html.escape(with_spread(case, h[which])))
+            for which in ("best", "previous", "newest")
+        ]
+        steps = (
+            "<br>".join(
+                "%s → %s: %s"
+                % (html.escape(envs[a]["label"]), html.escape(envs[b]["label"]), change_text(case["unit"], 1 / ratio))
+                for a, b, ratio in case["steps"]["pyarrow"]
+            )
+            or "none"
+        )
+        rows.append(
+            "<tr class='headline' data-case='%s'><td>%s</td>%s%s%s<td class='steps'>%s</td></tr>"
+            % (
+                html.escape(ident),
+                link,
+                "".join(cells),
+                _against_newest(case, h, "best"),
+                _against_newest(case, h, "previous"),
+                steps,
+            )
+        )
+    return rows or [
+        "<tr><td colspan='7'>none of the headline cases has a result at benchmarks.json's versions</td></tr>"
+    ]
 
 
 STYLE = """body{font-family:sans-serif;margin:1.5em;color:#222}
@@ -380,9 +448,11 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 
 
 def _machine_options(machines, current):
-    return "".join("<option value='%s'%s>%s</option>" % (html.escape(page_name(m, i == 0), quote=True),
-                                                         " selected" if m == current else "", html.escape(m))
-                   for i, m in enumerate(machines))
+    return "".join(
+        "<option value='%s'%s>%s</option>"
+        % (html.escape(page_name(m, i == 0), quote=True), " selected" if m == current else "", html.escape(m))
+        for i, m in enumerate(machines)
+    )
 
 
 def _newest_only_text(data):
@@ -390,25 +460,47 @@ def _newest_only_text(data):
     names = sorted(set(c["benchmark"] for c in data["cases"] if c["newest_only"]))
     if not names:
         return "Every case of this page is in the release matrix's selection."
-    return ("%d of its cases are %s: their cells in the other releases say &ldquo;%s&rdquo;. Their benchmarks "
-            "(all of their cases, or those the selection leaves out): %s." % (
-                sum(1 for c in data["cases"] if c["newest_only"]), html.escape(NEWEST_ONLY_NOTE), NOT_IN_MATRIX,
-                ", ".join("<code>%s</code>" % html.escape(n) for n in names)))
+    return (
+        "%d of its cases are %s: their cells in the other releases say &ldquo;%s&rdquo;. Their benchmarks "
+        "(all of their cases, or those the selection leaves out): %s."
+        % (
+            sum(1 for c in data["cases"] if c["newest_only"]),
+            html.escape(NEWEST_ONLY_NOTE),
+            NOT_IN_MATRIX,
+            ", ".join("<code>%s</code>" % html.escape(n) for n in names),
+        )
+    )
 
 
 def render(data, machines):
     """The release view of ``data["machine"]``; ``machines``: every published one, the reference first."""
     envs = data["envs"]
     newest = data["orders"]["pyarrow"][-1] if envs else None
-    options = "".join("<option value='%d'%s>%s</option>" % (i, " selected" if i == newest else "",
-                                                            html.escape(envs[i]["label"]) +
-                                                            (" (under load)" if envs[i]["under_load"] else ""))
-                      for i in data["orders"]["pyarrow"])
-    loads = "".join("<tr><td>%s</td><td><code>%s</code></td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
-        html.escape(envs[i]["label"]), envs[i]["commit"], html.escape(envs[i]["text"]), html.escape(envs[i]["load"]),
-        envs[i]["under_load"] or "") for i in data["orders"]["pyarrow"])
-    tables = "".join("<div class='table-2019' data-env='%d'%s>%s</div>" % (
-        i, "" if i == newest else " hidden", markdown_table_to_html(t)) for i, t in enumerate(data["tables_2019"]))
+    options = "".join(
+        "<option value='%d'%s>%s</option>"
+        % (
+            i,
+            " selected" if i == newest else "",
+            html.escape(envs[i]["label"]) + (" (under load)" if envs[i]["under_load"] else ""),
+        )
+        for i in data["orders"]["pyarrow"]
+    )
+    loads = "".join(
+        "<tr><td>%s</td><td><code>%s</code></td><td>%s</td><td>%s</td><td>%s</td></tr>"
+        % (
+            html.escape(envs[i]["label"]),
+            envs[i]["commit"],
+            html.escape(envs[i]["text"]),
+            html.escape(envs[i]["load"]),
+            envs[i]["under_load"] or "",
+        )
+        for i in data["orders"]["pyarrow"]
+    )
+    tables = "".join(
+        "<div class='table-2019' data-env='%d'%s>%s</div>"
+        % (i, "" if i == newest else " hidden", markdown_table_to_html(t))
+        for i, t in enumerate(data["tables_2019"])
+    )
     return """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>dsib: releases</title>
 <link rel="icon" href="../swallow.ico">
@@ -474,55 +566,84 @@ the hypervisor took 5 %% or more, is marked "(under load)" in the tables.</p>
 <script src="%(data)s"></script>
 %(library)s<script src="releases.js"></script>
 </body></html>
-""" % {"style": STYLE, "machine": html.escape(data["machine"]), "profile": html.escape(data["profile"]),
-       "n_envs": len(envs), "n_cases": len(data["cases"]), "headlines": "\n".join(_headline_rows(data)),
-       "newest_only": _newest_only_text(data),
-       "options": options, "tables": tables, "loads": loads, "regressions": REGRESSIONS_PAGE,
-       "machines": _machine_options(machines, data["machine"]),
-       "data": html.escape(data_name(data["machine"], data["machine"] == machines[0]), quote=True),
-       "library": "".join("<script src='../vendor/%s'></script>\n" % path for path in vendor_js.scripts())}
+""" % {
+        "style": STYLE,
+        "machine": html.escape(data["machine"]),
+        "profile": html.escape(data["profile"]),
+        "n_envs": len(envs),
+        "n_cases": len(data["cases"]),
+        "headlines": "\n".join(_headline_rows(data)),
+        "newest_only": _newest_only_text(data),
+        "options": options,
+        "tables": tables,
+        "loads": loads,
+        "regressions": REGRESSIONS_PAGE,
+        "machines": _machine_options(machines, data["machine"]),
+        "data": html.escape(data_name(data["machine"], data["machine"] == machines[0]), quote=True),
+        "library": "".join("<script src='../vendor/%s'></script>\n" % path for path in vendor_js.scripts()),
+    }
 
 
 def _step_rows(data, view, page):
     envs = data["envs"]
-    steps = sorted(((ratio, case, before, after) for case in data["cases"]
-                    for before, after, ratio in case["steps"][view]), key=lambda s: (-s[0], s[1]["id"]))
+    steps = sorted(
+        ((ratio, case, before, after) for case in data["cases"] for before, after, ratio in case["steps"][view]),
+        key=lambda s: (-s[0], s[1]["id"]),
+    )
     rows = []
     for ratio, case, before, after in steps:
         kinds = kind_change(case["params"], envs[before], envs[after])
-        rows.append("<tr class='step' data-case='%s'><td><a href='%s'>%s</a></td><td>%s</td><td>%s</td><td>%s</td>"
-                    "<td>%s</td><td class='ratio' data-ratio='%r'>%s</td></tr>" % (
-                        html.escape(case["id"], quote=True), html.escape(case_href(case["id"], view, page), quote=True),
-                        html.escape(case_label(case)), html.escape(envs[before]["label"]),
-                        html.escape(envs[after]["label"]), html.escape(with_spread(case, before)),
-                        html.escape(with_spread(case, after)), ratio,
-                        html.escape(change_text(case["unit"], 1 / ratio) + (" (%s)" % kinds if kinds else ""))))
+        rows.append(
+            "<tr class='step' data-case='%s'><td><a href='%s'>%s</a></td><td>%s</td><td>%s</td><td>%s</td>"
+            "<td>%s</td><td class='ratio' data-ratio='%r'>%s</td></tr>"
+            % (
+                html.escape(case["id"], quote=True),
+                html.escape(case_href(case["id"], view, page), quote=True),
+                html.escape(case_label(case)),
+                html.escape(envs[before]["label"]),
+                html.escape(envs[after]["label"]),
+                html.escape(with_spread(case, before)),
+                html.escape(with_spread(case, after)),
+                ratio,
+                html.escape(change_text(case["unit"], 1 / ratio) + (" (%s)" % kinds if kinds else "")),
+            )
+        )
     return rows
 
 
 def render_regressions(datas):
     """Every upward step of every case, per published machine (the reference first) and order."""
-    parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>dsib: steps between releases</title>",
-             "<link rel='icon' href='../swallow.ico'><style>%s</style></head><body>" % STYLE,
-             "<p><a href='../index.html'>&larr; asv dashboard</a> · <a href='index.html'>dsib report</a> · "
-             "<a href='releases.html'>releases</a></p>",
-             "<h1>Steps between releases</h1>",
-             "<p>asv's step detection (<code>asv.step_detect</code>: its Potts solver, as asv runs it along the "
-             "commits) run along the releases of each case, in each order of the release view, on the log of the "
-             "medians, so that a step is a ratio. Listed: the steps up (slower, or more memory or bytes) of "
-             "%.2f× or more between neighbouring releases whose interquartile ranges do not overlap, or where "
-             "either release has one sample. A step that a later release undoes is listed too: a spike is a "
-             "regression of that release. Largest first.</p>" % STEP_PENALTY]
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>dsib: steps between releases</title>",
+        "<link rel='icon' href='../swallow.ico'><style>%s</style></head><body>" % STYLE,
+        "<p><a href='../index.html'>&larr; asv dashboard</a> · <a href='index.html'>dsib report</a> · "
+        "<a href='releases.html'>releases</a></p>",
+        "<h1>Steps between releases</h1>",
+        "<p>asv's step detection (<code>asv.step_detect</code>: its Potts solver, as asv runs it along the "
+        "commits) run along the releases of each case, in each order of the release view, on the log of the "
+        "medians, so that a step is a ratio. Listed: the steps up (slower, or more memory or bytes) of "
+        "%.2f× or more between neighbouring releases whose interquartile ranges do not overlap, or where "
+        "either release has one sample. A step that a later release undoes is listed too: a spike is a "
+        "regression of that release. Largest first.</p>" % STEP_PENALTY,
+    ]
     for k, data in enumerate(datas):
         page = page_name(data["machine"], k == 0)
         for view in VIEWS:
             rows = _step_rows(data, view, page)
-            parts.append("<h2 id='%s-%s'>Machine %s, in %s order: %d steps</h2>" % (
-                html.escape(data["machine"], quote=True), view, html.escape(data["machine"]), view, len(rows)))
-            parts.append("<table class='steps' data-machine='%s' data-view='%s'><thead><tr><th>Case</th>"
-                         "<th>From</th><th>To</th><th>Before</th><th>After</th><th>Change</th></tr></thead>"
-                         "<tbody>%s</tbody></table>" % (html.escape(data["machine"], quote=True), view,
-                                                        "\n".join(rows) or "<tr><td colspan='6'>none</td></tr>"))
+            parts.append(
+                "<h2 id='%s-%s'>Machine %s, in %s order: %d steps</h2>"
+                % (html.escape(data["machine"], quote=True), view, html.escape(data["machine"]), view, len(rows))
+            )
+            parts.append(
+                "<table class='steps' data-machine='%s' data-view='%s'><thead><tr><th>Case</th>"
+                "<th>From</th><th>To</th><th>Before</th><th>After</th><th>Change</th></tr></thead>"
+                "<tbody>%s</tbody></table>"
+                % (
+                    html.escape(data["machine"], quote=True),
+                    view,
+                    "\n".join(rows) or "<tr><td colspan='6'>none</td></tr>",
+                )
+            )
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -544,11 +665,17 @@ def write(html_dir, results_dir, machine, *others):
             numbers = dict((key, v) for key, v in data.items() if key != "tables_2019")  # the tables are in the page
             # 4 significant digits plot the same and halve the file; the ratios were taken before. The
             # steps are on their own page.
-            numbers["cases"] = [dict([(key, v) for key, v in c.items() if key != "steps"],
-                                     values=[float("%.4g" % v) if is_number(v) else v for v in c["values"]],
-                                     spread=[[float("%.4g" % q) if is_number(q) else None for q in sp[:2]] + sp[2:]
-                                             if sp else None for sp in c["spread"]])
-                                for c in data["cases"]]
+            numbers["cases"] = [
+                dict(
+                    [(key, v) for key, v in c.items() if key != "steps"],
+                    values=[float("%.4g" % v) if is_number(v) else v for v in c["values"]],
+                    spread=[
+                        [float("%.4g" % q) if is_number(q) else None for q in sp[:2]] + sp[2:] if sp else None
+                        for sp in c["spread"]
+                    ],
+                )
+                for c in data["cases"]
+            ]
             f.write("window.DSIB_RELEASES = %s;\n" % json.dumps(numbers, allow_nan=False, separators=(",", ":")))
         paths.append(os.path.join(out, page_name(data["machine"], k == 0)))
         with open(paths[-1], "w") as f:

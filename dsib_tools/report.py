@@ -3,6 +3,7 @@
 Uses asv's own results API (it runs in the tool environment, where asv is
 installed); values are asv's medians in seconds.
 """
+
 import itertools
 import math
 import os
@@ -10,8 +11,13 @@ import os
 # The post's Parquet and CSV timings in seconds (i5-8259U, pyarrow 0.11.1, pandas 0.23.4,
 # the real January 2016 file: 10.9 M rows; the profile `full` has that size).
 POST_2019 = {
-    "1a": (1.08, 41.0), "1b": (3.68, 52.2), "1c": (1.45, 44.1), "2": (7.10, 255.0),
-    "3a": (5.66, 184.0), "3b": (10.10, 199.0), "3c": (6.56, 192.0),
+    "1a": (1.08, 41.0),
+    "1b": (3.68, 52.2),
+    "1c": (1.45, 44.1),
+    "2": (7.10, 255.0),
+    "3a": (5.66, 184.0),
+    "3b": (10.10, 199.0),
+    "3c": (6.56, 192.0),
 }
 
 
@@ -33,8 +39,11 @@ def find_results(results_dir, machine=None, env=None, commit=None):
     results = _asv_results()
     if not os.path.isdir(results_dir):
         raise NoResults("no results directory %s: run the suite first (make bench)" % results_dir)
-    machines = [machine] if machine else sorted(
-        d for d in os.listdir(results_dir) if os.path.isdir(os.path.join(results_dir, d)))
+    machines = (
+        [machine]
+        if machine
+        else sorted(d for d in os.listdir(results_dir) if os.path.isdir(os.path.join(results_dir, d)))
+    )
     found = []
     for name in machines:
         for res in results.iter_results_for_machine(results_dir, name):
@@ -45,8 +54,10 @@ def find_results(results_dir, machine=None, env=None, commit=None):
             releases = tuple(version_tuple(res.params.get(lib) or "0") for lib in ("pyarrow", "pandas"))
             found.append((res.date or 0, releases, max(res.started_at.values() or [0]), name, res))
     if not found:
-        raise NoResults("no results in %s for machine=%s env=%s commit=%s"
-                        % (results_dir, machine or "any", env or "any", commit or "any"))
+        raise NoResults(
+            "no results in %s for machine=%s env=%s commit=%s"
+            % (results_dir, machine or "any", env or "any", commit or "any")
+        )
     found.sort(key=lambda item: item[:3])
     return found[-1][3], found[-1][4]
 
@@ -126,8 +137,12 @@ def format_with_spread(value, stats):
         return "%s (one sample)" % text
     if stats.get("q_25") is None or stats.get("q_75") is None:
         return "%s (n=%d, no spread recorded)" % (text, stats["repeat"])
-    return "%s (IQR %s–%s, n=%d)" % (text, format_seconds(stats["q_25"]), format_seconds(stats["q_75"]),
-                                     stats["repeat"])
+    return "%s (IQR %s–%s, n=%d)" % (
+        text,
+        format_seconds(stats["q_25"]),
+        format_seconds(stats["q_75"]),
+        stats["repeat"],
+    )
 
 
 def _speedup(a, b):
@@ -154,7 +169,7 @@ def post_case(res, names, case, fmt):
 
 
 def _under_load(res, key, load):
-    """" (under load)" when ``load`` (a ``load.Machine``) says other work ran beside ``key``."""
+    """ " (under load)" when ``load`` (a ``load.Machine``) says other work ran beside ``key``."""
     from .load import busy
 
     return " (under load)" if load is not None and busy(load.of(res, key)) else ""
@@ -173,8 +188,12 @@ def markdown_table(res, names, with_2019=False, formats=("parquet", "csv"), labe
     for case in CASES:
         (a, a_stats), (b, b_stats) = [post_case(res, names, case, f) for f in formats]
         mark = _under_load(res, _post_key(res, case)[0], load)
-        cells = [case.label, format_with_spread(a, a_stats) + mark, format_with_spread(b, b_stats) + mark,
-                 _speedup(a, b)]
+        cells = [
+            case.label,
+            format_with_spread(a, a_stats) + mark,
+            format_with_spread(b, b_stats) + mark,
+            _speedup(a, b),
+        ]
         if with_2019:
             pa, pb = POST_2019[case.key]
             cells += [format_seconds(pa), format_seconds(pb), _speedup(pa, pb)]
@@ -193,8 +212,10 @@ def speedup_table(before, after, names, columns, formats=("parquet", "csv"), lab
     for fmt, label in zip(formats, labels):
         for case in CASES:
             (a, a_stats), (b, b_stats) = [post_case(res, names, case, fmt) for res in (before, after)]
-            lines.append("| %s %s | %s | %s | %s |" % (label, case.label, format_with_spread(a, a_stats),
-                                                      format_with_spread(b, b_stats), _speedup(b, a)))
+            lines.append(
+                "| %s %s | %s | %s | %s |"
+                % (label, case.label, format_with_spread(a, a_stats), format_with_spread(b, b_stats), _speedup(b, a))
+            )
     return "\n".join(lines)
 
 
@@ -217,13 +238,20 @@ def describe(machine, res, load=None):
     profile = env_vars.get("DSIB_PROFILE", "default")
     rows = PROFILES[profile].rows_per_month if profile in PROFILES else _ingested_rows(profile)
     text = "machine `%s`, environment `%s`, commit `%s`, profile `%s` (%s rows per month)" % (
-        machine, res.env_name, res.commit_hash[:8], profile, "{:,}".format(rows) if rows else "?")
+        machine,
+        res.env_name,
+        res.commit_hash[:8],
+        profile,
+        "{:,}".format(rows) if rows else "?",
+    )
     if load is None:
         return text
     busy = load.busy_keys(res)
     return "%s; machine load during the run: %s%s" % (
-        text, describe_load(load.run(res)),
-        "; %d benchmarks ran under load, their figures marked \"under load\"" % len(busy) if busy else "")
+        text,
+        describe_load(load.run(res)),
+        '; %d benchmarks ran under load, their figures marked "under load"' % len(busy) if busy else "",
+    )
 
 
 # --- the every-format grid -------------------------------------------------------------
@@ -246,8 +274,10 @@ def skip_reason(res, operation, given):
     from dsib.cases import cell_skip_reason
 
     versions = dict((k, v) for k, v in (res.params or {}).items() if v)
-    return cell_skip_reason(operation, given, profile_of(res), versions) or \
-        "skipped at run time on its machine (asv's output of that run says why)"
+    return (
+        cell_skip_reason(operation, given, profile_of(res), versions)
+        or "skipped at run time on its machine (asv's output of that run says why)"
+    )
 
 
 def _relative_spread(value, stats):
@@ -265,15 +295,17 @@ def _relative_spread(value, stats):
 # moves with the pandas release (Python-object text against Arrow-backed): Sizes' method.
 DATA_BYTES = "track_data_bytes"
 
-GRID_LEGEND = ("Times are asv's medians, with half the interquartile range as a share of the median "
-               "(±) and the number of samples (n). Peak memory and sizes are one measurement each; "
-               "MiB/s is the data's logical bytes over the median time: numbers at their width, timestamps 8 bytes, "
-               "text its UTF-8 bytes, categoricals their codes and categories, counted from the store "
-               "(sizes.Sizes.track_data_bytes), so the same in every release whatever pandas makes of the text; n/a "
-               "in runs that did not record them. \"not run\": the run has no such case (results "
-               "of the first suite, whose cases had other names, or a run of some cases only). \"under load\": other "
-               "processes used a quarter of a core or more, or the hypervisor took 5 % or more (steal), while "
-               "the case ran (dsib_tools/load.py).")
+GRID_LEGEND = (
+    "Times are asv's medians, with half the interquartile range as a share of the median "
+    "(±) and the number of samples (n). Peak memory and sizes are one measurement each; "
+    "MiB/s is the data's logical bytes over the median time: numbers at their width, timestamps 8 bytes, "
+    "text its UTF-8 bytes, categoricals their codes and categories, counted from the store "
+    "(sizes.Sizes.track_data_bytes), so the same in every release whatever pandas makes of the text; n/a "
+    'in runs that did not record them. "not run": the run has no such case (results '
+    'of the first suite, whose cases had other names, or a run of some cases only). "under load": other '
+    "processes used a quarter of a core or more, or the hypervisor took 5 % or more (steal), while "
+    "the case ran (dsib_tools/load.py)."
+)
 
 
 def grid_cell(res, names, row, fmt, given, reasons, load=None):
@@ -322,8 +354,10 @@ def grid_table(res, names, source, variant, formats, load=None, labels=None):
 
     given = {"source": source, "variant": variant}
     reasons = []
-    lines = ["| %s / %s | %s |" % (source, variant, " | ".join(formats)),
-             "|---|" + "|".join("---:" for _ in formats) + "|"]
+    lines = [
+        "| %s / %s | %s |" % (source, variant, " | ".join(formats)),
+        "|---|" + "|".join("---:" for _ in formats) + "|",
+    ]
     for row in measured_on([r for r in GRID if labels is None or r.label in labels], source):
         cells = [grid_cell(res, names, row, f, given, reasons, load) for f in formats]
         lines.append("| %s | %s |" % (row.label, " | ".join(cells)))
@@ -356,8 +390,13 @@ def grid_chart(res, names, source, variant, formats):
     points, skipped = [], []
     for fmt in formats:
         figures = {}
-        for key, label in (("read", "read, page cache"), ("write", "write, memory"), ("size", "file MiB"),
-                           ("read_peak", "read, peak MiB"), ("write_peak", "write, peak MiB")):
+        for key, label in (
+            ("read", "read, page cache"),
+            ("write", "write, memory"),
+            ("size", "file MiB"),
+            ("read_peak", "read, peak MiB"),
+            ("write_peak", "write, peak MiB"),
+        ):
             row = rows[label]
             figures[key] = _case(res, names, name(row.cls, row.method), fmt, given)
         read, size = figures["read"][0], figures["size"][0]
@@ -370,11 +409,25 @@ def grid_chart(res, names, source, variant, formats):
             skipped.append((fmt, why))
         elif _missing(figures["write"][0]):
             row = rows["write, memory"]
-            why = "not run or failed in this run" if figures["write"][0] is None else \
-                skip_reason(res, row.cls.operation, dict(given, format=fmt))
+            why = (
+                "not run or failed in this run"
+                if figures["write"][0] is None
+                else skip_reason(res, row.cls.operation, dict(given, format=fmt))
+            )
             skipped.append((fmt, "no write (right panel): " + why))
-        points.append(point(fmt, format_with_spread, read, figures["read"][1], figures["write"][0],
-                            figures["write"][1], size, figures["read_peak"][0], figures["write_peak"][0]))
+        points.append(
+            point(
+                fmt,
+                format_with_spread,
+                read,
+                figures["read"][1],
+                figures["write"][0],
+                figures["write"][1],
+                size,
+                figures["read_peak"][0],
+                figures["write_peak"][0],
+            )
+        )
     if not any(p["read"] is not None and p["size_mib"] is not None for p in points):
         return None  # nothing measured (a run of other cases, or of the first suite's names)
     return chart_html("chart-%s-%s" % (source, variant), points, "%s / %s" % (source, variant), skipped)
@@ -413,25 +466,44 @@ ENGINE_COMPARISONS = (
 QUESTDB_STUDY = "QuestDB's TSBS ingestion study (py-tsbs-benchmark)"
 SPARK_STUDY = "SPARK-23030 (Arrow's stream format, Spark 2.4)"
 STUDY_COMPARISONS = (
-    ("QuestDB: dataframe() against the row loop, serialisation alone", QUESTDB_STUDY,
-     "~58x single-threaded (1 M rows by the loop, 10 M by dataframe(), MiB/s)", ("serialize", 0), "cat"),
-    ("QuestDB: dataframe() against the row loop, with the insert (ILP/HTTP)", QUESTDB_STUDY,
-     "~28x single-threaded, including the database insert",
-     ("QuestDB: dataframe() against the row loop, with the insert (ILP/HTTP)", 0), "cat"),
-    ("Spark: Arrow on against off, createDataFrame", SPARK_STUDY,
-     "none for on against off: Arrow's stream format against its file format, 1.18x (10 M rows, a 32-core cluster)",
-     ("Spark: Arrow on against off", 0), "plain"),
-    ("Spark: Arrow on against off, toPandas", SPARK_STUDY,
-     "none for on against off: Arrow's stream format against its file format, 1.08x (33.5 M rows)",
-     ("Spark: Arrow on against off", 1), "plain"),
+    (
+        "QuestDB: dataframe() against the row loop, serialisation alone",
+        QUESTDB_STUDY,
+        "~58x single-threaded (1 M rows by the loop, 10 M by dataframe(), MiB/s)",
+        ("serialize", 0),
+        "cat",
+    ),
+    (
+        "QuestDB: dataframe() against the row loop, with the insert (ILP/HTTP)",
+        QUESTDB_STUDY,
+        "~28x single-threaded, including the database insert",
+        ("QuestDB: dataframe() against the row loop, with the insert (ILP/HTTP)", 0),
+        "cat",
+    ),
+    (
+        "Spark: Arrow on against off, createDataFrame",
+        SPARK_STUDY,
+        "none for on against off: Arrow's stream format against its file format, 1.18x (10 M rows, a 32-core cluster)",
+        ("Spark: Arrow on against off", 0),
+        "plain",
+    ),
+    (
+        "Spark: Arrow on against off, toPandas",
+        SPARK_STUDY,
+        "none for on against off: Arrow's stream format against its file format, 1.08x (33.5 M rows)",
+        ("Spark: Arrow on against off", 1),
+        "plain",
+    ),
 )
-ENGINES_LEGEND = ("Databases and engines: the frame into a new table (ingest) and the whole table back into a "
-                  "frame (query), asv's medians with half the interquartile range as a share of the median (±) and "
-                  "the samples (n); peak memory is the case's process's peak RSS in MiB, one measurement, and "
-                  "where the engine works in a server held for the run (PostgreSQL, QuestDB), + the server's peak "
-                  "RSS during one more call (its process tree's, PostgreSQL's backends included: a sum of each "
-                  "process's peak, an upper bound where they share pages) = the two together. "
-                  "Paths compared: the baseline's median time over the path's, above 1 where the path is faster.")
+ENGINES_LEGEND = (
+    "Databases and engines: the frame into a new table (ingest) and the whole table back into a "
+    "frame (query), asv's medians with half the interquartile range as a share of the median (±) and "
+    "the samples (n); peak memory is the case's process's peak RSS in MiB, one measurement, and "
+    "where the engine works in a server held for the run (PostgreSQL, QuestDB), + the server's peak "
+    "RSS during one more call (its process tree's, PostgreSQL's backends included: a sum of each "
+    "process's peak, an upper bound where they share pages) = the two together. "
+    "Paths compared: the baseline's median time over the path's, above 1 where the path is faster."
+)
 
 
 def _engine_cell(res, names, cls, benchmark, given, reasons, kind="time", load=None, why=None):
@@ -447,8 +519,9 @@ def _engine_cell(res, names, cls, benchmark, given, reasons, kind="time", load=N
 
         engine = ENGINES[given["engine"]] if given.get("engine") in ENGINES else None
         # A case an engine does not measure, by the suite's choice (Spark's createDataFrame memory).
-        reason = (engine and engine.unmeasured.get(benchmark.rsplit(".", 1)[-1])) or \
-            skip_reason(res, cls.operation, why or given)
+        reason = (engine and engine.unmeasured.get(benchmark.rsplit(".", 1)[-1])) or skip_reason(
+            res, cls.operation, why or given
+        )
         if reason not in reasons:
             reasons.append(reason)
         return "skip %d" % (reasons.index(reason) + 1)
@@ -485,52 +558,93 @@ def engines_report(res, names, sources, variants, load=None):
 
     from .suite import name
 
-    columns = [(label, cls, name(cls, method), kind) for label, cls, method, kind in (
-        ("ingest", IngestIntoEngine, "time_ingest", "time"), ("query", QueryFromEngine, "time_query", "time"))]
+    columns = [
+        (label, cls, name(cls, method), kind)
+        for label, cls, method, kind in (
+            ("ingest", IngestIntoEngine, "time_ingest", "time"),
+            ("query", QueryFromEngine, "time_query", "time"),
+        )
+    ]
     # Peak memory: the case's process, and the server's where the engine works in one.
-    memory = [(label, cls, name(cls, client), name(cls, server), set(getattr(cls, server).params[1]))
-              for label, cls, client, server in (
-                  ("ingest peak MiB (client + server)", IngestIntoEngine, "peakmem_ingest", "track_server_peakmem_ingest"),
-                  ("query peak MiB (client + server)", QueryFromEngine, "peakmem_query", "track_server_peakmem_query"))]
+    memory = [
+        (label, cls, name(cls, client), name(cls, server), set(getattr(cls, server).params[1]))
+        for label, cls, client, server in (
+            ("ingest peak MiB (client + server)", IngestIntoEngine, "peakmem_ingest", "track_server_peakmem_ingest"),
+            ("query peak MiB (client + server)", QueryFromEngine, "peakmem_query", "track_server_peakmem_query"),
+        )
+    ]
     blocks = [ENGINES_LEGEND]
     for source in sources:
         for variant in variants:
             reasons = []
-            lines = ["| %s / %s | %s |" % (source, variant, " | ".join(c[0] for c in columns + memory)),
-                     "|---|" + "|".join("---:" for _ in columns + memory) + "|"]
+            lines = [
+                "| %s / %s | %s |" % (source, variant, " | ".join(c[0] for c in columns + memory)),
+                "|---|" + "|".join("---:" for _ in columns + memory) + "|",
+            ]
             for engine in (e for e in ENGINES.values() if _measured_on(e, source)):
                 given = {"source": source, "engine": engine.name, "variant": variant}
-                lines.append("| %s | %s |" % (engine.label, " | ".join(
-                    [_engine_cell(res, names, cls, benchmark, given, reasons, kind, load)
-                     for _, cls, benchmark, kind in columns]
-                    + [_memory_cell(res, names, cls, client, server, serves, given, reasons)
-                       for _, cls, client, server, serves in memory])))
+                lines.append(
+                    "| %s | %s |"
+                    % (
+                        engine.label,
+                        " | ".join(
+                            [
+                                _engine_cell(res, names, cls, benchmark, given, reasons, kind, load)
+                                for _, cls, benchmark, kind in columns
+                            ]
+                            + [
+                                _memory_cell(res, names, cls, client, server, serves, given, reasons)
+                                for _, cls, client, server, serves in memory
+                            ]
+                        ),
+                    )
+                )
             if reasons:
                 lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
             blocks.append("\n".join(lines))
-    serialize = [(path, name(SerializeForQuestDB, method)) for path in ("rows", "dataframe")
-                 for method in ("time_serialize",)]
+    serialize = [
+        (path, name(SerializeForQuestDB, method)) for path in ("rows", "dataframe") for method in ("time_serialize",)
+    ]
     serialized = {}
     for source in (s for s in sources if s in SerializeForQuestDB.params[0]):
         reasons = []
-        lines = ["| QuestDB's serialisation alone, no server / %s | %s |" % (source, " | ".join(variants)),
-                 "|---|" + "|".join("---:" for _ in variants) + "|"]
+        lines = [
+            "| QuestDB's serialisation alone, no server / %s | %s |" % (source, " | ".join(variants)),
+            "|---|" + "|".join("---:" for _ in variants) + "|",
+        ]
         for path, benchmark in serialize:
             cells = []
             for variant in variants:
                 given = {"source": source, "path": path, "variant": variant}
                 serialized[source, path, variant] = _cell(res, names, benchmark, given)[0]
-                cells.append(_engine_cell(res, names, IngestIntoEngine, benchmark, given, reasons, "time", load,
-                                          why=dict(given, engine="questdb-dataframe")))
-            lines.append("| %s | %s |" % ({"rows": "the row loop (Buffer.row)", "dataframe": "Buffer.dataframe()"}[path],
-                                          " | ".join(cells)))
-        lines.append("| dataframe() against the row loop | %s |" % " | ".join(
-            _speedup(serialized[source, "dataframe", v], serialized[source, "rows", v]) for v in variants))
+                cells.append(
+                    _engine_cell(
+                        res,
+                        names,
+                        IngestIntoEngine,
+                        benchmark,
+                        given,
+                        reasons,
+                        "time",
+                        load,
+                        why=dict(given, engine="questdb-dataframe"),
+                    )
+                )
+            lines.append(
+                "| %s | %s |"
+                % ({"rows": "the row loop (Buffer.row)", "dataframe": "Buffer.dataframe()"}[path], " | ".join(cells))
+            )
+        lines.append(
+            "| dataframe() against the row loop | %s |"
+            % " | ".join(_speedup(serialized[source, "dataframe", v], serialized[source, "rows", v]) for v in variants)
+        )
         if reasons:
             lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
         blocks.append("\n".join(lines))
-    lines = ["| paths compared | source / variant | ingest: baseline / path | query: baseline / path |",
-             "|---|---|---:|---:|"]
+    lines = [
+        "| paths compared | source / variant | ingest: baseline / path | query: baseline / path |",
+        "|---|---|---:|---:|",
+    ]
     ratios_of = {}
     for label, path, baseline in ENGINE_COMPARISONS:
         for source in (s for s in sources if _measured_on(ENGINES[path], s) and _measured_on(ENGINES[baseline], s)):
@@ -547,8 +661,9 @@ def engines_report(res, names, sources, variants, load=None):
         lines = ["| beside the studies | study | the study's figure | this suite (tsbs_cpu) |", "|---|---|---|---:|"]
         for label, study, figure, (comparison, column), variant in STUDY_COMPARISONS:
             if comparison == "serialize":
-                ours = _speedup(serialized.get(("tsbs_cpu", "dataframe", variant)),
-                                serialized.get(("tsbs_cpu", "rows", variant)))
+                ours = _speedup(
+                    serialized.get(("tsbs_cpu", "dataframe", variant)), serialized.get(("tsbs_cpu", "rows", variant))
+                )
             else:
                 ours = ratios_of.get((comparison, "tsbs_cpu", variant), ["n/a", "n/a"])[column]
             lines.append("| %s | %s | %s | %s: %s |" % (label, study, figure, variant, ours))
@@ -556,11 +671,13 @@ def engines_report(res, names, sources, variants, load=None):
     return "\n\n".join(blocks)
 
 
-BATCHES_LEGEND = ("A continuous read in batches: every partition of the source, each file a tenth at a time, every "
-                  "numeric column of each batch summed and nothing kept (benchmarks/batches.py). Target: its peak "
-                  "memory above the process (the format's ProcessBaseline) within the budget, where the frames of "
-                  "the partitions are at least twice it (the six months at default). Times are asv's medians (± half the IQR as a share, n "
-                  "samples); memory is one measurement each, in MiB.")
+BATCHES_LEGEND = (
+    "A continuous read in batches: every partition of the source, each file a tenth at a time, every "
+    "numeric column of each batch summed and nothing kept (benchmarks/batches.py). Target: its peak "
+    "memory above the process (the format's ProcessBaseline) within the budget, where the frames of "
+    "the partitions are at least twice it (the six months at default). Times are asv's medians (± half the IQR "
+    "as a share, n samples); memory is one measurement each, in MiB."
+)
 
 
 def batches_report(res, names, sources, load=None):
@@ -576,9 +693,13 @@ def batches_report(res, names, sources, load=None):
     timed = name(batches.ContinuousReadInBatches, "time_read")
     if timed not in res.get_all_result_keys():
         return ""
-    lines = [BATCHES_LEGEND, "", "| source | format | pass | peak | process | above the process | budget | "
-             "data: frames of the partitions | the first partition read whole, peak |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        BATCHES_LEGEND,
+        "",
+        "| source | format | pass | peak | process | above the process | budget | "
+        "data: frames of the partitions | the first partition read whole, peak |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for source in [s for s in sources if s in operation.sources]:
         whole = reads.ContinuousReadMonths if source == "nyc_taxi_month" else reads.ContinuousRead
         for fmt in _param_values(res, names, timed, "format"):
@@ -588,16 +709,18 @@ def batches_report(res, names, sources, load=None):
                 continue
             peak = _cell(res, names, name(batches.ContinuousReadInBatches, "peakmem_read"), dict(given, format=fmt))[0]
             base = _cell(res, names, name(reads.ProcessBaseline, "peakmem_baseline"), {"format": fmt})[0]
-            frame = _cell(res, names, name(sizes.Sizes, "track_frame_size"),
-                          dict(given, format=fmt, variant="plain"))[0]
+            frame = _cell(res, names, name(sizes.Sizes, "track_frame_size"), dict(given, format=fmt, variant="plain"))[
+                0
+            ]
             first = _cell(res, names, name(whole, "peakmem_first_partition"), dict(given, format=fmt))[0]
             partitions = len(cases.SOURCES[source].partitions)
             cells = [format_seconds(value) + _relative_spread(value, stats) + _under_load(res, timed, load)]
             cells += ["n/a" if _missing(v) else "%.0f" % (v / MIB) for v in (peak, base)]
             cells.append("n/a" if _missing(peak) or _missing(base) else "%.0f" % ((peak - base) / MIB))
             cells.append("%.0f" % (MEMORY_BUDGET / MIB))
-            cells.append("n/a" if _missing(frame) else "%.0f (%d x %.0f)" % (partitions * frame / MIB, partitions,
-                                                                           frame / MIB))
+            cells.append(
+                "n/a" if _missing(frame) else "%.0f (%d x %.0f)" % (partitions * frame / MIB, partitions, frame / MIB)
+            )
             cells.append("n/a" if _missing(first) else "%.0f" % (first / MIB))
             lines.append("| %s | %s | %s |" % (source, fmt, " | ".join(cells)))
     return "\n".join(lines)

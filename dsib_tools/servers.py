@@ -14,6 +14,7 @@ exits 0: the cases that need it skip with that reason.
 COMMAND (``make run`` wraps ``asv run`` in it), started before it and stopped by their PID when it
 ends, however it ends (``hold``).
 """
+
 import os
 import shutil
 import signal
@@ -38,8 +39,10 @@ def _apt_install(packages, say):
     apt = shutil.which("apt-get")
     install = _as_root([apt or "apt-get", "install", "-y", "--no-install-recommends"] + list(packages))
     if apt is None or install is None:
-        say("cannot install %s here (no apt-get, or neither root nor sudo): install it with your package manager"
-            % " ".join(packages))
+        say(
+            "cannot install %s here (no apt-get, or neither root nor sudo): install it with your package manager"
+            % " ".join(packages)
+        )
         return False
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     if subprocess.call(install, env=env) != 0:
@@ -86,7 +89,10 @@ def fetch_questdb_jar(say):
             shutil.copyfileobj(response, out, 1 << 20)
         got = servers.sha1_of(partial)
         if got != servers.QUESTDB_SHA1:
-            say("QuestDB: %s has SHA-1 %s, not the pinned %s; not used" % (servers.QUESTDB_URL, got, servers.QUESTDB_SHA1))
+            say(
+                "QuestDB: %s has SHA-1 %s, not the pinned %s; not used"
+                % (servers.QUESTDB_URL, got, servers.QUESTDB_SHA1)
+            )
             return False
         os.chmod(partial, 0o644)
         os.rename(partial, target)
@@ -102,16 +108,21 @@ def fetch_questdb_jar(say):
 def ensure_questdb(say):
     java = servers.java_version()
     if java is None or java < servers.JAVA_MINIMUM:
-        say("QuestDB: Java %s found, %d or later needed; installing Debian's default-jre-headless"
-            % (java, servers.JAVA_MINIMUM))
+        say(
+            "QuestDB: Java %s found, %d or later needed; installing Debian's default-jre-headless"
+            % (java, servers.JAVA_MINIMUM)
+        )
         _apt_install(["default-jre-headless"], say)
     jar = servers.questdb_jar()
     if not os.path.isfile(jar) or servers.sha1_of(jar) != servers.QUESTDB_SHA1:
         say("QuestDB: fetching %s" % servers.QUESTDB_URL)
         fetch_questdb_jar(say)
     reason = servers.questdb_unavailable()
-    say("QuestDB: %s (%s)" % (servers.questdb_version(), jar) if reason is None
-        else "QuestDB: %s; its engines' cases will skip" % reason)
+    say(
+        "QuestDB: %s (%s)" % (servers.questdb_version(), jar)
+        if reason is None
+        else "QuestDB: %s; its engines' cases will skip" % reason
+    )
     return reason is None
 
 
@@ -122,6 +133,7 @@ def main(say=lambda line: print(line, file=sys.stderr)):
 
 
 # Held servers ------------------------------------------------------------------------------------
+
 
 class _Stopped(Exception):
     def __init__(self, signum):
@@ -134,8 +146,9 @@ def run_directory():
     ``.cache`` in the data directory); those of runs that have ended are removed first."""
     from dsib.cells import cache_root
 
-    data_dir = os.environ.get("DSIB_DATA_DIR") or os.path.join(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))), "data")
+    data_dir = os.environ.get("DSIB_DATA_DIR") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data"
+    )
     root = os.path.join(cache_root(data_dir), "_servers")
     os.makedirs(root, exist_ok=True)
     for name in os.listdir(root):
@@ -197,8 +210,10 @@ def hold(command, say=lambda line: print(line, file=sys.stderr, flush=True)):
         started, value, missing = servers.hold(directory)
         for kind, why in sorted(missing.items()):
             say("dsib: no %s held for this run: %s" % (kind, why))
-        say("dsib: servers held for this run: %s" % (", ".join("%s pid %d on %s:%d" % (
-            s.name, s.pid, servers.LOOPBACK, s.port) for s in started) or "none"))
+        say(
+            "dsib: servers held for this run: %s"
+            % (", ".join("%s pid %d on %s:%d" % (s.name, s.pid, servers.LOOPBACK, s.port) for s in started) or "none")
+        )
         child = subprocess.Popen(command, env=dict(os.environ, **{servers.HELD_ENV: value}))
         status = child.wait()
     except _Stopped as stopped:

@@ -7,6 +7,7 @@ asv 0.6's dashboard loads jQuery, flot, bootstrap and friends from CDNs, which t
 machines cannot reach: ``use_vendored_libraries`` points it at byte-for-byte copies (same
 versions; SRI-identical except flot, whose npm package ships it unminified) kept in
 ``dsib/www/vendor/``, so the published site works offline."""
+
 import html
 import os
 import re
@@ -16,22 +17,21 @@ from markdown_it import MarkdownIt
 
 PAGE = "dsib/index.html"
 # The dashboard's navigation bar gets one entry per dsib page: (id, page, text).
-LINKS = [("dsib-report-link", PAGE, "dsib report"), ("dsib-releases-link", "dsib/releases.html", "releases"),
-         ("dsib-release-regressions-link", "dsib/release-regressions.html", "release steps")]
+LINKS = [
+    ("dsib-report-link", PAGE, "dsib report"),
+    ("dsib-releases-link", "dsib/releases.html", "releases"),
+    ("dsib-release-regressions-link", "dsib/release-regressions.html", "release steps"),
+]
 WWW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "www")
 # asv 0.6.6's CDN addresses and the vendored copy of each (under html/vendor/).
 VENDORED = {
     "https://code.jquery.com/jquery-3.3.1.min.js": "jquery-3.3.1/jquery.min.js",
     "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.min.js": "flot-0.8.3/jquery.flot.js",
     "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.time.min.js": "flot-0.8.3/jquery.flot.time.js",
-    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.selection.min.js":
-        "flot-0.8.3/jquery.flot.selection.js",
-    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.categories.min.js":
-        "flot-0.8.3/jquery.flot.categories.js",
-    "https://cdn.jsdelivr.net/npm/flot-orderbars@1.0.0/js/jquery.flot.orderBars.js":
-        "flot-orderbars-1.0.0/jquery.flot.orderBars.js",
-    "https://cdnjs.cloudflare.com/ajax/libs/stupidtable/1.0.1/stupidtable.min.js":
-        "stupidtable-1.0.1/stupidtable.min.js",
+    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.selection.min.js": "flot-0.8.3/jquery.flot.selection.js",
+    "https://cdnjs.cloudflare.com/ajax/libs/flot/0.8.3/jquery.flot.categories.min.js": "flot-0.8.3/jquery.flot.categories.js",
+    "https://cdn.jsdelivr.net/npm/flot-orderbars@1.0.0/js/jquery.flot.orderBars.js": "flot-orderbars-1.0.0/jquery.flot.orderBars.js",
+    "https://cdnjs.cloudflare.com/ajax/libs/stupidtable/1.0.1/stupidtable.min.js": "stupidtable-1.0.1/stupidtable.min.js",
     "https://cdnjs.cloudflare.com/ajax/libs/blueimp-md5/2.19.0/js/md5.min.js": "blueimp-md5-2.19.0/md5.min.js",
     "https://cdn.jsdelivr.net/npm/bootstrap@3.1.1/dist/js/bootstrap.min.js": "bootstrap-3.1.1/js/bootstrap.min.js",
     "https://cdn.jsdelivr.net/npm/bootstrap@3.1.1/dist/css/bootstrap.min.css": "bootstrap-3.1.1/css/bootstrap.min.css",
@@ -41,8 +41,11 @@ VENDORED = {
 def markdown_table_to_html(text):
     rows = [line.strip().strip("|").split("|") for line in text.strip().splitlines()]
     head, body = rows[0], rows[2:]
-    out = ["<table>", "<thead><tr>%s</tr></thead>" % "".join("<th>%s</th>" % html.escape(c.strip()) for c in head),
-           "<tbody>"]
+    out = [
+        "<table>",
+        "<thead><tr>%s</tr></thead>" % "".join("<th>%s</th>" % html.escape(c.strip()) for c in head),
+        "<tbody>",
+    ]
     for row in body:
         out.append("<tr>%s</tr>" % "".join("<td>%s</td>" % html.escape(c.strip().strip("`")) for c in row))
     out.append("</tbody></table>")
@@ -56,11 +59,13 @@ RELEASES = "dsib/releases.html"
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
 _SKIP_NOTE = re.compile(r"^skip (\d+): ")
 _SKIP_CELL = re.compile(r"(?<=\|) *skip (\d+) *(?=\|)")
-STYLE = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
-         "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}td{text-align:right}"
-         "td:first-child{text-align:left}td{max-width:28em;overflow-wrap:break-word}"
-         "code{font-size:90%;background:#f4f4f4;padding:0 2px}nav.toc li{margin:1px 0}"
-         "figure.dsib-chart-figure{margin:1em 0}figcaption,ul.chart-skipped{font-size:13px;max-width:60em}")
+STYLE = (
+    "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
+    "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}td{text-align:right}"
+    "td:first-child{text-align:left}td{max-width:28em;overflow-wrap:break-word}"
+    "code{font-size:90%;background:#f4f4f4;padding:0 2px}nav.toc li{margin:1px 0}"
+    "figure.dsib-chart-figure{margin:1em 0}figcaption,ul.chart-skipped{font-size:13px;max-width:60em}"
+)
 
 
 def slug(text):
@@ -75,6 +80,7 @@ def table_name(text):
 def table_to_html(text, ident, skip_reasons=()):
     """A Markdown table as HTML under ``ident``; a "skip N" cell links to reason N of the notes
     below it (``skip_reasons``), and shows that reason on hover."""
+
     def link(match):
         number = int(match.group(1))
         if not 0 < number <= len(skip_reasons):
@@ -89,7 +95,7 @@ def table_to_html(text, ident, skip_reasons=()):
     for token in tokens:
         for child in token.children or ():
             if child.type == "link_open" and child.attrGet("href").startswith(anchor):
-                reason = skip_reasons[int(child.attrGet("href")[len(anchor):]) - 1]
+                reason = skip_reasons[int(child.attrGet("href")[len(anchor) :]) - 1]
                 child.attrSet("title", reason.replace("`", ""))  # a tooltip shows text, not Markdown
     return _MARKDOWN.renderer.render(tokens, _MARKDOWN.options, {})
 
@@ -113,8 +119,11 @@ def section_blocks(heading, blocks):
         lines = [line.strip() for line in block.strip().splitlines() if line.strip()]
         if block.lstrip().startswith("|"):
             following = blocks[i + 1] if i + 1 < len(blocks) else ""
-            reasons = [_SKIP_NOTE.sub("", line.strip()) for line in following.strip().splitlines()
-                       if _SKIP_NOTE.match(line.strip())]
+            reasons = [
+                _SKIP_NOTE.sub("", line.strip())
+                for line in following.strip().splitlines()
+                if _SKIP_NOTE.match(line.strip())
+            ]
             ident = "%s-%s" % (slug(heading), slug(table_name(block)) or i)
             if ident in used:
                 ident = "%s-%d" % (ident, i)
@@ -131,21 +140,38 @@ def render(sections, title="dsib report", others=(), charts=None):
     """The report page: a table of contents (sections, and the tables of those with several), then
     each section's paragraphs and blocks; ``charts``: {a table's name: the chart (HTML) drawn above it}."""
     charts = dict(charts or {})  # each drawn once, above the first table of its name (the grid's)
-    parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title>" % html.escape(title),
-             "<style>%s</style><link rel='icon' href='../swallow.ico'></head><body>" % STYLE,
-             "<p><a href='../index.html'>&larr; asv dashboard</a> · <a id='to-releases' href='%s'>across releases"
-             "</a></p>" % os.path.relpath(RELEASES, os.path.dirname(PAGE)), "<h1>%s</h1>" % html.escape(title)]
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title>" % html.escape(title),
+        "<style>%s</style><link rel='icon' href='../swallow.ico'></head><body>" % STYLE,
+        "<p><a href='../index.html'>&larr; asv dashboard</a> · <a id='to-releases' href='%s'>across releases"
+        "</a></p>" % os.path.relpath(RELEASES, os.path.dirname(PAGE)),
+        "<h1>%s</h1>" % html.escape(title),
+    ]
     if others:
-        parts.append("<p class='machines'>Other machines' reports: %s</p>" % ", ".join(
-            "<a href='%s'>%s</a>" % (html.escape(href, quote=True), html.escape(name)) for name, href in others))
+        parts.append(
+            "<p class='machines'>Other machines' reports: %s</p>"
+            % ", ".join(
+                "<a href='%s'>%s</a>" % (html.escape(href, quote=True), html.escape(name)) for name, href in others
+            )
+        )
     body, toc = [], []
     for heading, paragraphs, blocks in sections:
         ident = slug(heading)
         rendered = section_blocks(heading, blocks)
         tables = [(table, table_name(block)) for (table, _), block in zip(rendered, blocks) if table]
-        toc.append("<li><a href='#%s'>%s</a>%s</li>" % (ident, html.escape(heading), "" if len(tables) < 2 else
-                   "<ul>%s</ul>" % "".join("<li><a href='#%s'>%s</a></li>" % (table, _MARKDOWN.renderInline(name))
-                                          for table, name in tables)))
+        toc.append(
+            "<li><a href='#%s'>%s</a>%s</li>"
+            % (
+                ident,
+                html.escape(heading),
+                ""
+                if len(tables) < 2
+                else "<ul>%s</ul>"
+                % "".join(
+                    "<li><a href='#%s'>%s</a></li>" % (table, _MARKDOWN.renderInline(name)) for table, name in tables
+                ),
+            )
+        )
         body.append("<h2 id='%s'>%s</h2>" % (ident, html.escape(heading)))
         body.extend("<p>%s</p>" % _MARKDOWN.renderInline(p) for p in paragraphs)
         for (table, block), text in zip(rendered, blocks):
@@ -171,8 +197,9 @@ def link_from_asv_index(html_dir):
     if anchor not in text:
         raise ValueError("asv's index.html has no navigation bar to link from (%s)" % index)
     # Drop the entries of an earlier run, then insert the current list once.
-    links = "".join('\n<li><a href="%s" id="%s">%s</a></li>' % (page, ident, html.escape(label))
-                    for ident, page, label in LINKS)
+    links = "".join(
+        '\n<li><a href="%s" id="%s">%s</a></li>' % (page, ident, html.escape(label)) for ident, page, label in LINKS
+    )
     new = re.sub(r'\n?<li><a href="[^"]*" id="dsib-[a-z-]*">[^<]*</a></li>', "", text)
     new = new.replace(anchor, anchor + links, 1)
     with open(index, "w") as f:

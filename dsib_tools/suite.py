@@ -4,6 +4,7 @@ Tools never spell a benchmark's name as a string: they take the class from ``ben
 suite, importable from the checkout) and ask ``name(cls, method)``, so a renamed class or
 method breaks the tools' imports, not their numbers.
 """
+
 import importlib
 import inspect
 import pkgutil
@@ -21,7 +22,7 @@ def name(cls, method):
         raise AttributeError("%s has no benchmark %s" % (cls.__name__, method))
     module = cls.__module__
     if module.startswith(benchmarks.__name__ + "."):
-        module = module[len(benchmarks.__name__) + 1:]
+        module = module[len(benchmarks.__name__) + 1 :]
     return "%s.%s.%s" % (module, cls.__name__, method)
 
 
@@ -46,20 +47,62 @@ def methods(cls):
 PostCase = namedtuple("PostCase", ["label", "key", "cls", "method", "given", "legacy"])
 _MONTH = {"source": "nyc_taxi_month"}
 POST_2019 = [
-    PostCase("1a READ", "1a", reads.ReadFromBytes, "time_read", dict(_MONTH, variant="plain"),
-             ("file_formats.Read.time_read", {"variant": "plain"})),
-    PostCase("1b READ with str", "1b", reads.ReadFromBytes, "time_read", dict(_MONTH, variant="str"),
-             ("file_formats.Read.time_read", {"variant": "str"})),
-    PostCase("1c READ with cat", "1c", reads.ReadFromBytes, "time_read", dict(_MONTH, variant="cat"),
-             ("file_formats.Read.time_read", {"variant": "cat"})),
-    PostCase("2 cont. READ", "2", reads.ContinuousReadMonths, "time_read", dict(_MONTH),
-             ("file_formats.ContinuousRead.time_continuous_read", {})),
-    PostCase("3a WRITE", "3a", writes.WriteMonthToBytes, "time_write", dict(_MONTH, variant="plain"),
-             ("file_formats.Write.time_write", {"variant": "plain"})),
-    PostCase("3b WRITE with str", "3b", writes.WriteMonthToBytes, "time_write", dict(_MONTH, variant="str"),
-             ("file_formats.Write.time_write", {"variant": "str"})),
-    PostCase("3c WRITE with cat", "3c", writes.WriteMonthToBytes, "time_write", dict(_MONTH, variant="cat"),
-             ("file_formats.Write.time_write", {"variant": "cat"})),
+    PostCase(
+        "1a READ",
+        "1a",
+        reads.ReadFromBytes,
+        "time_read",
+        dict(_MONTH, variant="plain"),
+        ("file_formats.Read.time_read", {"variant": "plain"}),
+    ),
+    PostCase(
+        "1b READ with str",
+        "1b",
+        reads.ReadFromBytes,
+        "time_read",
+        dict(_MONTH, variant="str"),
+        ("file_formats.Read.time_read", {"variant": "str"}),
+    ),
+    PostCase(
+        "1c READ with cat",
+        "1c",
+        reads.ReadFromBytes,
+        "time_read",
+        dict(_MONTH, variant="cat"),
+        ("file_formats.Read.time_read", {"variant": "cat"}),
+    ),
+    PostCase(
+        "2 cont. READ",
+        "2",
+        reads.ContinuousReadMonths,
+        "time_read",
+        dict(_MONTH),
+        ("file_formats.ContinuousRead.time_continuous_read", {}),
+    ),
+    PostCase(
+        "3a WRITE",
+        "3a",
+        writes.WriteMonthToBytes,
+        "time_write",
+        dict(_MONTH, variant="plain"),
+        ("file_formats.Write.time_write", {"variant": "plain"}),
+    ),
+    PostCase(
+        "3b WRITE with str",
+        "3b",
+        writes.WriteMonthToBytes,
+        "time_write",
+        dict(_MONTH, variant="str"),
+        ("file_formats.Write.time_write", {"variant": "str"}),
+    ),
+    PostCase(
+        "3c WRITE with cat",
+        "3c",
+        writes.WriteMonthToBytes,
+        "time_write",
+        dict(_MONTH, variant="cat"),
+        ("file_formats.Write.time_write", {"variant": "cat"}),
+    ),
 ]
 
 
@@ -104,5 +147,7 @@ def owner(benchmark):
         if any(name(cls, m) == benchmark for m in methods(cls)):
             return cls
     return None
+
+
 FRAME_SIZE = (sizes.Sizes, "track_frame_size")
 GENERATOR = (prepare.Prepare, "time_generate_plain_month")

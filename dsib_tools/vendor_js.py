@@ -6,6 +6,7 @@ against the sha256 pinned here before anything is unpacked, and copies its brows
 licence into ``dsib_tools/www/vendor/<name>-<version>/``, which is committed beside asv's vendored
 libraries and copied into ``html/vendor/`` by ``site``: the published pages load nothing from the
 network. To move to another release, change its version and sha256 here and run it again."""
+
 import hashlib
 import io
 import os
@@ -17,12 +18,21 @@ import urllib.request
 REGISTRY = "https://registry.npmjs.org/%(name)s/-/%(name)s-%(version)s.tgz"
 # name: (version, sha256 of the registry's tarball, files of the package to keep)
 PINS = {
-    "vega": ("6.4.0", "3521fb6ff68a94a40323954f0ba4484ba4014b157bfd37f89a3b063082320c42",
-             ("build/vega.min.js", "LICENSE")),
-    "vega-lite": ("6.5.0", "811230a6bfd2cdbfc359d0c38f624a90df86657b7f251b67be88bcc4eee32b7f",
-                  ("build/vega-lite.min.js", "LICENSE")),
-    "vega-embed": ("7.3.0", "d9a958ced3240f0418df7d5e12e97dba6e63cecda15b8403e47a0db7eb6ea859",
-                   ("build/vega-embed.min.js", "LICENSE")),
+    "vega": (
+        "6.4.0",
+        "3521fb6ff68a94a40323954f0ba4484ba4014b157bfd37f89a3b063082320c42",
+        ("build/vega.min.js", "LICENSE"),
+    ),
+    "vega-lite": (
+        "6.5.0",
+        "811230a6bfd2cdbfc359d0c38f624a90df86657b7f251b67be88bcc4eee32b7f",
+        ("build/vega-lite.min.js", "LICENSE"),
+    ),
+    "vega-embed": (
+        "7.3.0",
+        "d9a958ced3240f0418df7d5e12e97dba6e63cecda15b8403e47a0db7eb6ea859",
+        ("build/vega-embed.min.js", "LICENSE"),
+    ),
 }
 VENDOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "www", "vendor")
 
@@ -37,8 +47,9 @@ def directory(name):
 
 def scripts():
     """The pages' <script> paths under vendor/, in load order (vega-embed needs the other two)."""
-    return ["%s/%s" % (directory(name), os.path.basename(PINS[name][2][0]))
-            for name in ("vega", "vega-lite", "vega-embed")]
+    return [
+        "%s/%s" % (directory(name), os.path.basename(PINS[name][2][0])) for name in ("vega", "vega-lite", "vega-embed")
+    ]
 
 
 def copy_into(html_dir):

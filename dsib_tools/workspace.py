@@ -8,6 +8,7 @@ from the working tree. A run therefore writes into ``build/results`` and ``build
 site shows this machine beside the history and ``asv run --skip-existing`` knows what the
 history already holds. ``make record`` is the one deliberate way back into ``results/``.
 """
+
 import filecmp
 import os
 import shutil
@@ -102,16 +103,25 @@ def to_record(local, committed, machine):
     or changed, and ``benchmarks.json`` (the versions those results were taken at)."""
     machine_dir = os.path.join(local, machine)
     if not os.path.isdir(machine_dir):
-        raise LookupError("no results of machine %r in %s: run `make bench MACHINE=%s` first"
-                          % (machine, local, machine))
+        raise LookupError(
+            "no results of machine %r in %s: run `make bench MACHINE=%s` first" % (machine, local, machine)
+        )
     local_machine, committed_machine = (os.path.join(d, machine, MACHINE_JSON) for d in (local, committed))
     if os.path.exists(local_machine) and os.path.exists(committed_machine):
         taken, known = _load_json(local_machine), _load_json(committed_machine)
         if other_hardware(taken, known):
-            raise ValueError("%s records %s cpus of %s; the committed %s records %s cpus of %s: timings from "
-                             "different hardware must not share a series (run under another MACHINE name)" % (
-                                 local_machine, taken.get("num_cpu"), taken.get("cpu"), committed_machine,
-                                 known.get("num_cpu"), known.get("cpu")))
+            raise ValueError(
+                "%s records %s cpus of %s; the committed %s records %s cpus of %s: timings from "
+                "different hardware must not share a series (run under another MACHINE name)"
+                % (
+                    local_machine,
+                    taken.get("num_cpu"),
+                    taken.get("cpu"),
+                    committed_machine,
+                    known.get("num_cpu"),
+                    known.get("cpu"),
+                )
+            )
     pairs = []
     for name in sorted(os.listdir(machine_dir)):
         if name.endswith(".json"):
@@ -145,13 +155,22 @@ def taken_under_load(local, machine, pairs):
         res = Results.load(source)
         run = logs.run(res)
         if run is None:
-            problems.append((source, "its machine load was not recorded (run it with make bench or make "
-                                     "bench-matrix, which log it)"))
+            problems.append(
+                (
+                    source,
+                    "its machine load was not recorded (run it with make bench or make bench-matrix, which log it)",
+                )
+            )
             continue
         busy = logs.busy_keys(res)
         if busy:
-            problems.append((source, "%d of its benchmarks ran under load (%s; over the run: %s)" % (
-                len(busy), ", ".join(busy[:3]) + (", ..." if len(busy) > 3 else ""), describe_load(run))))
+            problems.append(
+                (
+                    source,
+                    "%d of its benchmarks ran under load (%s; over the run: %s)"
+                    % (len(busy), ", ".join(busy[:3]) + (", ..." if len(busy) > 3 else ""), describe_load(run)),
+                )
+            )
     return problems
 
 
@@ -161,10 +180,12 @@ def record(local, committed, machine, allow_load=False):
     pairs = to_record(local, committed, machine)
     problems = [] if allow_load else taken_under_load(local, machine, pairs)
     if problems:
-        raise ValueError("not recorded, because a reference must be taken on a quiet machine:\n%s\n"
-                         "Re-run on a quiet machine, or record anyway with make record ALLOW_LOAD=1 "
-                         "(python -m dsib_tools record --allow-load)." % "\n".join(
-                             "  %s: %s" % (path, why) for path, why in problems))
+        raise ValueError(
+            "not recorded, because a reference must be taken on a quiet machine:\n%s\n"
+            "Re-run on a quiet machine, or record anyway with make record ALLOW_LOAD=1 "
+            "(python -m dsib_tools record --allow-load)."
+            % "\n".join("  %s: %s" % (path, why) for path, why in problems)
+        )
     for source, target in pairs:
         _copy_atomic(source, target)
     return pairs

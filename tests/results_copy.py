@@ -2,6 +2,7 @@
 
 The copies keep every real file and add one rewritten from a real one, so the values under test
 are the reference run's, only relabelled (and, where a test says so, scaled)."""
+
 import glob
 import json
 import os
@@ -39,8 +40,11 @@ def current_keys(d, benchmarks):
 def reference_file(results_dir=RESULTS):
     """The newest real result file of pyarrow 26.0.1 / pandas 3.1.1, preferring the most current results."""
     benchmarks = current_benchmarks(results_dir)
-    files = [(p, d) for p, d in raw_results(results_dir).items()
-             if d["params"].get("pyarrow") == "26.0.1" and d["params"].get("pandas") == "3.1.1"]
+    files = [
+        (p, d)
+        for p, d in raw_results(results_dir).items()
+        if d["params"].get("pyarrow") == "26.0.1" and d["params"].get("pandas") == "3.1.1"
+    ]
     assert files, "no pyarrow 26.0.1 / pandas 3.1.1 result in %s" % results_dir
     return max(files, key=lambda pd: (pd[1]["date"], len(current_keys(pd[1], benchmarks))))[0]
 
@@ -67,7 +71,8 @@ def pose_as(path, results_dir, scale=None, **params):
     d["params"].update(params)
     d["python"] = d["params"]["python"]
     d["env_name"] = "virtualenv-py%s-pandas%s-pyarrow%s-posed-DSIB_PROFILEdefault" % tuple(
-        d["params"][k] for k in ("python", "pandas", "pyarrow"))
+        d["params"][k] for k in ("python", "pandas", "pyarrow")
+    )
     columns = d["result_columns"]
     for key, factor in (scale or {}).items():
         row = d["results"][key]  # asv drops trailing empty columns: index only what is there

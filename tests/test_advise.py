@@ -1,6 +1,7 @@
 """`python -m dsib_tools advise PATH` on a table made here (nulls, text, a zoned timestamp): its ranking
 is the one its printed figures give, and every format that can hold the table is measured, as the
 suite's own round-trip check says of that table, asked here in this process."""
+
 import json
 import math
 import os
@@ -22,13 +23,15 @@ ROWS = 3000
 
 def _table(path):
     rng = np.random.default_rng(7)
-    frame = pd.DataFrame({
-        "trip": np.arange(ROWS, dtype="int64"),
-        "passengers": pd.array(np.where(rng.random(ROWS) < 0.1, None, rng.integers(1, 6, ROWS)), dtype="Int64"),
-        "fare": np.where(rng.random(ROWS) < 0.1, np.nan, rng.random(ROWS) * 50),
-        "zone": pd.Series(rng.choice(["Midtown", "JFK", "Harlem", None], ROWS), dtype=object),
-        "at": pd.date_range("2016-01-01", periods=ROWS, freq="min", tz="America/New_York"),
-    })
+    frame = pd.DataFrame(
+        {
+            "trip": np.arange(ROWS, dtype="int64"),
+            "passengers": pd.array(np.where(rng.random(ROWS) < 0.1, None, rng.integers(1, 6, ROWS)), dtype="Int64"),
+            "fare": np.where(rng.random(ROWS) < 0.1, np.nan, rng.random(ROWS) * 50),
+            "zone": pd.Series(rng.choice(["Midtown", "JFK", "Harlem", None], ROWS), dtype=object),
+            "at": pd.date_range("2016-01-01", periods=ROWS, freq="min", tz="America/New_York"),
+        }
+    )
     frame.to_parquet(path)
     return frame
 
@@ -65,8 +68,14 @@ def _rows(text):
             match = re.match(r"([\d.]+)", cell)
             return float(match.group(1)) if match else None
 
-        rows[cells[1]] = (None if cells[0] == "-" else int(cells[0]), number(cells[2]), number(cells[3]),
-                          number(cells[4]), number(cells[5]), number(cells[6]))
+        rows[cells[1]] = (
+            None if cells[0] == "-" else int(cells[0]),
+            number(cells[2]),
+            number(cells[3]),
+            number(cells[4]),
+            number(cells[5]),
+            number(cells[6]),
+        )
     return rows
 
 
@@ -76,9 +85,26 @@ def advised(tmp_path_factory):
     path = str(tmp / "trips.parquet")
     _table(path)
     page = str(tmp / "page" / "trips.html")
-    done = subprocess.run([sys.executable, "-m", "dsib_tools", "advise", path, "--samples", "2", "--html", page,
-                           "--json", str(tmp / "figures.json")], cwd=ROOT, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True, timeout=900)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "advise",
+            path,
+            "--samples",
+            "2",
+            "--html",
+            page,
+            "--json",
+            str(tmp / "figures.json"),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return path, tmp, done.stdout, page
 
@@ -97,8 +123,12 @@ def test_the_ranking_is_the_one_its_printed_figures_give(advised):
         assert row[5] == pytest.approx(sum(terms) / len(terms), abs=0.01), (name, row)
         scores.append(row[5])
     assert scores == sorted(scores)
-    for goal, heading in (("read", "fastest read"), ("write", "fastest write"), ("size", "smallest file"),
-                          ("peak", "least memory")):
+    for goal, heading in (
+        ("read", "fastest read"),
+        ("write", "fastest write"),
+        ("size", "smallest file"),
+        ("peak", "least memory"),
+    ):
         pick = re.search(r"^- %s: (\S+)" % heading, text, re.M).group(1)
         assert rows[pick][columns[goal]] == best[goal], (goal, pick)
     balanced = re.search(r"^- balanced pick: (\S+)", text, re.M).group(1)
@@ -117,8 +147,10 @@ def test_every_format_that_can_hold_the_table_is_measured(advised, tmp_path):
     for name, why in here.items():
         if why is not None:
             # A format that cannot hold it is named with its reason, or measured and shown as changed.
-            assert re.search(r"^- %s: \S" % re.escape(name), text, re.M) or \
-                (name in rows and rows[name][0] is None), (name, why)
+            assert re.search(r"^- %s: \S" % re.escape(name), text, re.M) or (name in rows and rows[name][0] is None), (
+                name,
+                why,
+            )
     with open(str(tmp / "figures.json")) as f:
         outcomes = json.load(f)["outcomes"]
     assert sorted(o["format"] for o in outcomes) == sorted(FORMATS)
@@ -132,8 +164,11 @@ def test_the_page_charts_every_measured_format(advised):
     _, _, text, page = advised
     with open(page) as f:
         html = f.read()
-    spec = json.loads(re.search(r"<script type='application/json' class='dsib-chart-spec'>(.*?)</script>", html,
-                                re.S).group(1).replace("<\\/", "</"))
+    spec = json.loads(
+        re.search(r"<script type='application/json' class='dsib-chart-spec'>(.*?)</script>", html, re.S)
+        .group(1)
+        .replace("<\\/", "</")
+    )
     ranked = sorted(name for name, row in _rows(text).items() if row[0] is not None)
     assert sorted(p["format"] for p in spec["data"]["values"]) == ranked
     for script in re.findall(r"<script src='([^']+)'>", html):

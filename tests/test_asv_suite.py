@@ -5,6 +5,7 @@ The working tree is snapshotted into a throwaway git repository, because asv
 builds and installs the package from a commit: this tests the code as it is
 now, not as last committed.
 """
+
 import glob
 import itertools
 import json
@@ -39,19 +40,26 @@ def expected_skip(benchmark, given, versions):
     operation = getattr(cls, "operation", None)
     if operation is None:  # the process baseline and the generator
         return FORMATS[given["format"]].unavailable(versions) if "format" in given else None
-    return cases.cell_skip_reason(operation, given, "tiny", versions,
-                                  "cat" if operation == "categorize_then_write" else "plain")
+    return cases.cell_skip_reason(
+        operation, given, "tiny", versions, "cat" if operation == "categorize_then_write" else "plain"
+    )
 
 
 def _run(args, cwd, env):
-    proc = subprocess.run(args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True)
+    proc = subprocess.run(
+        args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True
+    )
     return proc
 
 
 def _git_status(repo):
-    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo, check=True,
-                          stdout=subprocess.PIPE, universal_newlines=True).stdout
+    return subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=repo,
+        check=True,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+    ).stdout
 
 
 @pytest.fixture(scope="module")
@@ -63,10 +71,22 @@ def asv_tiny(tiny_data_dir, tmp_path_factory, request):
     snapshot_working_tree(repo)
     env = dict(os.environ, DSIB_DATA_DIR=tiny_data_dir)
     env.pop("MAKEFLAGS", None)  # `make test`'s own flags are not the user's
-    run = run_with_progress(["make", "bench", "PROFILE=tiny", "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR],
-                            repo, env, request, "make bench PROFILE=tiny")
-    return {"work": work, "repo": repo, "env": env, "run": run, "results": os.path.join(repo, "build", "results"),
-            "html": os.path.join(repo, "build", "html"), "asv": [sys.executable, "-m", "asv"]}
+    run = run_with_progress(
+        ["make", "bench", "PROFILE=tiny", "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR],
+        repo,
+        env,
+        request,
+        "make bench PROFILE=tiny",
+    )
+    return {
+        "work": work,
+        "repo": repo,
+        "env": env,
+        "run": run,
+        "results": os.path.join(repo, "build", "results"),
+        "html": os.path.join(repo, "build", "html"),
+        "asv": [sys.executable, "-m", "asv"],
+    }
 
 
 def _results(asv_tiny):
@@ -134,13 +154,32 @@ def test_make_bench_leaves_every_committed_file_alone(asv_tiny):
 
 
 def test_comparison_table_from_the_run(asv_tiny):
-    table = _run([sys.executable, "-m", "dsib_tools", "table", "--results-dir", asv_tiny["results"], "--machine", MACHINE,
-                  "--with-2019"], ROOT, asv_tiny["env"])
+    table = _run(
+        [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "table",
+            "--results-dir",
+            asv_tiny["results"],
+            "--machine",
+            MACHINE,
+            "--with-2019",
+        ],
+        ROOT,
+        asv_tiny["env"],
+    )
     assert table.returncode == 0, table.stdout
     rows = [line for line in table.stdout.splitlines() if line.startswith("| ") and "Benchmark" not in line]
     assert [r.split("|")[1].strip() for r in rows] == [
-        "1a READ", "1b READ with str", "1c READ with cat", "2 cont. READ", "3a WRITE", "3b WRITE with str",
-        "3c WRITE with cat"]
+        "1a READ",
+        "1b READ with str",
+        "1c READ with cat",
+        "2 cont. READ",
+        "3a WRITE",
+        "3b WRITE with str",
+        "3c WRITE with cat",
+    ]
     for row in rows:
         assert "failed" not in row and "skipped" not in row and "n/a" not in row, row
         assert row in asv_tiny["run"].stdout, "make bench printed the same table"
@@ -172,13 +211,22 @@ def test_the_run_logged_the_machines_load_over_every_benchmark(asv_tiny):
     assert all(w is not None and w.seconds > 0 for w in windows.values()), windows
     assert "dsib: machine load during this run: " in asv_tiny["run"].stdout
     busy = set(logs.busy_keys(res))
-    shown = {"table": set(suite.name(c.cls, c.method) for c in suite.POST_2019),
-             "report": set(suite.name(r.cls, r.method) for r in suite.GRID if r.kind == "time")
-             | set(suite.name(cls, method) for cls in (IngestIntoEngine, QueryFromEngine, SerializeForQuestDB)
-                   for method in suite.methods(cls) if method.startswith("time_"))}
+    shown = {
+        "table": set(suite.name(c.cls, c.method) for c in suite.POST_2019),
+        "report": set(suite.name(r.cls, r.method) for r in suite.GRID if r.kind == "time")
+        | set(
+            suite.name(cls, method)
+            for cls in (IngestIntoEngine, QueryFromEngine, SerializeForQuestDB)
+            for method in suite.methods(cls)
+            if method.startswith("time_")
+        ),
+    }
     for command, keys in sorted(shown.items()):
-        out = _run([sys.executable, "-m", "dsib_tools", command, "--results-dir", asv_tiny["results"], "--machine",
-                    MACHINE], ROOT, asv_tiny["env"]).stdout
+        out = _run(
+            [sys.executable, "-m", "dsib_tools", command, "--results-dir", asv_tiny["results"], "--machine", MACHINE],
+            ROOT,
+            asv_tiny["env"],
+        ).stdout
         assert "machine load during the run: other processes " in out, out[:2000]
         assert ("%d benchmarks ran under load" % len(busy) in out) == bool(busy), out[:2000]
         # The line on the whole run says "(under load)" of the run itself; the tables mark figures.
@@ -187,8 +235,11 @@ def test_the_run_logged_the_machines_load_over_every_benchmark(asv_tiny):
 
 
 def test_every_format_report_has_a_value_in_every_case_that_makes_sense(asv_tiny):
-    report = _run([sys.executable, "-m", "dsib_tools", "report", "--results-dir", asv_tiny["results"], "--machine",
-                   MACHINE], ROOT, asv_tiny["env"])
+    report = _run(
+        [sys.executable, "-m", "dsib_tools", "report", "--results-dir", asv_tiny["results"], "--machine", MACHINE],
+        ROOT,
+        asv_tiny["env"],
+    )
     assert report.returncode == 0, report.stdout
     tables = [t for t in report.stdout.split("\n\n") if t.startswith("| ") and "| parquet |" in t.splitlines()[0]]
     assert len(tables) == 9, "three sources x three variants"
@@ -212,8 +263,21 @@ def test_the_batches_report_puts_three_columns_and_batches_beside_the_whole_read
     from benchmarks.batches import MEMORY_BUDGET
     from dsib.formats import FORMATS
 
-    report = _run([sys.executable, "-m", "dsib_tools", "report", "--batches", "--results-dir", asv_tiny["results"],
-                   "--machine", MACHINE], ROOT, asv_tiny["env"])
+    report = _run(
+        [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "report",
+            "--batches",
+            "--results-dir",
+            asv_tiny["results"],
+            "--machine",
+            MACHINE,
+        ],
+        ROOT,
+        asv_tiny["env"],
+    )
     assert report.returncode == 0, report.stdout
     cells = [c.strip() for line in report.stdout.splitlines() if line.startswith("| ") for c in line.split("|")]
     assert "failed" not in cells and "not run" not in cells, report.stdout
@@ -222,8 +286,11 @@ def test_the_batches_report_puts_three_columns_and_batches_beside_the_whole_read
     header = tables[0].splitlines()[0].strip("| ").split(" | ")
     assert header[1:] == [f.name for f in FORMATS.values() if f.columns or f.batches], "formats with a reader only"
     assert "pickle-2" not in header and "arrow-file" in header and "orc" in header
-    rows = dict((line.strip("| ").split(" | ")[0], line.strip("| ").split(" | ")[1:])
-                for line in tables[0].splitlines()[2:] if line.startswith("| "))
+    rows = dict(
+        (line.strip("| ").split(" | ")[0], line.strip("| ").split(" | ")[1:])
+        for line in tables[0].splitlines()[2:]
+        if line.startswith("| ")
+    )
     figure = r"^\S+ \((±\d+%, n=\d+|1 sample)\)( \(under load\))?$"
     for label in ("read, page cache", "read 3 columns", "in batches", "in batches + sum", "in batches + copy"):
         assert re.match(figure, rows[label][0]), (label, rows[label])
@@ -232,8 +299,9 @@ def test_the_batches_report_puts_three_columns_and_batches_beside_the_whole_read
     assert rows["in batches"][header.index("fastparquet") - 1].startswith("skip ")
     assert "Parquet (fastparquet) has no reader of batches of a size asked" in report.stdout
     assert re.match(r"^\d+$", rows["in batches, peak MiB"][0])
-    continuous = [line.strip("| ").split(" | ") for line in report.stdout.splitlines()
-                  if line.startswith("| nyc_taxi_month |")]
+    continuous = [
+        line.strip("| ").split(" | ") for line in report.stdout.splitlines() if line.startswith("| nyc_taxi_month |")
+    ]
     assert [c[1] for c in continuous] == ["parquet", "csv"]
     for cells in continuous:
         assert re.match(figure, cells[2]) and cells[6] == "%d" % (MEMORY_BUDGET >> 20), cells
@@ -244,8 +312,11 @@ def test_the_engines_report_has_every_engines_ingest_and_query_and_the_studies_c
     from dsib.engines import ENGINES
     from dsib_tools.report import ENGINE_COMPARISONS, STUDY_COMPARISONS
 
-    report = _run([sys.executable, "-m", "dsib_tools", "report", "--results-dir", asv_tiny["results"], "--machine",
-                   MACHINE], ROOT, asv_tiny["env"])
+    report = _run(
+        [sys.executable, "-m", "dsib_tools", "report", "--results-dir", asv_tiny["results"], "--machine", MACHINE],
+        ROOT,
+        asv_tiny["env"],
+    )
     assert report.returncode == 0, report.stdout
     blocks = report.stdout.split("\n\n")
     tables = [t for t in blocks if t.startswith("| ") and "| ingest |" in t.splitlines()[0]]
@@ -254,38 +325,66 @@ def test_the_engines_report_has_every_engines_ingest_and_query_and_the_studies_c
         source = table.split(" / ")[0].lstrip("| ")
         rows = table.splitlines()[2:]
         assert [row.split(" | ")[0].lstrip("| ") for row in rows] == [
-            e.label for e in ENGINES.values() if e.sources is None or source in e.sources]
+            e.label for e in ENGINES.values() if e.sources is None or source in e.sources
+        ]
         for row in rows:
             times, memory = row.strip("| ").split(" | ")[1:3], row.strip("| ").split(" | ")[3:]
             # A query timed as another engine's (QuestDB's paths share one) skips, and says so below.
-            assert all(re.match(r"^\S+ \((±\d+%, n=\d+|1 sample)\)( \(under load\))?$", cell) or cell.startswith("skip ")
-                       for cell in times), row
+            assert all(
+                re.match(r"^\S+ \((±\d+%, n=\d+|1 sample)\)( \(under load\))?$", cell) or cell.startswith("skip ")
+                for cell in times
+            ), row
             # An engine that works in a held server: the client's peak + the server's = both.
             server = row.startswith(("| PostgreSQL", "| QuestDB"))
-            assert all(re.match(r"^\d+ \+ \d+ = \d+$" if server else r"^\d+$", cell) or cell.startswith("skip ")
-                       for cell in memory), row
+            assert all(
+                re.match(r"^\d+ \+ \d+ = \d+$" if server else r"^\d+$", cell) or cell.startswith("skip ")
+                for cell in memory
+            ), row
         skipped = [row for row in rows if "skip" in row]
         assert all(ENGINES[e].queried_as for e in ENGINES.names() if any(ENGINES[e].label + " |" in r for r in skipped))
     (serialisation,) = [t for t in blocks if t.startswith("| QuestDB's serialisation alone")]
-    assert re.match(r"^\| dataframe\(\) against the row loop \| [\d.]+x \| [\d.]+x \| [\d.]+x \|$",
-                    serialisation.splitlines()[-1]), serialisation
+    assert re.match(
+        r"^\| dataframe\(\) against the row loop \| [\d.]+x \| [\d.]+x \| [\d.]+x \|$", serialisation.splitlines()[-1]
+    ), serialisation
     (comparisons,) = [t for t in blocks if t.startswith("| paths compared |")]
-    measured = [(path, source) for _, path, baseline in ENGINE_COMPARISONS for source in ("nyc_taxi", "tsbs_cpu")
-                if all(ENGINES[e].sources is None or source in ENGINES[e].sources for e in (path, baseline))]
+    measured = [
+        (path, source)
+        for _, path, baseline in ENGINE_COMPARISONS
+        for source in ("nyc_taxi", "tsbs_cpu")
+        if all(ENGINES[e].sources is None or source in ENGINES[e].sources for e in (path, baseline))
+    ]
     assert len(comparisons.splitlines()) == 2 + 3 * len(measured)
-    assert all(re.match(r"^[\d.]+x$", cell) or (line.startswith("| QuestDB") and cell == "n/a")
-               for line in comparisons.splitlines()[2:] for cell in line.strip("| ").split(" | ")[2:]), comparisons
+    assert all(
+        re.match(r"^[\d.]+x$", cell) or (line.startswith("| QuestDB") and cell == "n/a")
+        for line in comparisons.splitlines()[2:]
+        for cell in line.strip("| ").split(" | ")[2:]
+    ), comparisons
     (studies,) = [t for t in blocks if t.startswith("| beside the studies |")]
     assert len(studies.splitlines()) == 2 + len(STUDY_COMPARISONS)
-    assert all(re.match(r"^(plain|str|cat): [\d.]+x$", line.strip("| ").split(" | ")[-1])
-               for line in studies.splitlines()[2:]), studies
+    assert all(
+        re.match(r"^(plain|str|cat): [\d.]+x$", line.strip("| ").split(" | ")[-1]) for line in studies.splitlines()[2:]
+    ), studies
 
 
 def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
     html = asv_tiny["html"]
     # make bench built the page once; the link is added once, however often the page is rebuilt
-    site = _run([sys.executable, "-m", "dsib_tools", "site", "--results-dir", asv_tiny["results"], "--machine", MACHINE,
-                 "--html-dir", html], ROOT, asv_tiny["env"])
+    site = _run(
+        [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "site",
+            "--results-dir",
+            asv_tiny["results"],
+            "--machine",
+            MACHINE,
+            "--html-dir",
+            html,
+        ],
+        ROOT,
+        asv_tiny["env"],
+    )
     assert site.returncode == 0, site.stdout
     with open(os.path.join(html, "index.html")) as f:
         assert f.read().count('href="dsib/index.html"') == 1
@@ -295,8 +394,11 @@ def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
         assert "<h2" in page and heading in page
     # the post; the grid; the engines: six, QuestDB's serialisation, the comparisons, beside the studies; fidelity
     assert page.count("<table id=") == 1 + 9 + (6 + 1 + 1 + 1) + 1
-    assert re.search(r"<li id='[a-z0-9-]+-skip-1'>skip 1: pandas to_msgpack: pandas 3\.1\.1 has no to_msgpack "
-                     r"\(removed in 1\.0\)</li>", page), "a skip's reason, under the id its cells link to"
+    assert re.search(
+        r"<li id='[a-z0-9-]+-skip-1'>skip 1: pandas to_msgpack: pandas 3\.1\.1 has no to_msgpack "
+        r"\(removed in 1\.0\)</li>",
+        page,
+    ), "a skip's reason, under the id its cells link to"
     assert "<script" not in page and "http" not in page.replace("http-equiv", "")
 
 
@@ -307,9 +409,28 @@ def test_the_site_has_a_report_page_for_each_machine_linked_both_ways(asv_tiny, 
     shutil.copytree(asv_tiny["results"], results)
     shutil.copytree(os.path.join(asv_tiny["results"], MACHINE), os.path.join(results, "dsib-other"))
     shutil.copytree(asv_tiny["html"], html)
-    site = _run([sys.executable, "-m", "dsib_tools", "site", "--results-dir", results, "--html-dir", html,
-                 "--machine", MACHINE, "--machine", "dsib-other", "--machine", "dsib-none", "--env", "DSIB_PROFILEtiny"],
-                ROOT, asv_tiny["env"])
+    site = _run(
+        [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "site",
+            "--results-dir",
+            results,
+            "--html-dir",
+            html,
+            "--machine",
+            MACHINE,
+            "--machine",
+            "dsib-other",
+            "--machine",
+            "dsib-none",
+            "--env",
+            "DSIB_PROFILEtiny",
+        ],
+        ROOT,
+        asv_tiny["env"],
+    )
     assert site.returncode == 0, site.stdout + site.stderr
     assert "no page for machine dsib-none: " in site.stdout, site.stdout
     pages = {}
@@ -351,10 +472,22 @@ def test_a_run_interrupted_during_the_engine_cases_leaves_no_server_and_no_port(
     assert not _servers_of(data_dir), "no server of this data directory runs before"
     log = os.path.join(asv_tiny["work"], "interrupted.log")
     with open(log, "w") as out:
-        run = subprocess.Popen(["make", "run", "PROFILE=tiny", "ENGINE=postgres-sqlalchemy", "MACHINE=" + MACHINE,
-                                "ASV_ENV_DIR=" + ENV_DIR, "BUILD=" + os.path.join(asv_tiny["work"], "interrupted")],
-                               cwd=asv_tiny["repo"], env=asv_tiny["env"], stdout=out, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+        run = subprocess.Popen(
+            [
+                "make",
+                "run",
+                "PROFILE=tiny",
+                "ENGINE=postgres-sqlalchemy",
+                "MACHINE=" + MACHINE,
+                "ASV_ENV_DIR=" + ENV_DIR,
+                "BUILD=" + os.path.join(asv_tiny["work"], "interrupted"),
+            ],
+            cwd=asv_tiny["repo"],
+            env=asv_tiny["env"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         deadline, seen = time.monotonic() + 600, {}
         while not seen and run.poll() is None and time.monotonic() < deadline:
@@ -373,8 +506,11 @@ def test_a_run_interrupted_during_the_engine_cases_leaves_no_server_and_no_port(
     left = _servers_of(data_dir)
     assert not left, "servers left by the interrupted run: %s" % left
     assert not [port for port in seen.values() if servers.port_open(port)], "a port is still bound"
-    assert not [p for p in psutil.process_iter(["cmdline"]) if "asv" in " ".join(p.info["cmdline"] or [])
-                and asv_tiny["repo"] in " ".join(p.info["cmdline"] or [])], "the run itself ended"
+    assert not [
+        p
+        for p in psutil.process_iter(["cmdline"])
+        if "asv" in " ".join(p.info["cmdline"] or []) and asv_tiny["repo"] in " ".join(p.info["cmdline"] or [])
+    ], "the run itself ended"
 
 
 def test_make_record_is_the_deliberate_way_into_the_committed_history(asv_tiny):
@@ -398,8 +534,9 @@ def test_make_record_is_the_deliberate_way_into_the_committed_history(asv_tiny):
     if busy:
         assert record.returncode != 0 and "ran under load" in record.stdout, record.stdout[-3000:]
         assert _git_status(asv_tiny["repo"]) == ""
-        record = _run(["make", "record", "MACHINE=" + MACHINE, "PROFILE=tiny", "ALLOW_LOAD=1"], asv_tiny["repo"],
-                      asv_tiny["env"])
+        record = _run(
+            ["make", "record", "MACHINE=" + MACHINE, "PROFILE=tiny", "ALLOW_LOAD=1"], asv_tiny["repo"], asv_tiny["env"]
+        )
     assert record.returncode == 0, record.stdout[-3000:]
     changes = [(line[:2], line[3:]) for line in _git_status(asv_tiny["repo"]).splitlines()]
     (log,) = os.listdir(logs)
@@ -425,8 +562,20 @@ def test_the_audit_times_the_posts_cases_by_asv_and_outside_it_in_turn(asv_tiny,
 
     record_path = str(tmp_path / "audit.json")
     cells_before = compare.load_cells(asv_tiny["results"], MACHINE, compare.resolve(asv_tiny["repo"], "HEAD"))
-    run = _run(["make", "audit", "PROFILE=tiny", "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR, "AUDIT_ROUNDS=1",
-                "AUDIT_ONLY=parquet", "AUDIT_RECORD=" + record_path], asv_tiny["repo"], asv_tiny["env"])
+    run = _run(
+        [
+            "make",
+            "audit",
+            "PROFILE=tiny",
+            "MACHINE=" + MACHINE,
+            "ASV_ENV_DIR=" + ENV_DIR,
+            "AUDIT_ROUNDS=1",
+            "AUDIT_ONLY=parquet",
+            "AUDIT_RECORD=" + record_path,
+        ],
+        asv_tiny["repo"],
+        asv_tiny["env"],
+    )
     assert run.returncode == 0, run.stdout[-3000:]
     record = audit.load_record(record_path)
     head = compare.resolve(asv_tiny["repo"], "HEAD")
@@ -449,18 +598,42 @@ def test_the_audit_times_the_posts_cases_by_asv_and_outside_it_in_turn(asv_tiny,
     assert compare.load_cells(asv_tiny["results"], MACHINE, head) == cells_before
     rows = [line for line in audit.markdown(record).splitlines() if line.startswith("| ") and "---" not in line]
     assert len(rows) == 8 and all(row.count("| yes |") + row.count("| no |") == 3 for row in rows[1:]), rows
-    assert subprocess.run(["git", "status", "--porcelain", "--", "checks"], cwd=asv_tiny["repo"], check=True,
-                          stdout=subprocess.PIPE, universal_newlines=True).stdout == "", \
-        "AUDIT_RECORD, not the committed record"
+    assert (
+        subprocess.run(
+            ["git", "status", "--porcelain", "--", "checks"],
+            cwd=asv_tiny["repo"],
+            check=True,
+            stdout=subprocess.PIPE,
+            universal_newlines=True,
+        ).stdout
+        == ""
+    ), "AUDIT_RECORD, not the committed record"
 
 
 def test_the_audit_refuses_code_other_than_the_runs(asv_tiny, tmp_path):
     with open(os.path.join(asv_tiny["repo"], "dsib", "__init__.py"), "a") as f:
         f.write("\n# changed after the run\n")
     try:
-        run = _run([sys.executable, "-m", "dsib_tools", "audit", "--config", ".asv-tiny.conf.json", "--results-dir",
-                    asv_tiny["results"], "--machine", MACHINE, "--profile", "tiny", "-o", str(tmp_path / "a.json")],
-                   asv_tiny["repo"], asv_tiny["env"])
+        run = _run(
+            [
+                sys.executable,
+                "-m",
+                "dsib_tools",
+                "audit",
+                "--config",
+                ".asv-tiny.conf.json",
+                "--results-dir",
+                asv_tiny["results"],
+                "--machine",
+                MACHINE,
+                "--profile",
+                "tiny",
+                "-o",
+                str(tmp_path / "a.json"),
+            ],
+            asv_tiny["repo"],
+            asv_tiny["env"],
+        )
     finally:
         subprocess.run(["git", "checkout", "--", "dsib/__init__.py"], cwd=asv_tiny["repo"], check=True)
     assert run.returncode == 2 and "differ from" in run.stdout, run.stdout[-2000:]
@@ -487,21 +660,32 @@ def test_make_bench_runs_real_tlc_files_and_a_table_you_brought(asv_tiny, tmp_pa
     for month in ("2016-01", "2016-02"):
         paths.append(str(tmp_path / ("yellow_tripdata_%s.csv" % month)))
         nyc_taxi.to_tlc_csv(load_frame("tiny", "plain", month, asv_tiny["env"]["DSIB_DATA_DIR"]), paths[-1])
-    ingest = _run([python, "-m", "data_prep", "prepare", "--profile", "tlc", "--quiet", "--from-csv"] + paths, repo, env)
+    ingest = _run(
+        [python, "-m", "data_prep", "prepare", "--profile", "tlc", "--quiet", "--from-csv"] + paths, repo, env
+    )
     assert ingest.returncode == 0, ingest.stdout
     table = str(tmp_path / "mine.parquet")
     pq.write_table(arrow_table(every_kind(5000)), table)
-    add = _run([python, "-m", "data_prep", "add", "mine", "--from-file", table, "--partition-rows", "2000", "--quiet"],
-               repo, env)
+    add = _run(
+        [python, "-m", "data_prep", "add", "mine", "--from-file", table, "--partition-rows", "2000", "--quiet"],
+        repo,
+        env,
+    )
     assert add.returncode == 0 and "left out: column 'tags'" in add.stdout, add.stdout
 
     for how, profile, source in ((["PROFILE=tlc"], "tlc", "nyc_taxi"), (["DATASET=mine"], "own", "mine")):
         build = str(tmp_path / ("build-" + profile))
-        run = _run(["make", "bench", "FORMAT=parquet", "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR, "BUILD=" + build]
-                   + how, repo, env)
+        run = _run(
+            ["make", "bench", "FORMAT=parquet", "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR, "BUILD=" + build] + how,
+            repo,
+            env,
+        )
         assert run.returncode == 0, run.stdout[-6000:]
-        (res,) = [r for r in iter_results_for_machine(os.path.join(build, "results"), MACHINE)
-                  if "DSIB_PROFILE" + profile in r.env_name.split("-")]
+        (res,) = [
+            r
+            for r in iter_results_for_machine(os.path.join(build, "results"), MACHINE)
+            if "DSIB_PROFILE" + profile in r.env_name.split("-")
+        ]
         if profile == "own":  # the table's name and what it holds: a series of its own
             from dsib_tools.config import table_digest
 
@@ -514,8 +698,9 @@ def test_make_bench_runs_real_tlc_files_and_a_table_you_brought(asv_tiny, tmp_pa
         for key in res.get_all_result_keys():
             params = res.get_result_params(key)
             values = res.get_result_value(key, params)
-            for combo, value in zip(itertools.product(*params) if params else [()],
-                                    values if isinstance(values, list) else [values]):
+            for combo, value in zip(
+                itertools.product(*params) if params else [()], values if isinstance(values, list) else [values]
+            ):
                 cell = (key,) + tuple(c.strip("'") for c in combo)
                 if value is None:
                     failed.append(cell)
@@ -523,11 +708,30 @@ def test_make_bench_runs_real_tlc_files_and_a_table_you_brought(asv_tiny, tmp_pa
                     measured.append(cell)
         assert not failed, "%s: %s" % (how, failed)
         names = set(cell[0] for cell in measured)
-        for name in ("reads.ReadFromPageCache.time_read", "writes.WriteToBytes.time_write",
-                     "reads.ContinuousRead.time_read"):
+        for name in (
+            "reads.ReadFromPageCache.time_read",
+            "writes.WriteToBytes.time_write",
+            "reads.ContinuousRead.time_read",
+        ):
             assert name in names, (how, name, sorted(names))
-    report = _run([python, "-m", "dsib_tools", "report", "--results-dir", os.path.join(str(tmp_path), "build-own",
-                   "results"), "--machine", MACHINE, "--env", "DSIB_PROFILEown", "--dataset", "mine"], repo, env)
+    report = _run(
+        [
+            python,
+            "-m",
+            "dsib_tools",
+            "report",
+            "--results-dir",
+            os.path.join(str(tmp_path), "build-own", "results"),
+            "--machine",
+            MACHINE,
+            "--env",
+            "DSIB_PROFILEown",
+            "--dataset",
+            "mine",
+        ],
+        repo,
+        env,
+    )
     assert report.returncode == 0, report.stdout
     block = report.stdout.split("| mine / str |")[1].split("\n\n")[0]
     read = [line for line in block.splitlines() if line.startswith("| read, page cache |")][0]

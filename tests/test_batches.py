@@ -1,6 +1,7 @@
 """The reads real work needs (benchmarks/batches.py): every format's projection and batch reader
 gives back its part of the frame on real files, the checks that say so can fail, and a batch
 pass holds one batch, not the file (peak RSS of real processes; memory, not time)."""
+
 import json
 import os
 import subprocess
@@ -17,8 +18,14 @@ from dsib.formats import FORMATS
 from dsib.registry import Reader, installed_versions
 from dsib.roundtrip import check_batches, check_columns, concat_batches, hints_for, write_and_check
 
-READERS = [(f.name, reader, v) for f in FORMATS.values() for reader in ("columns", "batches")
-           if getattr(f, reader) is not None for v in VARIANTS if v in f.variants]
+READERS = [
+    (f.name, reader, v)
+    for f in FORMATS.values()
+    for reader in ("columns", "batches")
+    if getattr(f, reader) is not None
+    for v in VARIANTS
+    if v in f.variants
+]
 
 
 def _cell(tiny_data_dir, tmp_path, name, variant, dataset="nyc_taxi"):
@@ -107,13 +114,19 @@ def test_the_categories_of_batches_are_put_together_not_lost():
 
 def test_formats_without_a_reader_skip_saying_so():
     versions = installed_versions(FORMATS.packages())
-    assert cases.skip_reason("iterate_batches", "nyc_taxi", "pickle-2", "plain", "tiny", versions) == \
-        "pickle protocol 2 has no reader of batches of a size asked: it is read whole"
-    assert cases.skip_reason("read_columns", "nyc_taxi", "json-split", "plain", "tiny", versions) == \
-        "JSON split reads every column: it has no reader of some columns"
+    assert (
+        cases.skip_reason("iterate_batches", "nyc_taxi", "pickle-2", "plain", "tiny", versions)
+        == "pickle protocol 2 has no reader of batches of a size asked: it is read whole"
+    )
+    assert (
+        cases.skip_reason("read_columns", "nyc_taxi", "json-split", "plain", "tiny", versions)
+        == "JSON split reads every column: it has no reader of some columns"
+    )
     old = dict(versions, pyarrow="2.0.0")
-    assert cases.skip_reason("iterate_batches", "nyc_taxi", "parquet", "plain", "tiny", old) == \
-        "Parquet: ParquetFile.iter_batches arrived in pyarrow 3.0"
+    assert (
+        cases.skip_reason("iterate_batches", "nyc_taxi", "parquet", "plain", "tiny", old)
+        == "Parquet: ParquetFile.iter_batches arrived in pyarrow 3.0"
+    )
     # only formats with the reader are parameters of the case
     assert "pickle-2" not in cases.params("iterate_batches")[1]
     assert "parquet" in cases.params("iterate_batches")[1]
@@ -131,7 +144,8 @@ def peak():
         return int([line for line in f if line.startswith("VmHWM:")][0].split()[1]) * 1024
 
 
-fmt, how, path, batch_rows, hints = FORMATS[sys.argv[1]], sys.argv[2], sys.argv[3], int(sys.argv[4]), json.loads(sys.argv[5])
+fmt, how, path = FORMATS[sys.argv[1]], sys.argv[2], sys.argv[3]
+batch_rows, hints = int(sys.argv[4]), json.loads(sys.argv[5])
 fmt.warm_up()
 before = peak()
 if how == "whole":
@@ -146,16 +160,20 @@ print(peak() - before)
 
 
 def _peak_above_start(name, how, path, rows, hints):
-    out = subprocess.run([sys.executable, "-c", PEAK, name, how, path, str(rows), json.dumps(hints)],
-                         check=True, stdout=subprocess.PIPE, universal_newlines=True,
-                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", PEAK, name, how, path, str(rows), json.dumps(hints)],
+        check=True,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    ).stdout
     return int(out.split()[-1])
 
 
 def _numbers(rows):
     rng = np.random.RandomState(0)
     frame = pd.DataFrame(dict(("x%d" % i, rng.standard_normal(rows)) for i in range(12)))
-    frame["t"] = pd.Timestamp("2016-01-01") + pd.to_timedelta(rng.randint(0, 10 ** 6, rows), unit="s")
+    frame["t"] = pd.Timestamp("2016-01-01") + pd.to_timedelta(rng.randint(0, 10**6, rows), unit="s")
     return frame
 
 
@@ -186,8 +204,15 @@ def test_a_batch_pass_holds_a_batch_not_the_file(tmp_path, name):
             peaks[how, scale] = _peak_above_start(name, how, path, rows // 10, hints)
     extra = 3 * int(_numbers(rows).memory_usage(deep=True).sum())
     grew = dict((how, peaks[how, 4] - peaks[how, 1]) for how in ("whole", "batches"))
-    print("%s: %.0f MB more rows as a frame; whole read grew %.0f MB, pass in batches %.0f MB (%s)"
-          % (name, extra / 1e6, grew["whole"] / 1e6, grew["batches"] / 1e6,
-             ", ".join("%s x%d +%.0f MB" % (k[0], k[1], v / 1e6) for k, v in sorted(peaks.items()))))
+    print(
+        "%s: %.0f MB more rows as a frame; whole read grew %.0f MB, pass in batches %.0f MB (%s)"
+        % (
+            name,
+            extra / 1e6,
+            grew["whole"] / 1e6,
+            grew["batches"] / 1e6,
+            ", ".join("%s x%d +%.0f MB" % (k[0], k[1], v / 1e6) for k, v in sorted(peaks.items())),
+        )
+    )
     assert grew["whole"] > 0.8 * extra
     assert grew["batches"] < 0.25 * extra

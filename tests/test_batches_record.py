@@ -2,6 +2,7 @@
 benchmarks/batches.py at `default`, with the whole reads and process baselines they are read
 against): every cell measured or skipped for the suite's reason, and the memory targets met.
 Memory, not time: these assertions hold on a busy machine too."""
+
 import itertools
 import math
 import os
@@ -26,8 +27,9 @@ def _run():
 
 def _value(res, cls, method, **given):
     key = suite.name(cls, method)
-    for combo, value in zip(itertools.product(*res.get_result_params(key)), res.get_result_value(
-            key, res.get_result_params(key))):
+    for combo, value in zip(
+        itertools.product(*res.get_result_params(key)), res.get_result_value(key, res.get_result_params(key))
+    ):
         if dict(zip(cls.param_names, [c.strip("'") for c in combo])) == given:
             return value
     raise KeyError((key, given))
@@ -43,8 +45,14 @@ def test_every_cell_is_measured_or_skips_for_a_reason_of_the_suite():
             assert combos and len(values) == len(combos), key
             for combo, value in zip(combos, values):
                 given = dict(zip(cls.param_names, [c.strip("'") for c in combo]))
-                why = cases.skip_reason(cls.operation, given["source"], given["format"],
-                                        given.get("variant", "plain"), "default", cases.ANY_VERSIONS)
+                why = cases.skip_reason(
+                    cls.operation,
+                    given["source"],
+                    given["format"],
+                    given.get("variant", "plain"),
+                    "default",
+                    cases.ANY_VERSIONS,
+                )
                 assert value is not None, "%s%s failed" % (key, given)
                 assert (value == value) == (why is None), (key, given, why)
 
@@ -56,10 +64,9 @@ def test_the_continuous_read_in_batches_stays_within_its_budget_on_more_than_twi
         peak = _value(res, batches.ContinuousReadInBatches, "peakmem_read", source="nyc_taxi_month", format=fmt)
         base = _value(res, reads.ProcessBaseline, "peakmem_baseline", format=fmt)
         frame = _value(res, sizes.Sizes, "track_frame_size", source="nyc_taxi_month", format=fmt, variant="plain")
-        whole = _value(res, reads.ContinuousReadMonths, "peakmem_first_partition", source="nyc_taxi_month",
-                       format=fmt)
+        whole = _value(res, reads.ContinuousReadMonths, "peakmem_first_partition", source="nyc_taxi_month", format=fmt)
         assert months * frame >= 2 * MEMORY_BUDGET, "the data is at least twice the budget"
-        assert peak - base <= MEMORY_BUDGET, "%s: %.0f MiB above the process" % (fmt, (peak - base) / 2 ** 20)
+        assert peak - base <= MEMORY_BUDGET, "%s: %.0f MiB above the process" % (fmt, (peak - base) / 2**20)
         assert peak < whole, "%s: in batches, six months take less than one month read whole" % fmt
 
 
@@ -75,4 +82,8 @@ def test_a_pass_in_batches_holds_less_than_the_whole_read_of_the_same_data():
         frame = _value(res, sizes.Sizes, "track_frame_size", **given)
         assert not math.isnan(batch) and not math.isnan(whole), given
         assert whole - batch >= frame / 2, "%s: %.0f MiB in batches, %.0f MiB whole, a %.0f MiB frame" % (
-            given, batch / 2 ** 20, whole / 2 ** 20, frame / 2 ** 20)
+            given,
+            batch / 2**20,
+            whole / 2**20,
+            frame / 2**20,
+        )

@@ -1,4 +1,5 @@
 """The benchmark classes, called the way asv calls them, without asv: fast, and able to fail."""
+
 import itertools
 import os
 
@@ -223,8 +224,9 @@ def test_every_class_declares_its_series_and_every_versioned_scale_is_in_it(monk
     before = benchmarks._scale_of_versioned_profiles()
     monkeypatch.setitem(PROFILES, "pr", PROFILES["pr"]._replace(grid_rows={"nyc_taxi": 777}))
     assert benchmarks._scale_of_versioned_profiles() == before, "pr's results are never kept: its scale is out"
-    monkeypatch.setitem(PROFILES, "default", PROFILES["default"]._replace(
-        grid_rows=dict(PROFILES["default"].grid_rows, nyc_taxi=12345)))
+    monkeypatch.setitem(
+        PROFILES, "default", PROFILES["default"]._replace(grid_rows=dict(PROFILES["default"].grid_rows, nyc_taxi=12345))
+    )
     assert benchmarks._scale_of_versioned_profiles() != before, "a published scale changes every series"
 
 
@@ -237,8 +239,14 @@ def test_the_full_profile_measures_no_grid_and_opens_no_store(tmp_path, monkeypa
     for module in (benchmarks, reads, writes, sizes):
         monkeypatch.setattr(module, "CELLS", cells)
     monkeypatch.chdir(tmp_path)
-    for cls in (reads.ReadFromPageCache, reads.ReadCold, writes.WriteToBytes, writes.WriteDurable,
-                writes.CategorizeThenWrite, sizes.Sizes):
+    for cls in (
+        reads.ReadFromPageCache,
+        reads.ReadCold,
+        writes.WriteToBytes,
+        writes.WriteDurable,
+        writes.CategorizeThenWrite,
+        sizes.Sizes,
+    ):
         reasons = set()
         for params in itertools.product(*cls.params):
             if params[0] not in cases.GRID or params[0] == "rocklin":
@@ -246,8 +254,10 @@ def test_the_full_profile_measures_no_grid_and_opens_no_store(tmp_path, monkeypa
             with pytest.raises(NotImplementedError) as skipped:
                 cls().setup(*params)
             reasons.add(str(skipped.value))
-        assert "the full profile leaves nyc_taxi out of the grid: its files would take over 440 GB; the grid runs " \
-            "at default (but Rocklin's frame, at his 1,000,000 rows)" in reasons, reasons
+        assert (
+            "the full profile leaves nyc_taxi out of the grid: its files would take over 440 GB; the grid runs "
+            "at default (but Rocklin's frame, at his 1,000,000 rows)" in reasons
+        ), reasons
     assert os.listdir(str(tmp_path)) == [], "no store opened, no file built"
 
 

@@ -2,6 +2,7 @@
 
 Debian's chromium and chromium-driver come from `make browser` (a prerequisite of `make test`);
 selenium is given that driver, so it never downloads one."""
+
 import functools
 import glob
 import http.server
@@ -19,9 +20,17 @@ HTML = committed("html")
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 # Without the background-networking switches Chromium's own connections are refused on a closed
 # network, and those refusals reach the console.
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--window-size=1400,1000"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1400,1000",
+]
 WAIT = 60  # seconds; the machine may be busy with a benchmark run
 
 
@@ -31,12 +40,15 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 # The release view's plotted points, in charts drawn to the end (dsib_tools/www/releases.js, Vega-Lite's SVG).
-RELEASE_POINTS = ("return document.querySelectorAll("
-                  "'#plot .release-plot[data-cases] g.mark-symbol.role-mark path').length")
+RELEASE_POINTS = (
+    "return document.querySelectorAll('#plot .release-plot[data-cases] g.mark-symbol.role-mark path').length"
+)
 # The cases plotted, in the order of their plots.
-RELEASE_PLOTTED = ("return Array.prototype.concat.apply([], Array.prototype.map.call("
-                   "document.querySelectorAll('#plot .release-plot[data-cases]'),"
-                   " function (d) { return JSON.parse(d.getAttribute('data-cases')); }))")
+RELEASE_PLOTTED = (
+    "return Array.prototype.concat.apply([], Array.prototype.map.call("
+    "document.querySelectorAll('#plot .release-plot[data-cases]'),"
+    " function (d) { return JSON.parse(d.getAttribute('data-cases')); }))"
+)
 
 
 def publish_dsib_pages(html_dir):
@@ -53,8 +65,18 @@ def publish_dsib_pages(html_dir):
     machines = sorted(d for d in os.listdir(results) if os.path.exists(os.path.join(results, d, "machine.json")))
     reference = "xeon-2c-24g"
     machines = ([reference] if reference in machines else []) + [m for m in machines if m != reference]
-    command = [sys.executable, "-m", "dsib_tools", "site", "--results-dir", results, "--html-dir", html_dir,
-               "--env", "DSIB_PROFILEdefault"]
+    command = [
+        sys.executable,
+        "-m",
+        "dsib_tools",
+        "site",
+        "--results-dir",
+        results,
+        "--html-dir",
+        html_dir,
+        "--env",
+        "DSIB_PROFILEdefault",
+    ]
     for machine in machines:
         command += ["--machine", machine]
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
@@ -76,8 +98,9 @@ def site(tmp_path_factory):
 def browser(tmp_path_factory):
     missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.path.exists(p)]
     if missing:
-        pytest.fail("%s missing: run `make browser` (it installs Debian's chromium and chromium-driver)"
-                    % " and ".join(missing))
+        pytest.fail(
+            "%s missing: run `make browser` (it installs Debian's chromium and chromium-driver)" % " and ".join(missing)
+        )
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -97,8 +120,9 @@ def _wait_for(driver, script, what):
     try:
         return WebDriverWait(driver, WAIT).until(lambda d: d.execute_script(script))
     except Exception:
-        raise AssertionError("%s did not happen at %s; console: %s" % (what, driver.current_url,
-                                                                       driver.get_log("browser")))
+        raise AssertionError(
+            "%s did not happen at %s; console: %s" % (what, driver.current_url, driver.get_log("browser"))
+        )
 
 
 def _open(driver, url):
@@ -118,8 +142,8 @@ def _graphed_benchmark():
     benchmark an older environment never ran) is a 404 in the console."""
     folders = {}
     for path in glob.glob(os.path.join(HTML, "graphs", "**", "*.json"), recursive=True):
-        if "summary" not in (os.path.basename(os.path.dirname(path)), os.path.basename(path)[:-len(".json")]):
-            folders.setdefault(os.path.dirname(path), set()).add(os.path.basename(path)[:-len(".json")])
+        if "summary" not in (os.path.basename(os.path.dirname(path)), os.path.basename(path)[: -len(".json")]):
+            folders.setdefault(os.path.dirname(path), set()).add(os.path.basename(path)[: -len(".json")])
     everywhere = set.intersection(*folders.values()) if folders else set()
     for name in sorted(everywhere, key=lambda n: (n != "file_formats.Read.time_read", n)):
         points = []
@@ -133,8 +157,9 @@ def _graphed_benchmark():
 
 def test_asv_dashboard_lists_the_benchmarks(browser, site):
     _open(browser, site + "index.html#/summarylist")
-    rows = _wait_for(browser, "return document.querySelectorAll('#summarylist-body table tbody tr').length",
-                     "the benchmark list")
+    rows = _wait_for(
+        browser, "return document.querySelectorAll('#summarylist-body table tbody tr').length", "the benchmark list"
+    )
     with open(os.path.join(HTML, "index.json")) as f:
         assert rows >= len(json.load(f)["benchmarks"]), "one row per benchmark, or per parameter set"
     assert "error.html" not in browser.current_url, "a script failed to load"
@@ -143,8 +168,10 @@ def test_asv_dashboard_lists_the_benchmarks(browser, site):
 
 def test_asv_graph_plots_a_series(browser, site):
     _open(browser, site + "index.html#" + _graphed_benchmark())
-    script = ("var p = window.jQuery && jQuery('#main-graph').data('plot');"
-              "return p && p.getData().filter(function (s) { return s.data.length > 0; }).length;")
+    script = (
+        "var p = window.jQuery && jQuery('#main-graph').data('plot');"
+        "return p && p.getData().filter(function (s) { return s.data.length > 0; }).length;"
+    )
     assert _wait_for(browser, script, "asv's graph") >= 1
     _assert_no_severe(browser)
 
@@ -152,13 +179,16 @@ def test_asv_graph_plots_a_series(browser, site):
 def test_release_view_plots_the_default_case(browser, site):
     _open(browser, site + "dsib/releases.html")
     assert _wait_for(browser, RELEASE_POINTS, "a plotted point") >= 1
-    assert browser.execute_script("return document.querySelectorAll('#case-list li').length") == \
-        browser.execute_script("return window.DSIB_RELEASES.cases.length")
+    assert browser.execute_script("return document.querySelectorAll('#case-list li').length") == browser.execute_script(
+        "return window.DSIB_RELEASES.cases.length"
+    )
     # Every median carries its spread: a bar through the point, and the range and count below the plot.
     assert browser.execute_script("return document.querySelectorAll('#plot g.mark-rule.role-mark line').length") >= 3
-    cells = browser.execute_script("return Array.prototype.map.call("
-                                   "document.querySelectorAll('#case-values td:nth-child(2)'), "
-                                   "function (td) { return td.textContent; })")
+    cells = browser.execute_script(
+        "return Array.prototype.map.call("
+        "document.querySelectorAll('#case-values td:nth-child(2)'), "
+        "function (td) { return td.textContent; })"
+    )
     measured = [c for c in cells if re.match(r"\d", c)]  # the others: skipped, failed, not run
     assert measured and all(re.search(r"\((IQR \S+–\S+, n=\d+|one sample)\)$", c) for c in measured), cells
     _assert_no_severe(browser)
@@ -166,11 +196,11 @@ def test_release_view_plots_the_default_case(browser, site):
 
 def test_a_case_url_opens_that_case(browser, site):
     _open(browser, site + "dsib/releases.html")
-    case = _wait_for(browser, "var c = window.DSIB_RELEASES.cases; return c.length && c[c.length - 1].id",
-                     "the release data")
+    case = _wait_for(
+        browser, "var c = window.DSIB_RELEASES.cases; return c.length && c[c.length - 1].id", "the release data"
+    )
     _open(browser, site + "dsib/releases.html#case=" + case + "&view=pandas")
-    plotted = _wait_for(browser, RELEASE_PLOTTED + ".length && " + RELEASE_PLOTTED[len("return "):],
-                        "the case's plot")
+    plotted = _wait_for(browser, RELEASE_PLOTTED + ".length && " + RELEASE_PLOTTED[len("return ") :], "the case's plot")
     assert plotted == [case]
     assert browser.execute_script("return document.querySelector('#case-list li.selected').dataset.case") == case
     assert browser.execute_script("return document.getElementById('view-pandas').className") == "active"

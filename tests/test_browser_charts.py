@@ -1,10 +1,10 @@
 """The report page's charts (dsib_tools/charts.py, drawn by the vendored Vega-Lite) in a real headless
 Chromium, on a site published into a temporary directory from suite v2's committed run (results-v2/:
 the published history's results/ were taken under the first suite's names, which the grid has not)."""
+
 import functools
 import http.server
 import math
-import os
 import re
 import shutil
 import subprocess
@@ -27,8 +27,23 @@ MACHINE = "epyc-zen5-2c-24g"
 def published(tmp_path_factory):
     html_dir = str(tmp_path_factory.mktemp("charts") / "html")
     shutil.copytree(HTML, html_dir)
-    subprocess.run([sys.executable, "-m", "dsib_tools", "site", "--results-dir", RESULTS, "--html-dir", html_dir,
-                    "--machine", MACHINE], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "site",
+            "--results-dir",
+            RESULTS,
+            "--html-dir",
+            html_dir,
+            "--machine",
+            MACHINE,
+        ],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=html_dir))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield "http://127.0.0.1:%d/" % server.server_port, html_dir
@@ -64,10 +79,12 @@ def _expected():
     return out
 
 
-PANEL_FORMATS = ("var f = document.getElementById(arguments[0]);"
-                 "return [0, 1].map(function (i) { return Array.prototype.map.call("
-                 " f.querySelectorAll('g.concat_' + i + '_group g.mark-symbol.role-mark path'),"
-                 " function (p) { return /format: ([^;]+)/.exec(p.getAttribute('aria-label'))[1]; }).sort(); });")
+PANEL_FORMATS = (
+    "var f = document.getElementById(arguments[0]);"
+    "return [0, 1].map(function (i) { return Array.prototype.map.call("
+    " f.querySelectorAll('g.concat_' + i + '_group g.mark-symbol.role-mark path'),"
+    " function (p) { return /format: ([^;]+)/.exec(p.getAttribute('aria-label'))[1]; }).sort(); });"
+)
 
 
 def test_every_dataset_and_variant_has_a_chart_with_a_mark_per_measured_format(browser, published):
@@ -75,12 +92,18 @@ def test_every_dataset_and_variant_has_a_chart_with_a_mark_per_measured_format(b
     expected = _expected()
     assert len(expected) >= 6, "the committed run measures the grid on its sources"
     _open(browser, site + "dsib/index.html")
-    _wait_for(browser, "var d = document.querySelectorAll('figure.dsib-chart-figure .dsib-chart');"
-                       "return d.length && Array.prototype.every.call(d, function (e) {"
-                       " return e.getAttribute('data-rendered'); })", "every chart drawn")
-    drawn = browser.execute_script("return Array.prototype.map.call(document.querySelectorAll("
-                                   "'figure.dsib-chart-figure'), function (f) { return [f.id,"
-                                   " f.querySelector('.dsib-chart').getAttribute('data-rendered')]; })")
+    _wait_for(
+        browser,
+        "var d = document.querySelectorAll('figure.dsib-chart-figure .dsib-chart');"
+        "return d.length && Array.prototype.every.call(d, function (e) {"
+        " return e.getAttribute('data-rendered'); })",
+        "every chart drawn",
+    )
+    drawn = browser.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll("
+        "'figure.dsib-chart-figure'), function (f) { return [f.id,"
+        " f.querySelector('.dsib-chart').getAttribute('data-rendered')]; })"
+    )
     assert sorted(ident for ident, _ in drawn) == sorted("chart-%s-%s" % key for key in expected)
     assert set(state for _, state in drawn) == {"true"}
     for (source, variant), (sized, written) in expected.items():
@@ -90,7 +113,9 @@ def test_every_dataset_and_variant_has_a_chart_with_a_mark_per_measured_format(b
         # A format measured on neither panel is named under its chart, with a reason.
         listed = browser.execute_script(
             "return Array.prototype.map.call(document.querySelectorAll('#' + arguments[0] + ' ul.chart-skipped li'),"
-            " function (li) { return li.getAttribute('data-format'); })", "chart-%s-%s" % (source, variant))
+            " function (li) { return li.getAttribute('data-format'); })",
+            "chart-%s-%s" % (source, variant),
+        )
         from dsib.formats import FORMATS
 
         assert set(FORMATS) - set(sized) <= set(listed)
@@ -103,14 +128,21 @@ def test_hovering_a_mark_shows_its_figure_with_its_spread(browser, published):
     site, _ = published
     _open(browser, site + "dsib/index.html")
     ident = "chart-nyc_taxi-plain"
-    _wait_for(browser, "var e = document.querySelector('#%s .dsib-chart');"
-                       "return e && e.getAttribute('data-rendered')" % ident, "the chart drawn")
+    _wait_for(
+        browser,
+        "var e = document.querySelector('#%s .dsib-chart');return e && e.getAttribute('data-rendered')" % ident,
+        "the chart drawn",
+    )
     point = browser.find_element("css selector", "#%s g.concat_0_group g.mark-symbol.role-mark path" % ident)
     fmt = re.search(r"format: ([^;]+)", point.get_attribute("aria-label")).group(1)
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", point)
     ActionChains(browser).move_to_element(point).perform()
-    tooltip = _wait_for(browser, "var t = document.getElementById('vg-tooltip-element');"
-                                 "return t && t.classList.contains('visible') && t.textContent", "the tooltip")
+    tooltip = _wait_for(
+        browser,
+        "var t = document.getElementById('vg-tooltip-element');"
+        "return t && t.classList.contains('visible') && t.textContent",
+        "the tooltip",
+    )
     assert fmt in tooltip
     assert re.search(r"read\s*\d[\d.]*(µs|ms|s) \((IQR \S+–\S+, n=\d+|one sample)\)", tooltip), tooltip
     _assert_no_severe(browser)

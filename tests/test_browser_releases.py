@@ -1,5 +1,6 @@
 """The release view (html/dsib/releases.html) and its steps page in a real headless Chromium, on
 the published site; the machine selector on a site published for two machines."""
+
 import functools
 import glob
 import http.server
@@ -14,8 +15,15 @@ import pytest
 from dsib_tools import release_view
 
 from .results_copy import MACHINE, RESULTS, STATS
-from .test_browser import (HTML, RELEASE_PLOTTED, _Quiet, _assert_no_severe, _open, _wait_for, browser,  # noqa: F401
-                           site)
+from .test_browser import (
+    HTML,
+    RELEASE_PLOTTED,
+    _Quiet,
+    _assert_no_severe,
+    _open,
+    _wait_for,
+    browser,  # noqa: F401
+)
 
 PLOTTED = RELEASE_PLOTTED
 
@@ -25,8 +33,11 @@ def _data(driver):
 
 
 def _case_of_unit(data, unit, avoid=()):
-    return [c["id"] for c in data["cases"] if c["unit"] == unit and c["id"] not in avoid
-            and sum(isinstance(v, (int, float)) for v in c["values"]) > 1][0]
+    return [
+        c["id"]
+        for c in data["cases"]
+        if c["unit"] == unit and c["id"] not in avoid and sum(isinstance(v, (int, float)) for v in c["values"]) > 1
+    ][0]
 
 
 def _show(driver, site, cases):
@@ -48,13 +59,15 @@ def test_legend_colours_are_the_table_header_colours(browser, site):
         " var colours = function (selector, property) { return Array.prototype.map.call(d.querySelectorAll(selector),"
         "   function (p) { return getComputedStyle(p)[property]; }); };"
         " return [JSON.parse(d.getAttribute('data-cases')), colours('g.role-legend-symbol path', 'fill'),"
-        "         colours('g.mark-line.role-mark path', 'stroke')]; })")
+        "         colours('g.mark-line.role-mark path', 'stroke')]; })"
+    )
     legend = [list(pair) for ids, fills, _ in plots for pair in zip(ids, fills)]
     assert all(len(ids) == len(fills) for ids, fills, _ in plots)
     lines = set(colour for _, _, strokes in plots for colour in strokes)
     headers = browser.execute_script(
         "return Array.prototype.map.call(document.querySelectorAll('#case-values th[data-case]'), function (th) {"
-        " return [th.getAttribute('data-case'), getComputedStyle(th).color]; })")
+        " return [th.getAttribute('data-case'), getComputedStyle(th).color]; })"
+    )
     assert [c for c, _ in headers] == cases
     assert sorted(legend) == sorted(headers)
     assert lines == set(colour for _, colour in headers)
@@ -72,16 +85,19 @@ def test_tick_unit_is_the_axis_title_unit_and_bytes_are_mib(browser, site):
         " var y = d.querySelector('g.role-axis[aria-label^=\"Y-axis\"]');"
         " return [d.getAttribute('data-unit'), y.querySelector('.role-axis-title text').textContent,"
         " Array.prototype.map.call(y.querySelectorAll('.role-axis-label text'), function (t) {"
-        "  return t.textContent; })]; })")
+        "  return t.textContent; })]; })"
+    )
     assert sorted(unit for unit, _, _ in axes) == ["bytes", "seconds"]
     for unit, title, ticks in axes:
         named = re.search(r"\((\w+)", title).group(1)
         assert ticks and all(re.fullmatch(r"[\d.]+" + named, t) for t in ticks), (title, ticks)
         if unit == "bytes":
             assert named == "MiB" or named.endswith("iB"), title
-    cells = browser.execute_script("return Array.prototype.map.call("
-                                   "document.querySelectorAll('#case-values td:nth-child(3)'), "
-                                   "function (td) { return td.textContent; })")
+    cells = browser.execute_script(
+        "return Array.prototype.map.call("
+        "document.querySelectorAll('#case-values td:nth-child(3)'), "
+        "function (td) { return td.textContent; })"
+    )
     measured = [c for c in cells if re.match(r"\d", c)]
     assert measured and all(re.match(r"[\d.]+[KMGT]?iB ", c) for c in measured), cells
     page = browser.find_element("tag name", "body").text
@@ -106,8 +122,11 @@ def test_a_headline_click_scrolls_its_plot_into_view(browser, site):
 
 def test_an_unknown_case_says_so_and_plots_nothing(browser, site):
     _open(browser, site + "dsib/releases.html#case=does.not.exist")
-    message = _wait_for(browser, "var p = document.getElementById('case-unknown');"
-                                 "return !p.hidden && p.textContent", "the unknown case's message")
+    message = _wait_for(
+        browser,
+        "var p = document.getElementById('case-unknown');return !p.hidden && p.textContent",
+        "the unknown case's message",
+    )
     assert "does.not.exist" in message
     assert browser.execute_script(PLOTTED) == []
     _assert_no_severe(browser)
@@ -127,10 +146,14 @@ def test_two_releases_compared_give_each_case_its_ratio(browser, site):
     rows = browser.execute_script(
         "return Array.prototype.map.call(document.querySelectorAll('#compare-table tr.compared'), function (tr) {"
         " return [tr.getAttribute('data-case'), +tr.querySelector('td.ratio').getAttribute('data-ratio'),"
-        " tr.querySelector('td.mark').textContent]; })")
+        " tr.querySelector('td.mark').textContent]; })"
+    )
     by_id = dict((c["id"], c) for c in data["cases"])
-    both = [c["id"] for c in data["cases"] if all(isinstance(c["values"][i], (int, float)) and c["values"][i] > 0
-                                                   for i in (order[0], order[-1]))]
+    both = [
+        c["id"]
+        for c in data["cases"]
+        if all(isinstance(c["values"][i], (int, float)) and c["values"][i] > 0 for i in (order[0], order[-1]))
+    ]
     assert sorted(r[0] for r in rows) == sorted(both) and both
     for ident, ratio, mark in rows:
         values, spreads = by_id[ident]["values"], [by_id[ident]["spread"][i] for i in (order[0], order[-1])]
@@ -202,20 +225,30 @@ def test_the_machine_selector_shows_the_other_machine_s_data(browser, two_machin
     assert data["machine"] == MACHINE, "the reference machine is the default"
     case = data["headlines"][0][1]
     _open(browser, two_machine_site + "dsib/releases.html#case=" + case)
-    before = _wait_for(browser, "return document.querySelector('#case-values td:nth-child(2)') &&"
-                                " Array.prototype.map.call(document.querySelectorAll('#case-values td:nth-child(2)'),"
-                                " function (td) { return td.textContent; })", "the case's values")
+    before = _wait_for(
+        browser,
+        "return document.querySelector('#case-values td:nth-child(2)') &&"
+        " Array.prototype.map.call(document.querySelectorAll('#case-values td:nth-child(2)'),"
+        " function (td) { return td.textContent; })",
+        "the case's values",
+    )
     Select(browser.find_element("id", "machine-select")).select_by_visible_text(OTHER)
-    _wait_for(browser, "return window.DSIB_RELEASES && window.DSIB_RELEASES.machine === %s" % json.dumps(OTHER),
-              "the other machine's data")
+    _wait_for(
+        browser,
+        "return window.DSIB_RELEASES && window.DSIB_RELEASES.machine === %s" % json.dumps(OTHER),
+        "the other machine's data",
+    )
     assert browser.execute_script(PLOTTED) == [case], "the same case, on the other machine"
-    after = browser.execute_script("return Array.prototype.map.call("
-                                   "document.querySelectorAll('#case-values td:nth-child(2)'), "
-                                   "function (td) { return td.textContent; })")
+    after = browser.execute_script(
+        "return Array.prototype.map.call("
+        "document.querySelectorAll('#case-values td:nth-child(2)'), "
+        "function (td) { return td.textContent; })"
+    )
     ours = dict((c["id"], c) for c in data["cases"])[case]
     theirs = dict((c["id"], c) for c in browser.execute_script("return window.DSIB_RELEASES.cases"))[case]
-    assert [v * 2 if isinstance(v, (int, float)) else v for v in ours["values"]] == \
-        pytest.approx(theirs["values"], rel=1e-3)
+    assert [v * 2 if isinstance(v, (int, float)) else v for v in ours["values"]] == pytest.approx(
+        theirs["values"], rel=1e-3
+    )
     assert after != before
     assert browser.find_element("id", "machine-select").get_attribute("value") == "releases-%s.html" % OTHER
     _assert_no_severe(browser)

@@ -12,6 +12,7 @@ reaches the exit status and the summary. How small a change the comparison catch
 figure, not a test: `make noise` records it per case (README, "Noise floor, measured"). A test
 that asserted it would fail on a busy machine, where a 25 % change is not always flagged.
 """
+
 import os
 import re
 import subprocess
@@ -33,7 +34,9 @@ SLOWDOWN = {("csv", "write"): 4.0, ("parquet", "read"): 4.0}
 # The slowed adapters' cases, and cases of other adapters beside them as the control.
 BENCH = (
     "^" + re.escape(suite.name(suite.reads.ReadFromPageCache, "time_read")) + r"\('nyc_taxi', '(parquet|feather|csv)'",
-    "^" + re.escape(suite.name(suite.writes.WriteToBytes, "time_write")) + r"\('nyc_taxi', '(csv|parquet|pickle-highest)'",
+    "^"
+    + re.escape(suite.name(suite.writes.WriteToBytes, "time_write"))
+    + r"\('nyc_taxi', '(csv|parquet|pickle-highest)'",
     "^" + re.escape(suite.name(suite.reads.ContinuousReadMonths, "time_read")) + r"\('nyc_taxi_month', ",
     # measured once a commit, in the gate's second pass; the slowdown changes neither
     "^" + re.escape(suite.name(suite.sizes.Sizes, "track_file_size")) + r"\('nyc_taxi', '(parquet|csv)'",
@@ -71,14 +74,36 @@ def slowed(pr_data_dir, tmp_path_factory, request):
     snapshot_working_tree(repo)
     with open(os.path.join(repo, noise.COMMENT_FILE), "a") as f:
         f.write(noise.slowdown_source(SLOWDOWN) + SKIP_SOURCE)
-    subprocess.run(GIT + ["commit", "-q", "-am", "CSV writes and Parquet reads 4x slower, pickle unavailable"],
-                   cwd=repo, check=True)
+    subprocess.run(
+        GIT + ["commit", "-q", "-am", "CSV writes and Parquet reads 4x slower, pickle unavailable"],
+        cwd=repo,
+        check=True,
+    )
     env = dict(os.environ, DSIB_DATA_DIR=pr_data_dir)
-    subprocess.run([sys.executable, "-m", "dsib_tools", "machine", MACHINE], cwd=ROOT, check=True, env=env,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "machine", MACHINE],
+        cwd=ROOT,
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
     results, summary = os.path.join(work, "results"), os.path.join(work, "summary.md")
-    command = [sys.executable, "-m", "dsib_tools", "compare", "HEAD~1", "HEAD", "--machine", MACHINE,
-               "--results-dir", results, "--env-dir", ENV_DIR, "--summary", summary]
+    command = [
+        sys.executable,
+        "-m",
+        "dsib_tools",
+        "compare",
+        "HEAD~1",
+        "HEAD",
+        "--machine",
+        MACHINE,
+        "--results-dir",
+        results,
+        "--env-dir",
+        ENV_DIR,
+        "--summary",
+        summary,
+    ]
     for pattern in BENCH:
         command += ["--bench", pattern]
     proc = run_with_progress(command, repo, env, request, "make compare, slowed adapters")
@@ -86,15 +111,23 @@ def slowed(pr_data_dir, tmp_path_factory, request):
     with open(summary) as f:
         summary_text = f.read()
     base, head = compare.resolve(repo, "HEAD~1"), compare.resolve(repo, "HEAD")
-    return {"proc": proc, "results": results, "summary": summary_text, "base": base, "head": head,
-            "ratios": compare.ratios(results, MACHINE, base, head)}
+    return {
+        "proc": proc,
+        "results": results,
+        "summary": summary_text,
+        "base": base,
+        "head": head,
+        "ratios": compare.ratios(results, MACHINE, base, head),
+    }
 
 
 def _report(slowed, verdict):
     ratios = slowed["ratios"]
     return "flagged %s\nratios %s\n%s" % (
-        verdict["worse"] + verdict["better"], ["%s %.3f" % (c, r) for c, r in sorted(ratios.items())],
-        slowed["proc"].stdout[-3000:])
+        verdict["worse"] + verdict["better"],
+        ["%s %.3f" % (c, r) for c, r in sorted(ratios.items())],
+        slowed["proc"].stdout[-3000:],
+    )
 
 
 def test_every_case_of_the_slowed_adapters_is_flagged_slower(slowed):
@@ -123,10 +156,14 @@ def test_compare_fails_the_run_and_says_which_cases_got_slower(slowed):
     assert "PERFORMANCE DECREASED" in proc.stdout
     verdict = compare.changes(slowed["results"], MACHINE, slowed["base"], slowed["head"])
     # asv compare's rows: "| + | before | after | ratio | benchmark |".
-    marked = [line.rstrip(" |") for line in slowed["summary"].splitlines()
-              if line.startswith("|") and line.split("|")[1].strip() == "+"]
-    assert len(marked) == len(verdict["worse"]) and all(any(m.endswith(c) for m in marked) for c in verdict["worse"]), \
+    marked = [
+        line.rstrip(" |")
+        for line in slowed["summary"].splitlines()
+        if line.startswith("|") and line.split("|")[1].strip() == "+"
+    ]
+    assert len(marked) == len(verdict["worse"]) and all(any(m.endswith(c) for m in marked) for c in verdict["worse"]), (
         "asv compare's own table marks the same cases:\n%s" % slowed["summary"]
+    )
     assert "%d slower" % len(verdict["worse"]) in slowed["summary"]
     for cell in _affected(verdict["compared"]):
         assert "- `%s`" % cell in slowed["summary"]
@@ -156,8 +193,10 @@ def test_a_head_that_skips_a_measured_cell_fails_the_gate_naming_it(slowed):
     dropped = [c for c in verdict["dropped"] if "'%s'" % SKIPPED in c]
     assert len(dropped) == 3 and dropped == verdict["dropped"], verdict["dropped"]
     assert slowed["proc"].returncode == 1
-    assert "3 cells measured at %s and skipped or absent at %s" % (slowed["base"][:8], slowed["head"][:8]) \
+    assert (
+        "3 cells measured at %s and skipped or absent at %s" % (slowed["base"][:8], slowed["head"][:8])
         in slowed["proc"].stdout
+    )
     for cell in dropped:
         assert "  %s\n" % cell in slowed["proc"].stdout and "- `%s`" % cell in slowed["summary"]
 
@@ -193,6 +232,11 @@ def test_the_sampling_lets_asvs_test_flag_a_change_that_one_unlucky_process_over
 
 def test_unknown_revisions_and_a_commit_against_itself_are_clear_errors():
     for args, message in ((["no-such-rev"], "is not a commit"), (["HEAD", "HEAD"], "the same commit")):
-        proc = subprocess.run([sys.executable, "-m", "dsib_tools", "compare"] + args + ["--machine", MACHINE], cwd=ROOT,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "dsib_tools", "compare"] + args + ["--machine", MACHINE],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        )
         assert proc.returncode == 2 and message in proc.stdout, proc.stdout

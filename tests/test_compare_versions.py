@@ -1,4 +1,5 @@
 """``python -m dsib_tools compare-versions``: asv's compare table between two environments, through the CLI."""
+
 import json
 import re
 import subprocess
@@ -13,9 +14,14 @@ POSED = "pyarrow=9999.0.0"  # no real release: the filter can only select the po
 
 
 def _compare(results_dir, *args):
-    return subprocess.run([sys.executable, "-m", "dsib_tools", "compare-versions", "--results-dir", results_dir,
-                           "--machine", MACHINE] + list(args), cwd=ROOT, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True)
+    return subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "compare-versions", "--results-dir", results_dir, "--machine", MACHINE]
+        + list(args),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
 
 
 def _filter(d):
@@ -44,12 +50,14 @@ def _decidable(row, columns):
 
     Result files store no samples here, so asv falls back to its 99% confidence intervals: a
     change counts once the intervals stop overlapping, or always where there is one repeat."""
+
     def column(name):
         i = columns.index(name)
         return row[i] if i < len(row) and row[i] is not None else [None] * len(row[0])
 
-    for value, low, high, repeat in zip(row[0], column("stats_ci_99_a"), column("stats_ci_99_b"),
-                                        column("stats_repeat")):
+    for value, low, high, repeat in zip(
+        row[0], column("stats_ci_99_a"), column("stats_ci_99_b"), column("stats_repeat")
+    ):
         if value is not None and value == value and repeat not in (None, 1) and not high < 2 * low:
             return False
     return True
@@ -87,8 +95,11 @@ def test_a_twice_slower_benchmark_is_marked_slower_with_ratio_2(posed):
             assert (mark, ratio) in ((" ", "1.00"), ("", "1.00"), ("", "n/a")), name
     only = _rows(_compare(results_dir, reference, POSED, "--only-changed").stdout)
     assert set(only) == set(measured)
-    counts = [line.split(": ", 1)[1] for line in out.stdout.splitlines() if line.startswith(("before: ", "after: "))
-              and "figures of" in line]
+    counts = [
+        line.split(": ", 1)[1]
+        for line in out.stdout.splitlines()
+        if line.startswith(("before: ", "after: ")) and "figures of" in line
+    ]
     assert len(counts) == 2 and counts[0] == counts[1], "the posed copy has the reference's samples: %s" % counts
     assert re.match(r"\d+ figures of \d+(–\d+)? samples each \(± is half their interquartile range\)", counts[0])
 
@@ -99,11 +110,14 @@ def test_the_reverse_direction_is_faster(posed):
     assert rows and all(row == ("-", "0.50") for row in rows.values())
 
 
-@pytest.mark.parametrize("selection, message", [
-    ("pyarrow=0.0.1", "selects no environment; the candidates are"),
-    ("DSIB_PROFILE=default", "is ambiguous"),
-    ("pyarrow", "is not a key=value"),
-])
+@pytest.mark.parametrize(
+    "selection, message",
+    [
+        ("pyarrow=0.0.1", "selects no environment; the candidates are"),
+        ("DSIB_PROFILE=default", "is ambiguous"),
+        ("pyarrow", "is not a key=value"),
+    ],
+)
 def test_an_empty_or_ambiguous_selection_lists_the_candidates(posed, selection, message):
     results_dir, reference, _ = posed
     out = _compare(results_dir, selection, POSED)
@@ -119,8 +133,10 @@ def test_text_variants_across_pandas_3_are_said_to_compare_two_different_frames(
 
     across = _compare(RESULTS, "pandas=2.2.3", "pandas=3.1.1")
     assert across.returncode == 0, across.stderr
-    assert "not like with like: the str and cat variants' text: Python objects → Arrow-backed str " \
-           "(pandas 2.2.3 → 3.1.1)" in across.stdout
+    assert (
+        "not like with like: the str and cat variants' text: Python objects → Arrow-backed str "
+        "(pandas 2.2.3 → 3.1.1)" in across.stdout
+    )
     alike = _compare(RESULTS, "pyarrow=0.11.1", "pyarrow=0.15.1")
     assert alike.returncode == 0 and "not like with like" not in alike.stdout, alike.stderr
 
@@ -139,7 +155,12 @@ def test_the_text_kind_rule_is_what_this_pandas_builds(tiny_data_dir):
     kind = text_kind({"pandas": pd.__version__, "pyarrow": pa.__version__})
     for column in text:
         dtype = frame[column].dtype
-        built = ("Arrow-backed str" if getattr(dtype, "storage", None) == "pyarrow" else "Python-backed str") \
-            if isinstance(dtype, pd.StringDtype) else "Python objects" if dtype == object else str(dtype)
+        built = (
+            ("Arrow-backed str" if getattr(dtype, "storage", None) == "pyarrow" else "Python-backed str")
+            if isinstance(dtype, pd.StringDtype)
+            else "Python objects"
+            if dtype == object  # noqa: E721 (a numpy dtype equals the type object)
+            else str(dtype)
+        )
         assert built == kind, (column, dtype)
     assert text_kind({"pandas": "2.2.3", "pyarrow": "17.0.0"}) == "Python objects"

@@ -1,5 +1,6 @@
 """The throughput's numerator: the data's logical bytes, counted from the store, the same whatever
 pandas makes of the text (Python objects before pandas 3, Arrow-backed strings from it)."""
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -12,7 +13,9 @@ from data_prep.store import data_bytes, frame_data_bytes
 
 
 def _text(frame):
-    return [c for c in frame.columns if str(frame[c].dtype) in ("object", "str") or str(frame[c].dtype).startswith("string")]
+    return [
+        c for c in frame.columns if str(frame[c].dtype) in ("object", "str") or str(frame[c].dtype).startswith("string")
+    ]
 
 
 def _categoricals(frame):
@@ -55,19 +58,23 @@ def test_rocklins_numerator_counts_its_text_as_utf8_and_its_numbers_at_their_wid
     cat = load_frame("tiny", "cat", data_dir=tiny_data_dir, dataset="rocklin")
     categories = sorted(set(cat["text"].astype(object)))
     assert len(categories) == 1000  # int16 codes
-    assert data_bytes(store, get_dataset("rocklin"), store.partitions[0], "cat") == \
-        2 * len(cat) + sum(len(c.encode("utf-8")) for c in categories) + 8 * len(cat)
+    assert data_bytes(store, get_dataset("rocklin"), store.partitions[0], "cat") == 2 * len(cat) + sum(
+        len(c.encode("utf-8")) for c in categories
+    ) + 8 * len(cat)
 
 
 def test_a_brought_tables_numerator_counts_what_it_holds(tmp_path):
     """Counted by hand: nulls count their width (numbers) or nothing (text), text beyond ASCII
     its UTF-8 bytes."""
-    frame = pd.DataFrame({
-        "n": pd.array([1, None, 3, 4], dtype="Int32"),                      # 4 x 4
-        "b": pd.array([True, None, False, True], dtype="boolean"),           # 4 x 1
-        "x": [0.5, np.nan, 1.5, 2.0],                                         # 4 x 8
-        "t": pd.to_datetime(["2016-01-01", None, "2016-01-02", "2016-01-03"]).tz_localize("UTC"),  # 4 x 8
-        "s": np.array(["café", None, "日本", "x"], dtype=object)})           # 5 + 0 + 6 + 1
+    frame = pd.DataFrame(
+        {
+            "n": pd.array([1, None, 3, 4], dtype="Int32"),  # 4 x 4
+            "b": pd.array([True, None, False, True], dtype="boolean"),  # 4 x 1
+            "x": [0.5, np.nan, 1.5, 2.0],  # 4 x 8
+            "t": pd.to_datetime(["2016-01-01", None, "2016-01-02", "2016-01-03"]).tz_localize("UTC"),  # 4 x 8
+            "s": np.array(["café", None, "日本", "x"], dtype=object),
+        }
+    )  # 5 + 0 + 6 + 1
     path = str(tmp_path / "t.parquet")
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
     add_table("mine", path, str(tmp_path / "data"), progress=False)
@@ -79,5 +86,8 @@ def test_a_brought_tables_numerator_counts_what_it_holds(tmp_path):
     assert data_bytes(store, spec, part, "cat") == 16 + 4 + 32 + 32 + 4 + 12
     for variant in spec.variants:
         loaded = load_frame(OWN_PROFILE, variant, data_dir=str(tmp_path / "data"), dataset="mine")
-        assert frame_data_bytes(python_objects(loaded)) == frame_data_bytes(arrow_backed(loaded)) == \
-            data_bytes(store, spec, part, variant)
+        assert (
+            frame_data_bytes(python_objects(loaded))
+            == frame_data_bytes(arrow_backed(loaded))
+            == data_bytes(store, spec, part, variant)
+        )

@@ -1,4 +1,5 @@
 """data_prep: schema, realism, determinism, string entropy, and every way a dataset can be bad."""
+
 import json
 import os
 import re
@@ -17,16 +18,36 @@ from dsib.fidelity import assert_same_frame
 from .conftest import ROOT
 
 TLC_COLUMNS = [
-    "VendorID", "tpep_pickup_datetime", "tpep_dropoff_datetime", "passenger_count", "trip_distance",
-    "pickup_longitude", "pickup_latitude", "RatecodeID", "store_and_fwd_flag", "dropoff_longitude",
-    "dropoff_latitude", "payment_type", "fare_amount", "extra", "mta_tax", "tip_amount", "tolls_amount",
-    "improvement_surcharge", "total_amount",
+    "VendorID",
+    "tpep_pickup_datetime",
+    "tpep_dropoff_datetime",
+    "passenger_count",
+    "trip_distance",
+    "pickup_longitude",
+    "pickup_latitude",
+    "RatecodeID",
+    "store_and_fwd_flag",
+    "dropoff_longitude",
+    "dropoff_latitude",
+    "payment_type",
+    "fare_amount",
+    "extra",
+    "mta_tax",
+    "tip_amount",
+    "tolls_amount",
+    "improvement_surcharge",
+    "total_amount",
 ]
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "data_prep"] + list(args), cwd=ROOT,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    return subprocess.run(
+        [sys.executable, "-m", "data_prep"] + list(args),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
 
 
 def test_schema_is_the_2016_layout(tiny_data_dir):
@@ -36,8 +57,7 @@ def test_schema_is_the_2016_layout(tiny_data_dir):
     kinds = {name: frame[name].dtype.kind for name in frame.columns}
     assert [n for n, k in kinds.items() if k == "M"] == ["tpep_pickup_datetime", "tpep_dropoff_datetime"]
     assert [n for n, k in kinds.items() if k == "b"] == ["store_and_fwd_flag"]
-    assert [n for n, k in kinds.items() if k == "i"] == ["VendorID", "passenger_count", "RatecodeID",
-                                                          "payment_type"]
+    assert [n for n, k in kinds.items() if k == "i"] == ["VendorID", "passenger_count", "RatecodeID", "payment_type"]
     assert str(frame["tpep_pickup_datetime"].dtype) == "datetime64[ns]"
     for variant in ("str", "cat"):
         assert list(load_frame("tiny", variant, data_dir=tiny_data_dir).columns) == TLC_COLUMNS + ["str"]
@@ -50,7 +70,7 @@ def test_values_are_realistic(tiny_data_dir):
     assert (dropoff > pickup).all()
     assert (pickup.dt.month == 2).all() and (pickup.dt.year == 2016).all()
     for column in (pickup, dropoff):
-        assert (column.values.astype("int64") % 10 ** 9 == 0).all(), "second resolution"
+        assert (column.values.astype("int64") % 10**9 == 0).all(), "second resolution"
     assert pickup.is_monotonic_increasing
 
     minutes = (dropoff - pickup).dt.total_seconds() / 60
@@ -67,9 +87,18 @@ def test_values_are_realistic(tiny_data_dir):
         digits = lon[~zero].map(lambda v: len(repr(v).split(".")[1]))
         assert digits.median() >= 12, "coordinates carry full float precision"
 
-    cents = {c: np.round(frame[c] * 100).astype(int) for c in
-             ("fare_amount", "extra", "mta_tax", "tip_amount", "tolls_amount", "improvement_surcharge",
-              "total_amount")}
+    cents = {
+        c: np.round(frame[c] * 100).astype(int)
+        for c in (
+            "fare_amount",
+            "extra",
+            "mta_tax",
+            "tip_amount",
+            "tolls_amount",
+            "improvement_surcharge",
+            "total_amount",
+        )
+    }
     for name, column in cents.items():
         assert np.allclose(column / 100.0, frame[name], rtol=0, atol=1e-9), "%s is in cents" % name
     parts = sum(cents[c] for c in cents if c != "total_amount")
@@ -121,8 +150,7 @@ def test_cli_prepare_reports_speed_and_csv_size(tmp_path):
     result = run_cli("prepare", "--profile", "tiny", "--quiet", "--data-dir", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert re.search(r"wrote 60,000 rows .* \(plain columns generated at [\d.]+ M rows/s\)", result.stdout)
-    assert re.search(r"TLC-layout CSV: [\d.]+ bytes/row \(real January 2016: 156.8; [+-][\d.]+ %\)",
-                     result.stdout)
+    assert re.search(r"TLC-layout CSV: [\d.]+ bytes/row \(real January 2016: 156.8; [+-][\d.]+ %\)", result.stdout)
     verify = run_cli("verify", "--profile", "tiny", "--data-dir", str(tmp_path))
     assert verify.returncode == 0 and "checksums verified" in verify.stdout
 
@@ -226,8 +254,9 @@ def test_csv_ingest_loads_tlc_files_into_the_same_store(tiny_data_dir, tmp_path)
     assert ingested.manifest["source"]["kind"] == "csv"
     for month in ingested.partitions:
         for variant in ("plain", "str", "cat"):
-            assert_same_frame(load_frame("tiny", variant, month, tiny_data_dir),
-                              load_frame("tlc", variant, month, store))
+            assert_same_frame(
+                load_frame("tiny", variant, month, tiny_data_dir), load_frame("tlc", variant, month, store)
+            )
 
 
 def test_csv_ingest_rejects_bad_input(tiny_data_dir, tmp_path):
@@ -237,8 +266,9 @@ def test_csv_ingest_rejects_bad_input(tiny_data_dir, tmp_path):
     frame = pd.read_csv(paths[0]).drop(columns=["pickup_longitude"])
     later_layout = str(tmp_path / "yellow_tripdata_2016-07.csv")
     frame.to_csv(later_layout, index=False)
-    result = run_cli("prepare", "--profile", "tlc", "--quiet", "--data-dir", str(tmp_path / "s"),
-                     "--from-csv", later_layout)
+    result = run_cli(
+        "prepare", "--profile", "tlc", "--quiet", "--data-dir", str(tmp_path / "s"), "--from-csv", later_layout
+    )
     assert result.returncode == 1 and "lacks columns pickup_longitude" in result.stderr
     assert not os.path.exists(os.path.join(str(tmp_path / "s"), "tlc", "nyc_taxi"))
 

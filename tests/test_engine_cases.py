@@ -1,6 +1,7 @@
 """The engines' cases as asv runs them, one case in a process of its own: every engine's session is
 warmed up by a tiny ingest and query before the first timed call, its connection open; Spark's
 checked query is its timed one, and its JVM's peak memory is counted beside the case's."""
+
 import json
 import os
 import re
@@ -49,16 +50,23 @@ print(json.dumps(seen))
 
 def run_case(data_dir, cls, method, engine, source="tsbs_cpu", variant="str"):
     env = dict(os.environ, DSIB_PROFILE="tiny", DSIB_DATA_DIR=data_dir, PYTHONPATH=ROOT)
-    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", CASE, cls, method, source, engine, variant], cwd=ROOT,
-                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    proc = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", CASE, cls, method, source, engine, variant],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("cls,method", [("IngestIntoEngine", "time_ingest"), ("QueryFromEngine", "time_query")])
 @pytest.mark.parametrize("name", IN_PROCESS)
-def test_an_in_process_engines_case_warms_its_own_session_up_before_its_first_timed_call(tiny_data_dir, name, cls,
-                                                                                         method):
+def test_an_in_process_engines_case_warms_its_own_session_up_before_its_first_timed_call(
+    tiny_data_dir, name, cls, method
+):
     seen = run_case(tiny_data_dir, cls, method, name)
     assert seen["warmed"], "the session the case times made a tiny ingest and query first"
     if name == "sqlite-sqlalchemy":
@@ -70,8 +78,9 @@ def test_a_spark_query_case_warms_up_reads_the_kept_table_and_counts_its_jvms_me
     seen = run_case(tiny_data_dir, "QueryFromEngine", "track_server_peakmem_query", "spark-arrow")
     assert seen["warmed"]
     # toPandas of the cached Parquet scan of the session's copy of the checked table, as the check's.
-    assert re.match(r"^InMemoryRelation .*FileScan parquet .*Location: InMemoryFileIndex\(1 paths\)\[file:",
-                    seen["plan"], re.S), seen["plan"]
+    assert re.match(
+        r"^InMemoryRelation .*FileScan parquet .*Location: InMemoryFileIndex\(1 paths\)\[file:", seen["plan"], re.S
+    ), seen["plan"]
     assert ("file:" + seen["directory"])[:60] in seen["plan"], "(Spark's plan shortens the path)"
     # The JVM's peak during the query is at least what it held when the query began, a JVM's heap
     # and code: far more than the tiny frame.

@@ -1,5 +1,6 @@
 """Every registered engine x variant ingests and queries back the same frame at `tiny`, against a
 real database in a directory of the test's own, and the check that says so can fail."""
+
 import os
 
 import pytest
@@ -10,8 +11,13 @@ from dsib.engines import ENGINES, TABLE, UnknownEngineError, get_engine
 from dsib.engines._engine import Engine
 from dsib.roundtrip import ingest_and_check
 
-ROUND_TRIPS = [(s, e.name, v) for e in ENGINES.values() for v in VARIANTS for s in cases.ENGINE_SOURCES
-               if v in e.variants and (e.sources is None or s in e.sources)]
+ROUND_TRIPS = [
+    (s, e.name, v)
+    for e in ENGINES.values()
+    for v in VARIANTS
+    for s in cases.ENGINE_SOURCES
+    if v in e.variants and (e.sources is None or s in e.sources)
+]
 
 
 @pytest.mark.parametrize("dataset,name,variant", ROUND_TRIPS)
@@ -31,29 +37,48 @@ def test_round_trip(tiny_data_dir, server_tmp_path, dataset, name, variant):
 
 def _dropping_a_row(engine):
     """The engine with a query that loses the last row: a fast wrong answer."""
+
     def query(session, table, **hints):
         return engine.query(session, table, **hints).iloc[:-1]
-    return Engine(engine.name, engine.label, engine.family, engine.connect, engine.ingest, query, engine.drop,
-                  engine.close, engine.needs, engine.declared_losses, engine.variants)
+
+    return Engine(
+        engine.name,
+        engine.label,
+        engine.family,
+        engine.connect,
+        engine.ingest,
+        query,
+        engine.drop,
+        engine.close,
+        engine.needs,
+        engine.declared_losses,
+        engine.variants,
+    )
 
 
 @pytest.mark.parametrize("name", ["sqlite-sqlalchemy", "duckdb"])
 def test_a_query_that_returns_another_frame_is_an_error_not_a_figure(tiny_data_dir, tmp_path, name):
     frame = load_frame("tiny", "cat", data_dir=tiny_data_dir, dataset="nyc_taxi")
-    outcome = ingest_and_check(_dropping_a_row(get_engine(name)), frame, read_hints("cat", "nyc_taxi"),
-                               str(tmp_path / "db"), TABLE)
+    outcome = ingest_and_check(
+        _dropping_a_row(get_engine(name)), frame, read_hints("cat", "nyc_taxi"), str(tmp_path / "db"), TABLE
+    )
     assert outcome["error"] and "rows" in outcome["error"], outcome
 
 
 def test_an_engine_missing_from_an_environment_skips_with_the_reason():
     versions = {"pandas": "0.23.4", "pyarrow": "0.11.1"}
-    assert cases.engine_skip_reason("ingest", "nyc_taxi", "duckdb", "plain", "tiny", versions) == \
-        "DuckDB: duckdb is not installed in this environment"
-    assert "sqlalchemy is not installed" in cases.engine_skip_reason("query", "tsbs_cpu", "sqlite-sqlalchemy",
-                                                                      "str", "tiny", versions)
+    assert (
+        cases.engine_skip_reason("ingest", "nyc_taxi", "duckdb", "plain", "tiny", versions)
+        == "DuckDB: duckdb is not installed in this environment"
+    )
+    assert "sqlalchemy is not installed" in cases.engine_skip_reason(
+        "query", "tsbs_cpu", "sqlite-sqlalchemy", "str", "tiny", versions
+    )
     assert cases.engine_skip_reason("ingest", "nyc_taxi", "sqlite-sqlite3", "plain", "tiny", versions) is None
-    assert cases.engine_skip_reason("query", "rocklin", "duckdb", "plain", "tiny", cases.ANY_VERSIONS) == \
-        "query is not measured on rocklin"
+    assert (
+        cases.engine_skip_reason("query", "rocklin", "duckdb", "plain", "tiny", cases.ANY_VERSIONS)
+        == "query is not measured on rocklin"
+    )
 
 
 def test_a_zoned_timestamp_skips_where_pandas_to_sql_cannot_write_it():
@@ -65,7 +90,8 @@ def test_a_zoned_timestamp_skips_where_pandas_to_sql_cannot_write_it():
     for name in ("sqlite-sqlite3", "sqlite-sqlalchemy"):
         for operation in ("ingest", "query"):
             assert "to_sql cannot write a zoned timestamp column" in cases.engine_skip_reason(
-                operation, "tsbs_cpu", name, "str", "tiny", old)
+                operation, "tsbs_cpu", name, "str", "tiny", old
+            )
             assert cases.engine_skip_reason(operation, "nyc_taxi", name, "str", "tiny", old) is None
             assert cases.engine_skip_reason(operation, "tsbs_cpu", name, "str", "tiny", newer) is None
     assert "pandas" in get_engine("sqlite-sqlite3").packages, "the environment is asked for pandas' version"

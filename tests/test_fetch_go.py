@@ -1,5 +1,6 @@
 """`make test` builds actionlint with Go; without a Go on PATH it fetches one from the Go module
 proxy (dsib/fetch_go.py). Served here from a local zip laid out as the proxy's, through file://."""
+
 import hashlib
 import os
 import stat
@@ -13,8 +14,11 @@ from dsib_tools import fetch_go
 def _toolchain_zip(path, version, platform):
     prefix = "golang.org/toolchain@v0.0.1-go%s.%s/" % (version, platform)
     with zipfile.ZipFile(path, "w") as z:
-        for name, mode, text in (("bin/go", 0o755, "#!/bin/sh\necho go%s\n" % version),
-                                 ("src/runtime/x.go", 0o644, "package runtime\n"), ("VERSION", 0o644, version)):
+        for name, mode, text in (
+            ("bin/go", 0o755, "#!/bin/sh\necho go%s\n" % version),
+            ("src/runtime/x.go", 0o644, "package runtime\n"),
+            ("VERSION", 0o644, version),
+        ):
             info = zipfile.ZipInfo(prefix + name)
             info.external_attr = (stat.S_IFREG | mode) << 16
             z.writestr(info, text)

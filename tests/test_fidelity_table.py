@@ -1,4 +1,5 @@
 """The fidelity table comes from real round trips and says what each type became."""
+
 from dsib_tools.fidelity_table import TYPES, fidelity_rows, markdown, round_trip, probe_columns
 from dsib.formats import FORMATS, get_format
 

@@ -1,6 +1,7 @@
 """Cold minus warm is the I/O, and a durable write reaches a device: each case run as asv runs it,
 by asv's own launcher (``python -m asv.benchmark setup_cache`` then ``run``), in a process of its
 own, on real files (the `tiny` store), the steps of its setup traced (``DSIB_TRACE``)."""
+
 import itertools
 import json
 import math
@@ -16,8 +17,9 @@ from dsib import pagecache
 
 from .conftest import ROOT
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="cold reads and durable writes are checked on Linux")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="cold reads and durable writes are checked on Linux"
+)
 
 
 def run_as_asv(benchmark, cell, data_dir, cache_dir, workdir, trace):
@@ -27,18 +29,37 @@ def run_as_asv(benchmark, cell, data_dir, cache_dir, workdir, trace):
 
     cls = suite.owner(benchmark)
     index = list(itertools.product(*cls.params)).index(tuple(cell))
-    env = dict(os.environ, ASV_PYTHONPATH=ROOT, DSIB_PROFILE="tiny", DSIB_DATA_DIR=data_dir, DSIB_CACHE_DIR=cache_dir, DSIB_TRACE=trace,
-               DSIB_SELECT=re.escape("%s(%s)" % (benchmark, ", ".join(repr(p) for p in cell))))
+    env = dict(
+        os.environ,
+        ASV_PYTHONPATH=ROOT,
+        DSIB_PROFILE="tiny",
+        DSIB_DATA_DIR=data_dir,
+        DSIB_CACHE_DIR=cache_dir,
+        DSIB_TRACE=trace,
+        DSIB_SELECT=re.escape("%s(%s)" % (benchmark, ", ".join(repr(p) for p in cell))),
+    )
     launcher = [sys.executable, "-m", "asv.benchmark"]
     bench_dir, bench_id = os.path.join(ROOT, "benchmarks"), "%s-%d" % (benchmark, index)
     os.makedirs(workdir)
     if getattr(cls, "setup_cache", None) is not None:
-        cache = subprocess.run(launcher + ["setup_cache", bench_dir, bench_id, "{}"], cwd=workdir, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        cache = subprocess.run(
+            launcher + ["setup_cache", bench_dir, bench_id, "{}"],
+            cwd=workdir,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        )
         assert cache.returncode == 0, cache.stdout
     result = os.path.join(workdir, "result.json")
-    run = subprocess.run(launcher + ["run", bench_dir, bench_id, "{}", "None", result], cwd=workdir, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    run = subprocess.run(
+        launcher + ["run", bench_dir, bench_id, "{}", "None", result],
+        cwd=workdir,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
     assert run.returncode == 0, run.stdout
     with open(result) as f:
         return json.load(f), run.stdout
@@ -57,15 +78,21 @@ def disk_dir(tmp_path):
 
 
 # arrow-file-mmap: its first call maps the file, and the eviction that follows must still prove it cold.
-@pytest.mark.parametrize("cell", [("rocklin", "parquet", "cat"), ("nyc_taxi", "csv", "plain"),
-                                  ("tsbs_cpu", "arrow-file-mmap", "plain")], ids="-".join)
+@pytest.mark.parametrize(
+    "cell",
+    [("rocklin", "parquet", "cat"), ("nyc_taxi", "csv", "plain"), ("tsbs_cpu", "arrow-file-mmap", "plain")],
+    ids="-".join,
+)
 def test_a_warm_and_a_cold_case_make_the_same_untimed_full_read_in_their_own_process_first(
-        cell, tiny_data_dir, disk_dir):
+    cell, tiny_data_dir, disk_dir
+):
     cache, trace = str(disk_dir / "cache"), str(disk_dir / "trace.jsonl")
     cases = {}
     for name in ("ReadFromPageCache", "ReadCold"):
         before = len(traced(trace)) if os.path.exists(trace) else 0
-        result, output = run_as_asv("reads.%s.time_read" % name, cell, tiny_data_dir, cache, str(disk_dir / name), trace)
+        result, output = run_as_asv(
+            "reads.%s.time_read" % name, cell, tiny_data_dir, cache, str(disk_dir / name), trace
+        )
         assert result["samples"] and all(t > 0 for t in result["samples"]), output
         cases[name] = traced(trace)[before:]
 
@@ -88,12 +115,20 @@ def test_a_durable_write_on_tmpfs_skips_saying_fsync_reaches_no_device(tiny_data
         pytest.skip("no tmpfs at /dev/shm here")
     cache = os.path.join(shm, "dsib-test-durable-%s" % uuid.uuid4().hex[:8])
     try:
-        result, output = run_as_asv("writes.WriteDurable.time_write", ("rocklin", "parquet", "plain"), tiny_data_dir,
-                                    cache, str(disk_dir / "run"), str(disk_dir / "trace.jsonl"))
+        result, output = run_as_asv(
+            "writes.WriteDurable.time_write",
+            ("rocklin", "parquet", "plain"),
+            tiny_data_dir,
+            cache,
+            str(disk_dir / "run"),
+            str(disk_dir / "trace.jsonl"),
+        )
         assert isinstance(result, float) and math.isnan(result), "skipped (asv's NaN), not timed: %s" % output
-        assert re.search(r"asv: skipped: NotImplementedError\('no durable write here: %s/tiny/_scratch/durable-\d+-\w+ "
-                         r"is on tmpfs, which keeps files only in memory, so fsync reaches no device"
-                         % re.escape(cache), output), output
+        assert re.search(
+            r"asv: skipped: NotImplementedError\('no durable write here: %s/tiny/_scratch/durable-\d+-\w+ "
+            r"is on tmpfs, which keeps files only in memory, so fsync reaches no device" % re.escape(cache),
+            output,
+        ), output
         scratch = os.path.join(cache, "tiny", "_scratch")
         assert not any(os.listdir(os.path.join(scratch, d)) for d in os.listdir(scratch)), "nothing written"
     finally:
@@ -107,8 +142,9 @@ def test_a_durable_write_goes_into_the_cell_cache(tiny_data_dir, disk_dir):
     working directory (under $TMPDIR)."""
     cache, trace = str(disk_dir / "cache"), str(disk_dir / "trace.jsonl")
     workdir = str(disk_dir / "run")
-    result, output = run_as_asv("writes.WriteDurable.time_write", ("rocklin", "parquet", "plain"), tiny_data_dir,
-                                cache, workdir, trace)
+    result, output = run_as_asv(
+        "writes.WriteDurable.time_write", ("rocklin", "parquet", "plain"), tiny_data_dir, cache, workdir, trace
+    )
     assert result["samples"] and all(t > 0 for t in result["samples"]), output
     assert os.listdir(workdir) == ["result.json"], "nothing written in asv's directory but its result"
     scratch = os.path.join(cache, "tiny", "_scratch")

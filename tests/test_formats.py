@@ -1,4 +1,5 @@
 """Every registered format x variant round-trips at `tiny`, and the check that says so can fail."""
+
 import os
 
 import numpy as np
@@ -91,8 +92,9 @@ def test_unknown_format_name_lists_the_registered_ones():
 
 
 def test_missing_library_is_a_skip_not_a_failure(tmp_path):
-    ghost = Format("ghost", "Ghost", ".ghost", write=None, read=None, family="ghost",
-                   needs=(Needs("no_such_library_dsib"),))
+    ghost = Format(
+        "ghost", "Ghost", ".ghost", write=None, read=None, family="ghost", needs=(Needs("no_such_library_dsib"),)
+    )
     outcome = write_and_check(ghost, pd.DataFrame({"a": [1]}), {}, str(tmp_path / "x.ghost"))
     assert outcome["skip"] == "Ghost: no_such_library_dsib is not installed in this environment"
     with pytest.raises(NotImplementedError, match="no_such_library_dsib"):
@@ -122,56 +124,71 @@ def test_skip_reasons_come_from_one_place(monkeypatch):
 
     new = installed_versions(FORMATS.packages())
     assert cases.skip_reason("read_from_page_cache", "nyc_taxi", "npy", "str", "default", new).startswith(
-        "NumPy .npy cannot hold the 'str' variant")
-    assert "another format's writer" in cases.skip_reason("write_to_bytes", "nyc_taxi", "arrow-file-mmap", "plain",
-                                                          "default", new)
-    assert "2019 post's formats" in cases.skip_reason("read_from_bytes", "nyc_taxi_month", "arrow-file-mmap",
-                                                      "plain", "default", new)
-    assert "2019 post's formats" in cases.skip_reason("write_month_to_bytes", "nyc_taxi_month", "feather", "plain",
-                                                      "default", new)
+        "NumPy .npy cannot hold the 'str' variant"
+    )
+    assert "another format's writer" in cases.skip_reason(
+        "write_to_bytes", "nyc_taxi", "arrow-file-mmap", "plain", "default", new
+    )
+    assert "2019 post's formats" in cases.skip_reason(
+        "read_from_bytes", "nyc_taxi_month", "arrow-file-mmap", "plain", "default", new
+    )
+    assert "2019 post's formats" in cases.skip_reason(
+        "write_month_to_bytes", "nyc_taxi_month", "feather", "plain", "default", new
+    )
     assert cases.skip_reason("read_cold", "tsbs_cpu", "csv", "plain", "pr", new) is None, "pr compares TSBS"
-    monkeypatch.setitem(profiles.PROFILES, "taxi-only", profiles.PROFILES["pr"]._replace(
-        name="taxi-only", grid_rows={"nyc_taxi": 100000}))
+    monkeypatch.setitem(
+        profiles.PROFILES,
+        "taxi-only",
+        profiles.PROFILES["pr"]._replace(name="taxi-only", grid_rows={"nyc_taxi": 100000}),
+    )
     assert "leaves tsbs_cpu out" in cases.skip_reason("read_cold", "tsbs_cpu", "csv", "plain", "taxi-only", new)
     assert "leaves nyc_taxi out of the grid" in cases.skip_reason("read_cold", "nyc_taxi", "csv", "plain", "full", new)
     assert cases.skip_reason("read_cold", "rocklin", "csv", "plain", "full", new) is None, "Rocklin's size is full's"
-    assert "measured on rocklin only" in cases.skip_reason("read_cold", "nyc_taxi", "json-split-noindex", "plain",
-                                                           "default", new)
+    assert "measured on rocklin only" in cases.skip_reason(
+        "read_cold", "nyc_taxi", "json-split-noindex", "plain", "default", new
+    )
     assert cases.skip_reason("read_cold", "rocklin", "json-split-noindex", "str", "default", new) is None
     assert cases.skip_reason("read_cold", "nyc_taxi", "csv", "plain", "default", new) is None
     assert cases.params("read_from_bytes") == [["nyc_taxi_month"], ["parquet", "csv"], list(VARIANTS)]
 
 
 def _sample():
-    return pd.DataFrame({
-        "i": np.arange(4, dtype="int64"),
-        "f": [0.5, np.nan, 2.25, -1.0],
-        "b": [True, False, True, False],
-        "t": pd.Series([pd.Timestamp("2016-01-01 00:00:01"), pd.Timestamp("2016-01-02"), pd.NaT,
-                        pd.Timestamp("2016-01-04")], dtype="datetime64[ns]"),
-        "tz": pd.to_datetime(["2016-01-01", "2016-01-02", "2016-01-03", "2016-01-04"]).tz_localize("UTC"),
-        "c": pd.Categorical(["x", "y", "x", "z"]),
-        "s": pd.Series(["a", None, "c", "d"], dtype=object),
-    })
+    return pd.DataFrame(
+        {
+            "i": np.arange(4, dtype="int64"),
+            "f": [0.5, np.nan, 2.25, -1.0],
+            "b": [True, False, True, False],
+            "t": pd.Series(
+                [pd.Timestamp("2016-01-01 00:00:01"), pd.Timestamp("2016-01-02"), pd.NaT, pd.Timestamp("2016-01-04")],
+                dtype="datetime64[ns]",
+            ),
+            "tz": pd.to_datetime(["2016-01-01", "2016-01-02", "2016-01-03", "2016-01-04"]).tz_localize("UTC"),
+            "c": pd.Categorical(["x", "y", "x", "z"]),
+            "s": pd.Series(["a", None, "c", "d"], dtype=object),
+        }
+    )
 
 
-@pytest.mark.parametrize("damage,expected", [
-    (lambda df: df.assign(i=df["i"] + 1), "i: 4 values differ"),
-    (lambda df: df.assign(i=df["i"].astype("int32")), "i: dtype int64 became int32"),
-    (lambda df: df.assign(f=[0.5, 0.0, 2.25, -1.0]), "f: missing values at different rows"),
-    (lambda df: df.assign(f=[0.5, np.nan, 2.25 + 1e-9, -1.0]), "f: 1 values differ"),
-    (lambda df: df.assign(b=df["b"].astype(object)), "b: dtype bool became object"),
-    (lambda df: df.assign(t=df["t"] + pd.Timedelta(1, "s")), "t: 3 values differ"),
-    (lambda df: df.assign(tz=df["tz"].dt.tz_convert("America/New_York")), "UTC] became datetime64["),
-    (lambda df: df.assign(c=df["c"].astype(str)), "c: dtype category became"),
-    (lambda df: df.assign(c=df["c"].cat.add_categories(["w"])), "c: categories differ"),
-    (lambda df: df.assign(c=pd.Categorical(["x", "y", "z", "z"])), "c: 1 values differ"),
-    (lambda df: df.assign(s=pd.Series(["a", "b", "c", "d"], dtype=object)), "s: missing values at different rows"),
-    (lambda df: df.assign(s=df["s"].astype("category")), "s: dtype object became category"),
-    (lambda df: df.iloc[:3], "4 rows became 3"),
-    (lambda df: df[df.columns[::-1]], "columns"),
-    (lambda df: df.set_axis([10, 11, 12, 13]), "the index differs"),
-])
+@pytest.mark.parametrize(
+    "damage,expected",
+    [
+        (lambda df: df.assign(i=df["i"] + 1), "i: 4 values differ"),
+        (lambda df: df.assign(i=df["i"].astype("int32")), "i: dtype int64 became int32"),
+        (lambda df: df.assign(f=[0.5, 0.0, 2.25, -1.0]), "f: missing values at different rows"),
+        (lambda df: df.assign(f=[0.5, np.nan, 2.25 + 1e-9, -1.0]), "f: 1 values differ"),
+        (lambda df: df.assign(b=df["b"].astype(object)), "b: dtype bool became object"),
+        (lambda df: df.assign(t=df["t"] + pd.Timedelta(1, "s")), "t: 3 values differ"),
+        (lambda df: df.assign(tz=df["tz"].dt.tz_convert("America/New_York")), "UTC] became datetime64["),
+        (lambda df: df.assign(c=df["c"].astype(str)), "c: dtype category became"),
+        (lambda df: df.assign(c=df["c"].cat.add_categories(["w"])), "c: categories differ"),
+        (lambda df: df.assign(c=pd.Categorical(["x", "y", "z", "z"])), "c: 1 values differ"),
+        (lambda df: df.assign(s=pd.Series(["a", "b", "c", "d"], dtype=object)), "s: missing values at different rows"),
+        (lambda df: df.assign(s=df["s"].astype("category")), "s: dtype object became category"),
+        (lambda df: df.iloc[:3], "4 rows became 3"),
+        (lambda df: df[df.columns[::-1]], "columns"),
+        (lambda df: df.set_axis([10, 11, 12, 13]), "the index differs"),
+    ],
+)
 def test_the_check_catches_a_wrong_frame(damage, expected):
     sample = _sample()
     problems, _ = compare_frames(sample, damage(sample.copy()))
@@ -193,8 +210,17 @@ def test_the_check_accepts_an_equal_frame_and_only_declared_losses():
     assert compare_frames(sample, reordered, ["category_order"])[0] == []
     with pytest.raises(ValueError, match="unknown allowed losses"):
         compare_frames(sample, sample, ["anything"])
-    assert set(ALLOWED_LOSSES) == {"datetime_unit", "timezone", "float_ulp", "float_digits", "category_order",
-                                   "column_order", "boolean", "row_order", "nullable_float"}
+    assert set(ALLOWED_LOSSES) == {
+        "datetime_unit",
+        "timezone",
+        "float_ulp",
+        "float_digits",
+        "category_order",
+        "column_order",
+        "boolean",
+        "row_order",
+        "nullable_float",
+    }
     flags = pd.DataFrame({"b": [True, False, True]})
     as_integers = pd.DataFrame({"b": [1, 0, 1]})
     assert compare_frames(flags, as_integers)[0] == ["b: dtype bool became int64"]
@@ -206,16 +232,19 @@ def test_nullable_integers_and_booleans_as_floats_are_a_declared_loss_and_nothin
     """HDF5's declared loss (it cannot store pandas' nullable types): the same values as float64,
     NaN for each null; a changed value, a moved null or an integer float64 cannot hold is still a
     difference."""
-    nullable = pd.DataFrame({"n": pd.array([1, None, -3, 2 ** 40], dtype="Int64"),
-                             "b": pd.array([True, None, False, True], dtype="boolean")})
-    floats = pd.DataFrame({"n": [1.0, np.nan, -3.0, 2.0 ** 40], "b": [1.0, np.nan, 0.0, 1.0]})
+    nullable = pd.DataFrame(
+        {"n": pd.array([1, None, -3, 2**40], dtype="Int64"), "b": pd.array([True, None, False, True], dtype="boolean")}
+    )
+    floats = pd.DataFrame({"n": [1.0, np.nan, -3.0, 2.0**40], "b": [1.0, np.nan, 0.0, 1.0]})
     assert compare_frames(nullable, floats)[0] == ["n: dtype Int64 became float64", "b: dtype boolean became float64"]
     assert compare_frames(nullable, floats, ["nullable_float"]) == (
-        [], ["n: Int64 read as float64", "b: boolean read as float64"])
-    for wrong in (floats.assign(n=[1.0, np.nan, -4.0, 2.0 ** 40]), floats.assign(b=[1.0, 1.0, np.nan, 1.0])):
+        [],
+        ["n: Int64 read as float64", "b: boolean read as float64"],
+    )
+    for wrong in (floats.assign(n=[1.0, np.nan, -4.0, 2.0**40]), floats.assign(b=[1.0, 1.0, np.nan, 1.0])):
         assert compare_frames(nullable, wrong, ["nullable_float"])[0], wrong
-    big = pd.DataFrame({"n": pd.array([2 ** 53 + 1, None], dtype="Int64")})
-    assert compare_frames(big, pd.DataFrame({"n": [float(2 ** 53 + 1), np.nan]}), ["nullable_float"])[0]
+    big = pd.DataFrame({"n": pd.array([2**53 + 1, None], dtype="Int64")})
+    assert compare_frames(big, pd.DataFrame({"n": [float(2**53 + 1), np.nan]}), ["nullable_float"])[0]
 
 
 def test_a_brought_tables_nullable_columns_come_back_from_each_reader_told_their_dtypes():
@@ -224,11 +253,20 @@ def test_a_brought_tables_nullable_columns_come_back_from_each_reader_told_their
     its declared loss. A built-in dataset's hints have no ``dtypes``: their calls are unchanged."""
     import tempfile
 
-    frame = pd.DataFrame({"n": pd.array([1, None, 3, 85], dtype="Int32"),
-                          "b": pd.array([True, None, False, True], dtype="boolean"),
-                          "s": np.array(["85", None, "café", "x"], dtype=object), "i": [1, 2, 3, 4]})
-    hints = {"datetimes": (), "categoricals": (), "texts": (), "dtypes": (("n", "Int32"), ("b", "boolean"),
-                                                                          ("s", "text"))}
+    frame = pd.DataFrame(
+        {
+            "n": pd.array([1, None, 3, 85], dtype="Int32"),
+            "b": pd.array([True, None, False, True], dtype="boolean"),
+            "s": np.array(["85", None, "café", "x"], dtype=object),
+            "i": [1, 2, 3, 4],
+        }
+    )
+    hints = {
+        "datetimes": (),
+        "categoricals": (),
+        "texts": (),
+        "dtypes": (("n", "Int32"), ("b", "boolean"), ("s", "text")),
+    }
     for fmt in FORMATS.values():
         if fmt.family not in ("csv", "json", "orc", "hdf5") or not fmt.writes:
             continue
@@ -241,8 +279,9 @@ def test_a_brought_tables_nullable_columns_come_back_from_each_reader_told_their
             assert outcome["error"] is None, (fmt.name, outcome["error"])
             if fmt.family == "hdf5":
                 assert outcome["losses"] == ["b: boolean read as float64", "n: Int32 read as float64"], outcome
-                refused = write_and_check(fmt, frame, hints, os.path.join(tmp, "g" + fmt.suffix),
-                                          refused=("nullable_float",))
+                refused = write_and_check(
+                    fmt, frame, hints, os.path.join(tmp, "g" + fmt.suffix), refused=("nullable_float",)
+                )
                 assert "n: dtype Int32 became float64" in refused["error"], refused
             else:
                 assert outcome["losses"] == [], (fmt.name, outcome["losses"])

@@ -1,5 +1,6 @@
 """The gate's invariants (dsib_tools.compare.verdict_of): a cell the base measured cannot leave
 the comparison in silence, by a skip, a failure or its absence."""
+
 from dsib_tools import compare
 
 STEADY = [0.0100, 0.0101, 0.0099, 0.0100, 0.0102, 0.0098, 0.0100, 0.0101, 0.0100, 0.0099]
@@ -55,8 +56,9 @@ def test_dropped_cells_fail_the_gate_and_are_named():
     assert "  orc.read" in stream.getvalue()
     clean = compare.verdict_of(_cells({"csv.read": STEADY}), _cells({"csv.read": STEADY}))
     assert compare.gate_status([0, 0], clean, "a" * 40, "b" * 40, stream=io.StringIO()) == 0
-    assert compare.gate_status([0, 2], verdict, "a" * 40, "b" * 40, stream=io.StringIO()) == 2, \
+    assert compare.gate_status([0, 2], verdict, "a" * 40, "b" * 40, stream=io.StringIO()) == 2, (
         "asv's own failure stands"
+    )
 
 
 def _values(values):
@@ -77,8 +79,9 @@ def test_memory_and_file_size_have_their_own_thresholds():
     grown = compare.verdict_of(base, _values({MEMORY: 200e6 * 1.11, SIZE: 1e6 * 1.011}))
     assert sorted(grown["worse"]) == sorted([MEMORY, SIZE]), "memory beyond 1.10, a file beyond 1 %"
     stream = io.StringIO()
-    assert compare.gate_status([0, 0], grown, "a" * 40, "b" * 40, stream=stream) == 1, \
+    assert compare.gate_status([0, 0], grown, "a" * 40, "b" * 40, stream=stream) == 1, (
         "a file 1.1 % bigger fails the gate though asv's own table, at one factor, does not mark it"
+    )
     assert "%s (threshold 1.01)" % SIZE in stream.getvalue() and "%s (threshold 1.10)" % MEMORY in stream.getvalue()
     shrunk = compare.verdict_of(base, _values({MEMORY: 200e6 / 1.11, SIZE: 1e6 / 1.011}))
     assert sorted(shrunk["better"]) == sorted([MEMORY, SIZE]) and shrunk["worse"] == []
@@ -111,8 +114,9 @@ def test_the_gate_covers_what_users_care_about():
     for name, fmt in FORMATS.items():
         # a study's own format is measured on its frame only: compared there, on its text
         source = FORMAT_SOURCES.get(name, ["nyc_taxi"])[0]
-        variants = ["str"] if name in FORMAT_SOURCES else ["plain"] if name in compare.ANOTHER_FORMATS_CALL else \
-            fmt.variants
+        variants = (
+            ["str"] if name in FORMAT_SOURCES else ["plain"] if name in compare.ANOTHER_FORMATS_CALL else fmt.variants
+        )
         for variant in variants:
             assert has(r.ReadFromPageCache, "time_read", source, name, variant), (name, variant)
             assert has(suite.sizes.Sizes, "track_file_size", source, name, variant), (name, variant)
@@ -139,8 +143,9 @@ def test_the_gate_covers_what_users_care_about():
         assert has(w.CategorizeThenWrite, "time_write", "rocklin", name)
     assert has(w.WriteDurable, "time_write", "nyc_taxi", "parquet", "plain")
     assert any(cell.startswith(suite.name(*suite.GENERATOR)) for cell in cells)
-    assert not any(cell.startswith(suite.name(r.ReadCold, "time_read")) for cell in cells), \
+    assert not any(cell.startswith(suite.name(r.ReadCold, "time_read")) for cell in cells), (
         "cold reads wait on a disk whose noise is not measured: not in the gate (README)"
+    )
 
 
 def test_a_format_compared_on_one_variant_calls_a_compared_formats_functions():

@@ -1,6 +1,7 @@
 """The tree's two roles: what asv installs and measures (dsib, data_prep, and the suite in
 benchmarks/), and the tools that read results (dsib_tools). Imports go from tools to measured
 code, never back, and no module imports itself round a cycle."""
+
 import ast
 import os
 
@@ -39,7 +40,7 @@ def _imports(name, path, modules):
             base = node.module or ""
             if node.level:
                 parts = package.split(".")
-                parts = parts[:len(parts) - node.level + 1]
+                parts = parts[: len(parts) - node.level + 1]
                 base = ".".join(parts + ([node.module] if node.module else []))
             for alias in node.names:
                 # `from . import x` imports the submodule x where there is one.
@@ -60,16 +61,24 @@ def _graph():
 
 def test_measured_code_never_imports_the_tools():
     graph = _graph()
-    leaks = sorted((a, b) for a, targets in graph.items() for b in targets
-                   if a.split(".")[0] in MEASURED and b.split(".")[0] in TOOLS)
+    leaks = sorted(
+        (a, b)
+        for a, targets in graph.items()
+        for b in targets
+        if a.split(".")[0] in MEASURED and b.split(".")[0] in TOOLS
+    )
     assert not leaks, leaks
     assert any(b.split(".")[0] == "benchmarks" for b in graph["dsib_tools.suite"]), "tools read the suite"
 
 
 def test_the_installed_packages_do_not_import_the_suite():
     graph = _graph()
-    assert not [(a, b) for a, targets in graph.items() for b in targets
-                if a.split(".")[0] in ("dsib", "data_prep") and b.split(".")[0] == "benchmarks"]
+    assert not [
+        (a, b)
+        for a, targets in graph.items()
+        for b in targets
+        if a.split(".")[0] in ("dsib", "data_prep") and b.split(".")[0] == "benchmarks"
+    ]
 
 
 def test_no_import_cycle():
@@ -81,7 +90,7 @@ def test_no_import_cycle():
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == "open":
-                cycles.append(stack[stack.index(nxt):] + [nxt])
+                cycles.append(stack[stack.index(nxt) :] + [nxt])
             elif nxt not in state:
                 visit(nxt)
         stack.pop()
@@ -121,6 +130,9 @@ def test_the_wheel_asv_installs_holds_the_measured_packages_only():
     with open(os.path.join(ROOT, "pyproject.toml")) as f:
         listed = re.search(r"^packages = \[(.*)\]", f.read(), re.M).group(1)
     packages = set(p.strip().strip('"') for p in listed.split(","))
-    on_disk = set(n for n in _modules() if n.split(".")[0] in ("dsib", "data_prep")
-                  and os.path.basename(_modules()[n]) == "__init__.py")
+    on_disk = set(
+        n
+        for n in _modules()
+        if n.split(".")[0] in ("dsib", "data_prep") and os.path.basename(_modules()[n]) == "__init__.py"
+    )
     assert packages == on_disk

@@ -1,4 +1,5 @@
 """The machine's load beside a run's results: real processes, watched by the real CLI."""
+
 import json
 import os
 import shutil
@@ -24,9 +25,15 @@ def _as_from_a_terminal():
 
 
 def _watch(results, command, **kwargs):
-    return subprocess.Popen([sys.executable, "-m", "dsib_tools", "watch-load", "--results-dir", str(results),
-                             "--machine", "m", "--"] + command, cwd=ROOT, stderr=subprocess.PIPE,
-                            universal_newlines=True, preexec_fn=_as_from_a_terminal, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-m", "dsib_tools", "watch-load", "--results-dir", str(results), "--machine", "m", "--"]
+        + command,
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+        preexec_fn=_as_from_a_terminal,
+        **kwargs,
+    )
 
 
 def _only_log(results):
@@ -60,13 +67,33 @@ def test_the_commands_own_process_tree_is_its_own_and_other_work_is_other(tmp_pa
 
 
 def test_the_exit_status_is_the_commands():
-    proc = subprocess.run([sys.executable, "-m", "dsib_tools", "watch-load", "--results-dir", "/nonexistent/x",
-                           "--machine", "m"], cwd=ROOT, stderr=subprocess.PIPE, universal_newlines=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "watch-load", "--results-dir", "/nonexistent/x", "--machine", "m"],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
     assert proc.returncode != 0
     with pytest.raises(subprocess.CalledProcessError) as failed:
-        subprocess.run([sys.executable, "-m", "dsib_tools", "watch-load", "--results-dir", "/tmp/dsib-load-%d" % os.getpid(),
-                        "--machine", "m", "--", sys.executable, "-c", "raise SystemExit(3)"], cwd=ROOT, check=True,
-                       stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "dsib_tools",
+                "watch-load",
+                "--results-dir",
+                "/tmp/dsib-load-%d" % os.getpid(),
+                "--machine",
+                "m",
+                "--",
+                sys.executable,
+                "-c",
+                "raise SystemExit(3)",
+            ],
+            cwd=ROOT,
+            check=True,
+            stderr=subprocess.DEVNULL,
+        )
     assert failed.value.returncode == 3
 
 
@@ -107,8 +134,10 @@ def test_ctrl_c_stops_the_command_and_keeps_the_log(tmp_path):
 def test_a_window_is_the_difference_of_two_interpolated_readings(tmp_path):
     """The arithmetic on a log written out by hand: 2 cpus, one reading a second."""
     path = tmp_path / "run.jsonl"
-    readings = [{"t": 100.0 + i, "busy": 10.0 + 1.5 * i, "own": 1.0 * i, "watcher": 0.01 * i, "steal": 0.2 * i}
-                for i in range(11)]
+    readings = [
+        {"t": 100.0 + i, "busy": 10.0 + 1.5 * i, "own": 1.0 * i, "watcher": 0.01 * i, "steal": 0.2 * i}
+        for i in range(11)
+    ]
     path.write_text("\n".join(json.dumps(r) for r in [{"kind": load.KIND, "version": 1, "cpus": 2}] + readings))
     log = load.Log(str(path))
     window = log.load(102.5, 106.5)
@@ -124,8 +153,18 @@ def test_the_committed_history_says_its_load_was_not_recorded_and_a_bad_log_is_a
     table with its path and what to do, not a traceback."""
     results = str(tmp_path / "results")
     shutil.copytree(committed("results"), results)
-    table = [sys.executable, "-m", "dsib_tools", "table", "--results-dir", results, "--machine", "xeon-2c-24g",
-             "--env", "DSIB_PROFILEdefault"]
+    table = [
+        sys.executable,
+        "-m",
+        "dsib_tools",
+        "table",
+        "--results-dir",
+        results,
+        "--machine",
+        "xeon-2c-24g",
+        "--env",
+        "DSIB_PROFILEdefault",
+    ]
     proc = subprocess.run(table, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     assert proc.returncode == 0 and "machine load during the run: not recorded" in proc.stdout, proc.stderr
     broken = os.path.join(results, "xeon-2c-24g", load.DIRECTORY, "broken" + load.SUFFIX)
@@ -152,16 +191,21 @@ def _leaves_an_orphan(code, started=None):
     ``started`` exists, if given), as asv ends a case's process while a server the case started
     still runs."""
     wait = "" if started is None else "while not os.path.exists(%r): time.sleep(0.05)\n" % str(started)
-    return [sys.executable, "-c", "import os, subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', %r], "
-            "start_new_session=True)\n%sos._exit(0)" % (code, wait)]
+    return [
+        sys.executable,
+        "-c",
+        "import os, subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', %r], "
+        "start_new_session=True)\n%sos._exit(0)" % (code, wait),
+    ]
 
 
 def test_an_orphan_of_the_command_is_its_own_and_waited_for(tmp_path):
     """The orphan spins 1.5 CPU-seconds after its parent ended: the watcher waits for it, and its
     CPU is the run's own, not other processes' (it was, before the watcher adopted orphans)."""
     done = tmp_path / "cpu"
-    watched = _watch(tmp_path, _leaves_an_orphan(SPIN % 1.5 + "open(%r, 'w').write(str(time.process_time()))\n"
-                                                 % str(done)))
+    watched = _watch(
+        tmp_path, _leaves_an_orphan(SPIN % 1.5 + "open(%r, 'w').write(str(time.process_time()))\n" % str(done))
+    )
     _, stderr = watched.communicate(timeout=120)
     assert watched.returncode == 0, stderr
     assert done.exists(), "the watcher ended before the command's orphan"
@@ -172,8 +216,9 @@ def test_an_orphan_of_the_command_is_its_own_and_waited_for(tmp_path):
 
 def test_an_orphan_still_running_after_the_grace_is_killed_and_named(tmp_path, capfd):
     pid_file = tmp_path / "pid"
-    command = _leaves_an_orphan("import os, time; open(%r, 'w').write(str(os.getpid())); time.sleep(600)"
-                                % str(pid_file), started=pid_file)
+    command = _leaves_an_orphan(
+        "import os, time; open(%r, 'w').write(str(os.getpid())); time.sleep(600)" % str(pid_file), started=pid_file
+    )
     path = str(tmp_path / "m" / load.DIRECTORY / ("run" + load.SUFFIX))
     assert load.watch(command, path, interval=0.2, orphans_grace=3) == 0
     pid = int(pid_file.read_text())

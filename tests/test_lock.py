@@ -1,6 +1,7 @@
 """The series lock: a change to what a benchmark measures fails until someone decides whether its
 series continues or a new one starts. What it measures is found (the modules its module imports,
 transitively, and the servers' versions and flags named in them), not listed."""
+
 import functools
 import os
 import subprocess
@@ -18,13 +19,23 @@ ENGINE_CLASSES = ("engines.IngestIntoEngine", "engines.QueryFromEngine")
 
 
 def _check(repo):
-    return subprocess.run([sys.executable, "-m", "dsib_tools", "lock", "--check"], cwd=repo,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    return subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "lock", "--check"],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
 
 
 def _record(repo):
-    return subprocess.run([sys.executable, "-m", "dsib_tools", "lock"], cwd=repo, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, universal_newlines=True)
+    return subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "lock"],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
 
 
 def _changed(name, n=None):
@@ -80,14 +91,22 @@ def test_a_changed_batch_size_fails(repo):
     assert _check(repo).returncode == 0
 
 
-@pytest.mark.parametrize("path, old, new", [
-    ("dsib/servers.py", '"-c", "timezone=UTC",', '"-c", "timezone=UTC", "-c", "fsync=off",'),
-    ("dsib/servers.py", '"telemetry.enabled=false",', '"telemetry.enabled=false", "cairo.max.uncommitted.rows=1000",'),
-    ("dsib/servers.py", 'QUESTDB_VERSION = "9.3.4"', 'QUESTDB_VERSION = "9.3.5"'),
-    ("dsib/servers.py", "POSTGRES_MAJOR = 15\n", "POSTGRES_MAJOR = 16\n"),
-    ("dsib/servers.py", "JAVA_MAJOR = 17\n", "JAVA_MAJOR = 21\n"),
-    ("dsib/engines/spark.py", '"spark.sql.shuffle.partitions": "2"', '"spark.sql.shuffle.partitions": "4"'),
-], ids=["postgres-flag", "questdb-server.conf", "questdb-jar", "postgres-major", "java-major", "spark-conf"])
+@pytest.mark.parametrize(
+    "path, old, new",
+    [
+        ("dsib/servers.py", '"timezone=UTC",', '"timezone=UTC", "-c", "fsync=off",'),
+        (
+            "dsib/servers.py",
+            '"telemetry.enabled=false",',
+            '"telemetry.enabled=false", "cairo.max.uncommitted.rows=1000",',
+        ),
+        ("dsib/servers.py", 'QUESTDB_VERSION = "9.3.4"', 'QUESTDB_VERSION = "9.3.5"'),
+        ("dsib/servers.py", "POSTGRES_MAJOR = 15\n", "POSTGRES_MAJOR = 16\n"),
+        ("dsib/servers.py", "JAVA_MAJOR = 17\n", "JAVA_MAJOR = 21\n"),
+        ("dsib/engines/spark.py", '"spark.sql.shuffle.partitions": "2"', '"spark.sql.shuffle.partitions": "4"'),
+    ],
+    ids=["postgres-flag", "questdb-server.conf", "questdb-jar", "postgres-major", "java-major", "spark-conf"],
+)
 def test_a_changed_server_flag_version_or_config_fails(repo, path, old, new):
     with Edit(repo, path, old, new):
         proc = _check(repo)
@@ -97,8 +116,9 @@ def test_a_changed_server_flag_version_or_config_fails(repo, path, old, new):
 
 
 def test_a_change_to_a_tool_module_or_a_test_is_quiet(repo):
-    with Edit(repo, "dsib_tools/report.py", "\nimport itertools\n", "\nimport itertools\n\nTOOL_CHANGE = 1\n"), \
-            Edit(repo, "tests/test_lock.py", "import os\n", "import os\nimport json\n"):
+    with Edit(repo, "dsib_tools/report.py", "\nimport itertools\n", "\nimport itertools\n\nTOOL_CHANGE = 1\n"), Edit(
+        repo, "tests/test_lock.py", "import os\n", "import os\nimport json\n"
+    ):
         proc = _check(repo)
     assert proc.returncode == 0, proc.stdout
 
@@ -128,8 +148,9 @@ def test_a_new_series_is_a_recorded_decision_too(tmp_path):
     with open(path, "w") as f:
         f.write(text[:start] + text[start:].replace("version = series(%d)" % n, "version = series(%d)" % (n + 1), 1))
     proc = _check(repo)
-    assert proc.returncode == 1 and "reads.ReadCold is now series %d (the lock has %d)" % (n + 1, n) in proc.stdout, \
+    assert proc.returncode == 1 and "reads.ReadCold is now series %d (the lock has %d)" % (n + 1, n) in proc.stdout, (
         proc.stdout
+    )
     record = _record(repo)
     assert "reads.ReadCold: series %d -> %d, a new series" % (n, n + 1) in record.stdout
 
@@ -137,8 +158,10 @@ def test_a_new_series_is_a_recorded_decision_too(tmp_path):
 def test_what_a_class_measures_is_found_in_its_imports():
     """Without a hand-listed module: the cold read's page-cache control, the batch sizes, the
     servers; the class's own module whole (its helpers beside it); never a tool."""
-    found = dict((cls, set(lock.measured_modules(cls))) for cls in (reads.ReadCold, batches.IterateBatches,
-                                                                   engines.IngestIntoEngine, prepare.Prepare))
+    found = dict(
+        (cls, set(lock.measured_modules(cls)))
+        for cls in (reads.ReadCold, batches.IterateBatches, engines.IngestIntoEngine, prepare.Prepare)
+    )
     assert {"dsib.pagecache", "dsib.cells", "dsib.roundtrip", "dsib.fidelity"} <= found[reads.ReadCold]
     assert {"benchmarks.batches", "dsib.cases"} <= found[batches.IterateBatches]
     assert {"dsib.servers", "dsib.engines.postgres", "dsib.engines.questdb"} <= found[engines.IngestIntoEngine]
@@ -172,8 +195,17 @@ def test_imports_are_found_in_functions_relative_and_through_packages(tmp_path):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     found = lock.closure(["benchmarks.suite"], root=str(tmp_path))
-    assert sorted(found) == ["benchmarks", "benchmarks.suite", "data_prep", "data_prep.deeper", "data_prep.late",
-                             "dsib", "dsib.helpers", "dsib.sub", "dsib.sub.thing"]
+    assert sorted(found) == [
+        "benchmarks",
+        "benchmarks.suite",
+        "data_prep",
+        "data_prep.deeper",
+        "data_prep.late",
+        "dsib",
+        "dsib.helpers",
+        "dsib.sub",
+        "dsib.sub.thing",
+    ]
 
 
 @pytest.mark.skipif(servers.postgres_unavailable() is not None, reason=str(servers.postgres_unavailable()))
@@ -183,15 +215,25 @@ def test_an_engine_case_skips_on_a_server_major_that_is_not_its_series(repo):
     Spark's). Run in the copy, as a machine with another major would."""
     machine = servers.postgres_major()
     # What Engine.check_available asks of its server before a case runs.
-    probe = ("from dsib.engines import get_engine\n"
-             "for name in ('postgres-adbc', 'questdb-rows', 'spark-arrow'):\n"
-             "    print(get_engine(name).server.unavailable())\n")
-    with Edit(repo, "dsib/servers.py", "POSTGRES_MAJOR = %d\n" % machine, "POSTGRES_MAJOR = %d\n" % (machine + 1)), \
-            Edit(repo, "dsib/servers.py", "JAVA_MAJOR = %d\n" % servers.JAVA_MAJOR, "JAVA_MAJOR = 1\n"):
-        out = subprocess.run([sys.executable, "-c", probe], cwd=repo, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, universal_newlines=True).stdout
-    assert ("this machine's PostgreSQL is %d, and the engines' series are of PostgreSQL %d "
-            "(dsib.servers.POSTGRES_MAJOR)" % (machine, machine + 1)) in out, out
+    probe = (
+        "from dsib.engines import get_engine\n"
+        "for name in ('postgres-adbc', 'questdb-rows', 'spark-arrow'):\n"
+        "    print(get_engine(name).server.unavailable())\n"
+    )
+    with Edit(
+        repo, "dsib/servers.py", "POSTGRES_MAJOR = %d\n" % machine, "POSTGRES_MAJOR = %d\n" % (machine + 1)
+    ), Edit(repo, "dsib/servers.py", "JAVA_MAJOR = %d\n" % servers.JAVA_MAJOR, "JAVA_MAJOR = 1\n"):
+        out = subprocess.run(
+            [sys.executable, "-c", probe],
+            cwd=repo,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        ).stdout
+    assert (
+        "this machine's PostgreSQL is %d, and the engines' series are of PostgreSQL %d "
+        "(dsib.servers.POSTGRES_MAJOR)" % (machine, machine + 1)
+    ) in out, out
     java = servers.java_version()
     if java and java >= servers.JAVA_MINIMUM:
         assert "this machine's Java is %d, and the engines' series are of Java 1" % java in out, out

@@ -1,4 +1,5 @@
 """`python -m dsib_tools machine NAME` keeps one hardware per results series."""
+
 import json
 import os
 import subprocess
@@ -13,9 +14,14 @@ from .conftest import ROOT
 
 
 def _machine(name, results_dir, home):
-    return subprocess.run([sys.executable, "-m", "dsib_tools", "machine", name, "--results-dir", str(results_dir)],
-                          cwd=ROOT, env=dict(os.environ, HOME=str(home)), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True)
+    return subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "machine", name, "--results-dir", str(results_dir)],
+        cwd=ROOT,
+        env=dict(os.environ, HOME=str(home)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
 
 
 def _recorded(results_dir, name, **changes):
@@ -58,8 +64,10 @@ def test_the_same_hardware_or_a_new_name_is_recorded_for_asv(tmp_path):
 
 def test_a_cpu_is_told_apart_by_its_family_model_and_stepping(tmp_path):
     cpuinfo = tmp_path / "cpuinfo"
-    cpuinfo.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n"
-                       "model name\t: AMD EPYC\nstepping\t: 1\n\nprocessor\t: 1\ncpu family\t: 25\n")
+    cpuinfo.write_text(
+        "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n"
+        "model name\t: AMD EPYC\nstepping\t: 1\n\nprocessor\t: 1\ncpu family\t: 25\n"
+    )
     assert cpu_identity("AMD EPYC", str(cpuinfo)) == "AMD EPYC (family 26, model 2, stepping 1)"
     cpuinfo.write_text("processor\t: 0\nmodel name\t: Some ARM core\n")
     assert cpu_identity("Some ARM core", str(cpuinfo)) == "Some ARM core", "nothing made up where the kernel is silent"

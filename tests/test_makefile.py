@@ -1,4 +1,5 @@
 """The Makefile is the front door's other half: `make help` is its default and lists every target."""
+
 import re
 import subprocess
 
@@ -13,8 +14,13 @@ def _phony_targets():
 
 
 def test_make_with_no_target_prints_one_line_for_every_target():
-    proc = subprocess.run(["make", "--no-print-directory"], cwd=ROOT, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True)
+    proc = subprocess.run(
+        ["make", "--no-print-directory"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
     assert proc.returncode == 0, proc.stderr
     listed = [line.split()[1] for line in proc.stdout.splitlines()]
     targets = _phony_targets()

@@ -1,4 +1,5 @@
 """The release matrix: every environment resolves from PyPI, and asv's plugin checks what it installed."""
+
 import glob
 import json
 import os
@@ -93,10 +94,12 @@ def test_asv_lists_one_environment_per_entry_and_make_bench_runs_the_newest():
             os.remove(path)
     every, newest = names
     assert len(every) == len(base["include"]) and all(n.endswith("-DSIB_PROFILEtiny") for n in every)
-    assert newest == ["virtualenv-py3.11-adbc_driver_manager1.13.0-adbc_driver_postgresql1.13.0-"
-                      "adbc_driver_sqlite1.13.0-duckdb2.0.0-fastparquet2026.9.0-msgpack1.2.4-numpy2.4.6-pandas3.1.1-"
-                      "psycopg3.3.9-psycopg-binary3.3.9-pyarrow26.0.1-pyspark4.3.0-questdb6.0.0-sqlalchemy2.1.9-tables3.11.1-"
-                      "DSIB_PROFILEtiny"]
+    assert newest == [
+        "virtualenv-py3.11-adbc_driver_manager1.13.0-adbc_driver_postgresql1.13.0-"
+        "adbc_driver_sqlite1.13.0-duckdb2.0.0-fastparquet2026.9.0-msgpack1.2.4-numpy2.4.6-pandas3.1.1-"
+        "psycopg3.3.9-psycopg-binary3.3.9-pyarrow26.0.1-pyspark4.3.0-questdb6.0.0-sqlalchemy2.1.9-tables3.11.1-"
+        "DSIB_PROFILEtiny"
+    ]
 
 
 def test_the_plugin_refuses_an_environment_that_did_not_get_its_pins(tmp_path):
@@ -105,12 +108,19 @@ def test_the_plugin_refuses_an_environment_that_did_not_get_its_pins(tmp_path):
     venv = str(tmp_path / "venv")
     subprocess.run([sys.executable, "-m", "virtualenv", "-q", "-p", "python3.11", venv], check=True)
     subprocess.run([os.path.join(venv, "bin", "python"), "-m", "pip", "install", "-q", "six==1.16.0"], check=True)
-    listing = json.loads(subprocess.run([os.path.join(venv, "bin", "python"), "-m", "pip", "list", "--format=json"],
-                                        check=True, stdout=subprocess.PIPE).stdout)
+    listing = json.loads(
+        subprocess.run(
+            [os.path.join(venv, "bin", "python"), "-m", "pip", "list", "--format=json"],
+            check=True,
+            stdout=subprocess.PIPE,
+        ).stdout
+    )
     installed = dict((p["name"], p["version"]) for p in listing)
     assert matrix.wrong_versions({"six": "1.16.0"}, installed) == []
     assert matrix.wrong_versions({"six": "1.17.0", "Typing_Extensions": "4.0.0"}, installed) == [
-        "Typing_Extensions: pinned 4.0.0, installed None", "six: pinned 1.17.0, installed 1.16.0"]
+        "Typing_Extensions: pinned 4.0.0, installed None",
+        "six: pinned 1.17.0, installed 1.16.0",
+    ]
     import dsib_tools.asv_plugin  # noqa: F401  (installs itself into asv)
     from asv.plugins.virtualenv import Virtualenv
 
@@ -153,8 +163,15 @@ def test_every_curated_environment_ran_the_suite_at_tiny_with_no_failed_cell():
     for path in checks:
         with open(path) as f:
             record = json.load(f)
-        then = json.loads(subprocess.run(["git", "show", record["commit"] + ":asv.conf.json"], cwd=ROOT, check=True,
-                                         stdout=subprocess.PIPE, universal_newlines=True).stdout)["include"]
+        then = json.loads(
+            subprocess.run(
+                ["git", "show", record["commit"] + ":asv.conf.json"],
+                cwd=ROOT,
+                check=True,
+                stdout=subprocess.PIPE,
+                universal_newlines=True,
+            ).stdout
+        )["include"]
         now = matrix.entries(os.path.join(ROOT, "asv.conf.json"))
         assert [e["environment"] for e in record["environments"]] == [matrix.label(e) for e in then]
         assert [e for e in now if e not in then] in ([], [matrix.newest(now)]), "only the newest changed since"
@@ -162,12 +179,15 @@ def test_every_curated_environment_ran_the_suite_at_tiny_with_no_failed_cell():
             # > 400: the release-tracking selection measured 517 cells at tiny in the oldest environment
             # (2026-11-25, this selection as first committed); the whole suite, before it, 1,277
             assert env["found"] == 1 and env["failed"] == [] and env["ran"] > 400, env
-        assert subprocess.run(["git", "merge-base", "--is-ancestor", record["commit"], "HEAD"], cwd=ROOT).returncode == 0
+        assert (
+            subprocess.run(["git", "merge-base", "--is-ancestor", record["commit"], "HEAD"], cwd=ROOT).returncode == 0
+        )
         marker = "<!-- generated: matrix-table %s -->" % os.path.relpath(path, ROOT)
         assert marker in readme, marker  # test_readme checks that the block is the record's table
 
 
 # --- the release-tracking selection (issue 32): one declaration, matrix.RELEASE ---
+
 
 def _every_cell():
     """(class, method, {param: value}, asv's name of the cell) of every cell of the suite."""
@@ -186,8 +206,12 @@ def _declared(cls, method, given):
     """What the declaration says of a cell, read field by field (not through its regex)."""
     from dsib_tools import suite
 
-    return any(p.cls is cls and method in (p.methods or suite.methods(cls))
-               and all(given[k] in values for k, values in p.given.items()) for p in matrix.RELEASE)
+    return any(
+        p.cls is cls
+        and method in (p.methods or suite.methods(cls))
+        and all(given[k] in values for k, values in p.given.items())
+        for p in matrix.RELEASE
+    )
 
 
 def test_the_release_regex_picks_exactly_the_declared_cells_for_asv_and_for_the_suites_setup_cache(monkeypatch):
@@ -221,9 +245,13 @@ def test_the_release_matrix_holds_the_posts_cases_and_every_format_and_variant_o
     r, w, s = suite.reads, suite.writes, suite.sizes
     for fmt in FORMATS.names():
         for variant in VARIANTS:
-            for cls, method in ((r.ReadFromPageCache, "time_read"), (r.ReadFromPageCache, "peakmem_read"),
-                                (w.WriteToBytes, "time_write"), (w.WriteToBytes, "peakmem_write"),
-                                (s.Sizes, "track_file_size")):
+            for cls, method in (
+                (r.ReadFromPageCache, "time_read"),
+                (r.ReadFromPageCache, "peakmem_read"),
+                (w.WriteToBytes, "time_write"),
+                (w.WriteToBytes, "peakmem_write"),
+                (s.Sizes, "track_file_size"),
+            ):
                 assert matrix.in_release(suite.name(cls, method), ["nyc_taxi", fmt, variant]), (cls, method, fmt)
         for method in suite.methods(r.ContinuousRead):
             assert matrix.in_release(suite.name(r.ContinuousRead, method), ["nyc_taxi", fmt])
@@ -232,8 +260,14 @@ def test_the_release_matrix_holds_the_posts_cases_and_every_format_and_variant_o
 def test_engines_cold_durable_batches_projections_questdb_and_prepare_are_newest_only():
     from dsib_tools import suite
 
-    newest_only = (suite.reads.ReadCold, suite.writes.WriteDurable, suite.batches.ReadColumns,
-                   suite.batches.IterateBatches, suite.batches.ContinuousReadInBatches, suite.prepare.Prepare)
+    newest_only = (
+        suite.reads.ReadCold,
+        suite.writes.WriteDurable,
+        suite.batches.ReadColumns,
+        suite.batches.IterateBatches,
+        suite.batches.ContinuousReadInBatches,
+        suite.prepare.Prepare,
+    )
     names = [cls.__name__ for cls in suite.classes()]
     for name in ("IngestIntoEngine", "QueryFromEngine", "SerializeForQuestDB"):
         assert name in names
@@ -285,8 +319,11 @@ def test_the_budgets_rules_hold():
             assert cases.cell_skip_reason(case.cls.operation, given, "default", cases.ANY_VERSIONS) is None, given
     runs = set()
     for cls, method, given, label in _every_cell():
-        if "format" in given and hasattr(cls, "operation") and \
-                cases.cell_skip_reason(cls.operation, given, "default", cases.ANY_VERSIONS) is None:
+        if (
+            "format" in given
+            and hasattr(cls, "operation")
+            and cases.cell_skip_reason(cls.operation, given, "default", cases.ANY_VERSIONS) is None
+        ):
             runs.add((given["format"], given.get("variant", "plain")))
     assert set(f for f, _ in runs) == set(FORMATS.names())
     assert set(v for _, v in runs) == set(VARIANTS)

@@ -1,4 +1,5 @@
 """The A/A clone that `make noise` compares: its head differs from its base by one comment."""
+
 import glob
 import os
 import subprocess
@@ -12,18 +13,29 @@ from .conftest import ROOT, documentation
 
 def test_the_aa_commit_changes_only_a_comment(tmp_path):
     repo = noise.aa_clone(ROOT, str(tmp_path))
-    files = subprocess.run(["git", "diff", "--name-only", "HEAD~1", "HEAD"], cwd=repo, check=True,
-                           stdout=subprocess.PIPE, universal_newlines=True).stdout.split()
+    files = subprocess.run(
+        ["git", "diff", "--name-only", "HEAD~1", "HEAD"],
+        cwd=repo,
+        check=True,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+    ).stdout.split()
     assert files == [noise.COMMENT_FILE]
-    diff = subprocess.run(["git", "diff", "-U0", "HEAD~1", "HEAD"], cwd=repo, check=True, stdout=subprocess.PIPE,
-                          universal_newlines=True).stdout.splitlines()
+    diff = subprocess.run(
+        ["git", "diff", "-U0", "HEAD~1", "HEAD"], cwd=repo, check=True, stdout=subprocess.PIPE, universal_newlines=True
+    ).stdout.splitlines()
     added = [line[1:] for line in diff if line.startswith("+") and not line.startswith("+++")]
     removed = [line for line in diff if line.startswith("-") and not line.startswith("---")]
     assert removed == [] and added and all(not line.strip() or line.startswith("#") for line in added)
-    head = subprocess.run(["git", "rev-parse", "HEAD~1"], cwd=repo, check=True, stdout=subprocess.PIPE,
-                          universal_newlines=True).stdout.strip()
-    assert head == subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, stdout=subprocess.PIPE,
-                                  universal_newlines=True).stdout.strip(), "the base is this repository's HEAD"
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD~1"], cwd=repo, check=True, stdout=subprocess.PIPE, universal_newlines=True
+    ).stdout.strip()
+    assert (
+        head
+        == subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, stdout=subprocess.PIPE, universal_newlines=True
+        ).stdout.strip()
+    ), "the base is this repository's HEAD"
 
 
 def _cells(samples_by_name):
@@ -59,11 +71,14 @@ def test_the_readme_shows_each_current_noise_record_whose_figures_follow_from_it
         assert "<!-- generated: noise-table %s -->" % os.path.relpath(path, ROOT) in readme, path
         record = noise.load(path)
         assert len(record["runs"]) >= 3
-        assert record["cells"] == compare.committed_cells(ROOT, "HEAD"), "%s is of another gate: move it to noise/earlier/" % path
+        assert record["cells"] == compare.committed_cells(ROOT, "HEAD"), (
+            "%s is of another gate: move it to noise/earlier/" % path
+        )
         assert record["sampling"] == dict(compare.SAMPLING) and record["unsampled"] == dict(compare.UNSAMPLED)
         assert record["thresholds"] == {"memory": compare.MEMORY_FACTOR, "size": compare.SIZE_FACTOR}
-        assert subprocess.run(["git", "merge-base", "--is-ancestor", record["commit"], "HEAD"], cwd=ROOT).returncode == 0, \
-            "the record's base commit is in this history"
+        assert (
+            subprocess.run(["git", "merge-base", "--is-ancestor", record["commit"], "HEAD"], cwd=ROOT).returncode == 0
+        ), "the record's base commit is in this history"
         for run, (before, after, verdict) in zip(record["runs"], noise.replays(record)):
             for side, cells in (("base", before), ("head", after)):
                 assert sorted(cells) == sorted(record["cells"]), "every cell of the gate, measured, failed or skipped"
@@ -77,13 +92,17 @@ def test_a_records_figures_are_asvs_statistics_of_its_samples():
     from asv_runner.statistics import compute_stats
 
     samples = [0.0100, 0.0104, 0.0098, 0.0101, 0.0150]
-    cells = {"reads.ReadFromPageCache.time_read('nyc_taxi', 'csv', 'plain')":
-             compute_stats(samples, 1)[:1] + ((compute_stats(samples, 1)[1], samples), "v"),
-             "sizes.Sizes.track_file_size('nyc_taxi', 'csv', 'plain')": (1234.0, (None, None), "v"),
-             "reads.ReadFromPageCache.time_read('nyc_taxi', 'npy', 'str')": (float("nan"), (None, None), "v"),
-             "reads.ReadFromPageCache.time_read('nyc_taxi', 'orc', 'plain')": (None, (None, None), "v")}
-    raw = noise.raw_of(dict(cells, **{"reads.ReadFromPageCache.time_read('nyc_taxi', 'csv', 'str')":
-                                      (None, (None, None), "v")}), gate=set(cells))
+    cells = {
+        "reads.ReadFromPageCache.time_read('nyc_taxi', 'csv', 'plain')": compute_stats(samples, 1)[:1]
+        + ((compute_stats(samples, 1)[1], samples), "v"),
+        "sizes.Sizes.track_file_size('nyc_taxi', 'csv', 'plain')": (1234.0, (None, None), "v"),
+        "reads.ReadFromPageCache.time_read('nyc_taxi', 'npy', 'str')": (float("nan"), (None, None), "v"),
+        "reads.ReadFromPageCache.time_read('nyc_taxi', 'orc', 'plain')": (None, (None, None), "v"),
+    }
+    raw = noise.raw_of(
+        dict(cells, **{"reads.ReadFromPageCache.time_read('nyc_taxi', 'csv', 'str')": (None, (None, None), "v")}),
+        gate=set(cells),
+    )
     again = noise.cells_of(raw)
     assert sorted(again) == sorted(cells)
     for name, (value, (stats, kept), _) in cells.items():
@@ -105,8 +124,12 @@ def test_a_slowdown_commit_wraps_exactly_the_named_adapters_and_keeps_their_resu
     slowdown = {("csv", "write"): 1.25, ("parquet", "read"): 1.3}
     formats = dict((name, copy.copy(fmt)) for name, fmt in FORMATS.items())
     exec(noise.slowdown_source(slowdown), {"FORMATS": formats})
-    changed = sorted((name, side) for name in formats for side in ("read", "write")
-                     if getattr(formats[name], side) is not getattr(FORMATS[name], side))
+    changed = sorted(
+        (name, side)
+        for name in formats
+        for side in ("read", "write")
+        if getattr(formats[name], side) is not getattr(FORMATS[name], side)
+    )
     assert changed == sorted(slowdown)
     frame = pd.DataFrame({"a": [1, 2, 3], "b": [0.5, 1.5, None]})
     assert formats["csv"].write(frame) == FORMATS["csv"].write(frame)
@@ -126,7 +149,9 @@ def test_touches_names_the_cells_that_call_a_slowed_adapter():
 
 def test_a_slowdown_is_named_format_side_and_factor():
     assert noise.parse_slowdown(["csv.write=1.25", "parquet-zstd.read=2"]) == {
-        ("csv", "write"): 1.25, ("parquet-zstd", "read"): 2.0}
+        ("csv", "write"): 1.25,
+        ("parquet-zstd", "read"): 2.0,
+    }
     for bad in ("csv=1.25", "csv.append=1.25", "csv.write=0.9", "csv.write"):
         with pytest.raises(ValueError):
             noise.parse_slowdown([bad])
@@ -135,15 +160,18 @@ def test_a_slowdown_is_named_format_side_and_factor():
 def test_the_audit_says_whether_asvs_median_lies_within_each_columns_spread():
     from dsib_tools import audit
 
-    case = {"asv": [[0.101, 0.100], [0.102]],
-            "gc_on": [[[0.120, 0.125], [0.130]]],
-            "gc_off": [[[0.095, 0.099, 0.103]], [[0.107, 0.111]]],
-            "forked": [[[0.101, 0.1011]]]}
+    case = {
+        "asv": [[0.101, 0.100], [0.102]],
+        "gc_on": [[[0.120, 0.125], [0.130]]],
+        "gc_off": [[[0.095, 0.099, 0.103]], [[0.107, 0.111]]],
+        "forked": [[[0.101, 0.1011]]],
+    }
     assert audit.pooled(case, "asv") == [0.101, 0.100, 0.102]
     assert audit.first_calls(case) == [0.120, 0.130]
     assert audit.agrees(case, "gc_off") and not audit.agrees(case, "gc_on") and not audit.agrees(case, "forked")
-    assert audit.row_text(dict(case, case="1a READ", format="parquet")).endswith(
-        "| 125ms (122ms–128ms), 2 | 1.24 |"), "the first calls' column: each fresh interpreter's first call"
+    assert audit.row_text(dict(case, case="1a READ", format="parquet")).endswith("| 125ms (122ms–128ms), 2 | 1.24 |"), (
+        "the first calls' column: each fresh interpreter's first call"
+    )
     assert audit.quartiles([1.0, 2.0, 3.0, 4.0, 5.0]) == (2.0, 3.0, 4.0)
 
 
@@ -167,5 +195,9 @@ def test_the_audit_samples_as_asv_runner_does():
     assert audit.sampling_of(Fixed) == (3, (1, 1, 99.0))
     assert audit.sampling_of(Ranged) == (2, (1, 5, 10.0))
     assert [audit.order(r) for r in range(5)] == [
-        ["asv", "forked", "gc_off", "gc_on"], ["forked", "gc_off", "gc_on", "asv"], ["gc_off", "gc_on", "asv", "forked"],
-        ["gc_on", "asv", "forked", "gc_off"], ["asv", "forked", "gc_off", "gc_on"]]
+        ["asv", "forked", "gc_off", "gc_on"],
+        ["forked", "gc_off", "gc_on", "asv"],
+        ["gc_off", "gc_on", "asv", "forked"],
+        ["gc_on", "asv", "forked", "gc_off"],
+        ["asv", "forked", "gc_off", "gc_on"],
+    ]

@@ -1,5 +1,6 @@
 """Your own data (data_prep.own): a table of every column kind, with nulls, brought in from real
 CSV, Parquet, Feather and JSON Lines files made here, in batches, and every way it can go wrong."""
+
 import json
 import os
 import re
@@ -34,16 +35,27 @@ def every_kind(rows=ROWS):
     maybe = pd.array(np.where(i % 3 == 0, None, i % 2 == 0), dtype="boolean")
     when = pd.Series(pd.Timestamp("2016-01-01") + pd.to_timedelta(i * 61, unit="s"))
     when[i % 11 == 0] = pd.NaT
-    when_tz = pd.Series((pd.Timestamp("2016-03-13 06:00", tz="UTC") + pd.to_timedelta(i * 97, unit="s"))
-                        .tz_convert("America/New_York")).astype("datetime64[ns, America/New_York]")
+    when_tz = pd.Series(
+        (pd.Timestamp("2016-03-13 06:00", tz="UTC") + pd.to_timedelta(i * 97, unit="s")).tz_convert("America/New_York")
+    ).astype("datetime64[ns, America/New_York]")
     when_tz[i % 13 == 0] = pd.NaT
-    words = np.array(["plain", "café", "日本語", "emoji 🚕", "", "comma, \"quoted\""], dtype=object)
+    words = np.array(["plain", "café", "日本語", "emoji 🚕", "", 'comma, "quoted"'], dtype=object)
     name = words[i % len(words)]
     name[i % 4 == 0] = None  # an object array: the frame types it as pandas types read text
     kind = pd.Categorical(np.where(i % 9 == 0, None, np.array(["cash", "card", "dispute"], dtype=object)[i % 3]))
-    return pd.DataFrame({
-        "id": i.astype("int64"), "small": small, "x": np.where(i % 5 == 0, np.nan, i / 8.0), "flag": i % 2 == 0,
-        "maybe": maybe, "when": when.astype("datetime64[ns]"), "when_tz": when_tz, "name": name, "kind": kind})
+    return pd.DataFrame(
+        {
+            "id": i.astype("int64"),
+            "small": small,
+            "x": np.where(i % 5 == 0, np.nan, i / 8.0),
+            "flag": i % 2 == 0,
+            "maybe": maybe,
+            "when": when.astype("datetime64[ns]"),
+            "when_tz": when_tz,
+            "name": name,
+            "kind": kind,
+        }
+    )
 
 
 def arrow_table(frame, nested=True):
@@ -65,8 +77,11 @@ def write_jsonl(frame, path):
                 if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and np.isnan(value)):
                     record[column] = None
                 elif isinstance(value, pd.Timestamp):
-                    record[column] = value.tz_convert("UTC").strftime("%Y-%m-%dT%H:%M:%SZ") if value.tz else \
-                        value.strftime("%Y-%m-%d %H:%M:%S")
+                    record[column] = (
+                        value.tz_convert("UTC").strftime("%Y-%m-%dT%H:%M:%SZ")
+                        if value.tz
+                        else value.strftime("%Y-%m-%d %H:%M:%S")
+                    )
                 elif isinstance(value, (np.integer, np.bool_)):
                     record[column] = value.item()
                 else:
@@ -108,8 +123,12 @@ def values(column):
     return [None if pd.isna(v) else v for v in column.astype(object)]
 
 
-LEFT_OUT = {"parquet": ["tags", "point", "blob"], "feather": ["tags", "point", "blob"], "csv": [],
-            "jsonl": ["tags", "point"]}
+LEFT_OUT = {
+    "parquet": ["tags", "point", "blob"],
+    "feather": ["tags", "point", "blob"],
+    "csv": [],
+    "jsonl": ["tags", "point"],
+}
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet", "feather", "jsonl"])
@@ -124,13 +143,23 @@ def test_a_table_of_every_kind_comes_back_as_it_was(tmp_path, fmt):
     assert summary["variants"] == ("plain", "str", "cat")
     table, store = open_table("mine", data_dir)
     kinds = dict((c.name, c.kind) for c in table.table_columns)
-    assert kinds == {"id": "integer", "small": "integer", "x": "float", "flag": "boolean", "maybe": "boolean",
-                     "when": "datetime", "when_tz": "datetime", "name": "text",
-                     "kind": "text" if fmt in ("csv", "jsonl") else "categorical"}
+    assert kinds == {
+        "id": "integer",
+        "small": "integer",
+        "x": "float",
+        "flag": "boolean",
+        "maybe": "boolean",
+        "when": "datetime",
+        "when_tz": "datetime",
+        "name": "text",
+        "kind": "text" if fmt in ("csv", "jsonl") else "categorical",
+    }
 
     want = expected(source, fmt)
-    got = pd.concat([load_frame(OWN_PROFILE, "str", partition=p, data_dir=data_dir, dataset="mine")
-                     for p in store.partitions], ignore_index=True)
+    got = pd.concat(
+        [load_frame(OWN_PROFILE, "str", partition=p, data_dir=data_dir, dataset="mine") for p in store.partitions],
+        ignore_index=True,
+    )
     assert_same_frame(want, got)
     plain = load_frame(OWN_PROFILE, "plain", data_dir=data_dir, dataset="mine")
     assert list(plain.columns) == ["id", "small", "x", "flag", "maybe", "when", "when_tz"]
@@ -140,9 +169,16 @@ def test_a_table_of_every_kind_comes_back_as_it_was(tmp_path, fmt):
     assert values(cat["name"]) == values(want["name"].iloc[:10])
     # Readers that take dtypes are told the nullable columns' and the text's, as a user would tell them.
     assert read_hints("cat", "mine", data_dir) == {
-        "datetimes": ("when", "when_tz"), "categoricals": ("name", "kind"), "texts": (),
-        "dtypes": (("small", "Int64" if fmt in ("csv", "jsonl") else "Int32"), ("maybe", "boolean"),
-                   ("name", "text"), ("kind", "text"))}
+        "datetimes": ("when", "when_tz"),
+        "categoricals": ("name", "kind"),
+        "texts": (),
+        "dtypes": (
+            ("small", "Int64" if fmt in ("csv", "jsonl") else "Int32"),
+            ("maybe", "boolean"),
+            ("name", "text"),
+            ("kind", "text"),
+        ),
+    }
 
 
 def test_the_cli_names_what_it_left_out_and_a_table_without_text_runs_plain_only(tmp_path):
@@ -159,8 +195,13 @@ def test_the_cli_names_what_it_left_out_and_a_table_without_text_runs_plain_only
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "data_prep"] + list(args), cwd=ROOT,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    return subprocess.run(
+        [sys.executable, "-m", "data_prep"] + list(args),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
 
 
 def test_strict_refuses_the_table_naming_its_columns_and_stores_nothing(tmp_path):
@@ -220,8 +261,11 @@ def test_a_corrupt_or_missing_table_says_how_to_rebuild_it(tmp_path):
         last = f.read(1)
         f.seek(-1, os.SEEK_END)
         f.write(bytes([last[0] ^ 1]))
-    with pytest.raises(DatasetError, match="c7.text.npy does not match its sha256 checksum. Rebuild it with: "
-                                           "python -m data_prep add mine --from-file .*table.parquet"):
+    with pytest.raises(
+        DatasetError,
+        match="c7.text.npy does not match its sha256 checksum. Rebuild it with: "
+        "python -m data_prep add mine --from-file .*table.parquet",
+    ):
         load_frame(OWN_PROFILE, "str", data_dir=data_dir, dataset="mine")
     with pytest.raises(DatasetError, match="python -m data_prep add absent --from-file PATH"):
         open_table("absent", data_dir)
@@ -258,9 +302,17 @@ def run_limited(group, code, *args):
     def join():
         with open(os.path.join(group, "cgroup.procs"), "w") as f:
             f.write(str(os.getpid()))
+
     env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.run([sys.executable, "-c", code] + list(args), cwd=ROOT, env=env, preexec_fn=join,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    return subprocess.run(
+        [sys.executable, "-c", code] + list(args),
+        cwd=ROOT,
+        env=env,
+        preexec_fn=join,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
 
 
 def write_big_csv(path, rows):
@@ -268,8 +320,15 @@ def write_big_csv(path, rows):
     writer = None
     for start in range(0, rows, 500000):
         i = np.arange(start, min(rows, start + 500000))
-        chunk = pa.table({"id": i, "x": i / 7.0, "when": pa.array((1451606400 + i).astype("datetime64[s]")),
-                          "flag": i % 2 == 0, "hex": words.take(pa.array(i % 1000))})
+        chunk = pa.table(
+            {
+                "id": i,
+                "x": i / 7.0,
+                "when": pa.array((1451606400 + i).astype("datetime64[s]")),
+                "flag": i % 2 == 0,
+                "hex": words.take(pa.array(i % 1000)),
+            }
+        )
         writer = writer or pyarrow.csv.CSVWriter(path, chunk.schema)
         writer.write_table(chunk)
     writer.close()
@@ -347,21 +406,40 @@ print(json.dumps(outcomes))
 def test_the_grid_runs_on_a_brought_table_with_no_failed_cell(tmp_path, fmt):
     data_dir = str(tmp_path / "data")
     add_table("mine", make_file(tmp_path, fmt, every_kind(3000)), data_dir, partition_rows=1000, progress=False)
-    env = dict(os.environ, DSIB_PROFILE=OWN_PROFILE, DSIB_DATASET="mine", DSIB_DATA_DIR=data_dir,
-               DSIB_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT)
-    proc = subprocess.run([sys.executable, "-c", GRID_RUN, "mine"], cwd=str(tmp_path), env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    env = dict(
+        os.environ,
+        DSIB_PROFILE=OWN_PROFILE,
+        DSIB_DATASET="mine",
+        DSIB_DATA_DIR=data_dir,
+        DSIB_CACHE_DIR=str(tmp_path / "cache"),
+        PYTHONPATH=ROOT,
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", GRID_RUN, "mine"],
+        cwd=str(tmp_path),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     outcomes = json.loads(proc.stdout.strip().splitlines()[-1])
     failed = [o for o in outcomes if o[2].startswith("failed")]
     assert not failed, "\n".join("%s%s: %s" % (n, tuple(p), o) for n, p, o in failed[:20])
     ran = [o for o in outcomes if o[2] == "ok"]
     ran_names = set(n for n, _, _ in ran)
-    for name in ("benchmarks.reads.ReadFromPageCache.time_read", "benchmarks.writes.WriteToBytes.time_write",
-                 "benchmarks.reads.ContinuousRead.time_read", "benchmarks.sizes.Sizes.track_file_size"):
+    for name in (
+        "benchmarks.reads.ReadFromPageCache.time_read",
+        "benchmarks.writes.WriteToBytes.time_write",
+        "benchmarks.reads.ContinuousRead.time_read",
+        "benchmarks.sizes.Sizes.track_file_size",
+    ):
         assert name in ran_names, name
-    for name in ("benchmarks.batches.ReadColumns.time_read", "benchmarks.batches.IterateBatches.time_sum",
-                 "benchmarks.batches.ContinuousReadInBatches.peakmem_read"):
+    for name in (
+        "benchmarks.batches.ReadColumns.time_read",
+        "benchmarks.batches.IterateBatches.time_sum",
+        "benchmarks.batches.ContinuousReadInBatches.peakmem_read",
+    ):
         assert name in ran_names, name
     parquet = [o for o in ran if o[1][:2] == ["mine", "parquet"] and o[0].endswith("ReadFromPageCache.time_read")]
     assert sorted(p[2] for _, p, _ in parquet) == ["cat", "plain", "str"]
@@ -383,7 +461,9 @@ def test_a_table_brought_again_with_other_rows_starts_another_series(tmp_path):
     recorded = []
     for rows in (100, 200, 200):
         add_table("mine", make_file(tmp_path, "parquet", every_kind(rows)), data_dir, progress=False)
-        recorded.append(derive_config(base, OWN_PROFILE, dataset="mine", data_dir=data_dir)["include"][0]["env_nobuild"])
+        recorded.append(
+            derive_config(base, OWN_PROFILE, dataset="mine", data_dir=data_dir)["include"][0]["env_nobuild"]
+        )
     assert all(r["DSIB_DATASET"] == "mine" and r["DSIB_PROFILE"] == OWN_PROFILE for r in recorded)
     assert recorded[0]["DSIB_TABLE"] != recorded[1]["DSIB_TABLE"] == recorded[2]["DSIB_TABLE"]
 
@@ -394,14 +474,31 @@ def test_a_run_configured_for_other_rows_refuses_the_table(tmp_path):
     adding other rows' figures to that series."""
     data_dir = str(tmp_path / "data")
     add_table("mine", make_file(tmp_path, "parquet", every_kind(300)), data_dir, progress=False)
-    code = ("import benchmarks\ntry:\n    benchmarks.ready('read_from_page_cache', 'mine', 'parquet')\n"
-            "except Exception as exc:\n    print(type(exc).__name__, exc)\nelse:\n    print('ran')")
+    code = (
+        "import benchmarks\ntry:\n    benchmarks.ready('read_from_page_cache', 'mine', 'parquet')\n"
+        "except Exception as exc:\n    print(type(exc).__name__, exc)\nelse:\n    print('ran')"
+    )
     outputs = []
     for digest in (table_digest("mine", data_dir), "000000000000"):
-        env = dict(os.environ, DSIB_PROFILE=OWN_PROFILE, DSIB_DATASET="mine", DSIB_DATA_DIR=data_dir,
-                   DSIB_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT, DSIB_TABLE=digest)
-        outputs.append(subprocess.run([sys.executable, "-c", code], cwd=str(tmp_path), env=env, check=True,
-                                      stdout=subprocess.PIPE, universal_newlines=True).stdout.strip())
+        env = dict(
+            os.environ,
+            DSIB_PROFILE=OWN_PROFILE,
+            DSIB_DATASET="mine",
+            DSIB_DATA_DIR=data_dir,
+            DSIB_CACHE_DIR=str(tmp_path / "cache"),
+            PYTHONPATH=ROOT,
+            DSIB_TABLE=digest,
+        )
+        outputs.append(
+            subprocess.run(
+                [sys.executable, "-c", code],
+                cwd=str(tmp_path),
+                env=env,
+                check=True,
+                stdout=subprocess.PIPE,
+                universal_newlines=True,
+            ).stdout.strip()
+        )
     assert outputs[0] == "ran", outputs
     assert outputs[1].startswith("DatasetError") and "brought again" in outputs[1], outputs
 
@@ -410,18 +507,22 @@ def nullable_table(rows=3000):
     """A table as real ones are: integers and booleans with nulls (pandas' nullable types), text
     with nulls (some of it looking like numbers) and a UTC timestamp with nulls."""
     i = np.arange(rows)
-    words = np.array(["85", "café", "日本語", "emoji 🚕", "comma, \"quoted\"", "007"], dtype=object)
+    words = np.array(["85", "café", "日本語", "emoji 🚕", 'comma, "quoted"', "007"], dtype=object)
     name = words[i % len(words)]
     name[i % 4 == 0] = None
     when = pd.Series(pd.Timestamp("2016-03-13 06:00", tz="UTC") + pd.to_timedelta(i * 97, unit="s"))
     when[i % 13 == 0] = pd.NaT
-    return pd.DataFrame({
-        "id": i.astype("int64"),
-        "count": pd.array(np.where(i % 7 == 0, None, i * 3), dtype="Int64"),
-        "small": pd.array(np.where(i % 5 == 0, None, i % 300), dtype="Int32"),
-        "paid": pd.array(np.where(i % 3 == 0, None, i % 2 == 0), dtype="boolean"),
-        "fare": np.where(i % 11 == 0, np.nan, i / 8.0),
-        "when": when.astype("datetime64[ns, UTC]"), "name": name})
+    return pd.DataFrame(
+        {
+            "id": i.astype("int64"),
+            "count": pd.array(np.where(i % 7 == 0, None, i * 3), dtype="Int64"),
+            "small": pd.array(np.where(i % 5 == 0, None, i % 300), dtype="Int32"),
+            "paid": pd.array(np.where(i % 3 == 0, None, i % 2 == 0), dtype="boolean"),
+            "fare": np.where(i % 11 == 0, np.nan, i / 8.0),
+            "when": when.astype("datetime64[ns, UTC]"),
+            "name": name,
+        }
+    )
 
 
 TEXT_FAMILIES = ("csv", "json", "orc", "hdf5")
@@ -466,14 +567,45 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
     for var in ("DSIB_DATA_DIR", "DSIB_CACHE_DIR", "DSIB_PROFILE", "MAKEFLAGS"):
         env.pop(var, None)
     tools = [sys.executable, "-m", "dsib_tools"]
-    for step in (tools + ["config", "--profile", OWN_PROFILE, "--envs", "newest", "--results-dir", "build/results",
-                          "--html-dir", "build/html", "--env-dir", ENV_DIR, "--dataset", "mine",
-                          "-o", ".asv-own.conf.json"],
-                 tools + ["machine", machine, "--results-dir", "build/results"],
-                 [sys.executable, "-m", "asv", "run", "--config", ".asv-own.conf.json", "--machine", machine,
-                  "--quick", "--show-stderr", "-b", regex, "HEAD^!"]):
-        proc = subprocess.run(step, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              universal_newlines=True)
+    for step in (
+        tools
+        + [
+            "config",
+            "--profile",
+            OWN_PROFILE,
+            "--envs",
+            "newest",
+            "--results-dir",
+            "build/results",
+            "--html-dir",
+            "build/html",
+            "--env-dir",
+            ENV_DIR,
+            "--dataset",
+            "mine",
+            "-o",
+            ".asv-own.conf.json",
+        ],
+        tools + ["machine", machine, "--results-dir", "build/results"],
+        [
+            sys.executable,
+            "-m",
+            "asv",
+            "run",
+            "--config",
+            ".asv-own.conf.json",
+            "--machine",
+            machine,
+            "--quick",
+            "--show-stderr",
+            "-b",
+            regex,
+            "HEAD^!",
+        ],
+    ):
+        proc = subprocess.run(
+            step, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True
+        )
         assert proc.returncode == 0, proc.stdout[-6000:]
 
     (res,) = list(iter_results_for_machine(os.path.join(repo, "build", "results"), machine))
@@ -483,8 +615,9 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
     for key in res.get_all_result_keys():
         params = res.get_result_params(key)
         got = res.get_result_value(key, params)
-        for combo, value in zip(itertools.product(*params) if params else [()],
-                                got if isinstance(got, list) else [got]):
+        for combo, value in zip(
+            itertools.product(*params) if params else [()], got if isinstance(got, list) else [got]
+        ):
             given = dict(zip(names[key], [c.strip("'") for c in combo]))
             if given.get("source") == "mine" and given.get("format") in formats:
                 cells.append([key, sorted(given.items())])
@@ -492,14 +625,24 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
     failed = [c for c, v in zip(cells, values) if v is None]
     assert not failed, "failed: %s\n%s" % (failed[:10], proc.stdout[-4000:])
     versions = dict((k, v) for k, v in res.params.items() if v)
-    rules = subprocess.run([sys.executable, "-c", SKIPS_BY_RULE, json.dumps(versions), json.dumps(cells)], cwd=ROOT,
-                           env=dict(env, DSIB_DATA_DIR=data_dir), stdout=subprocess.PIPE, check=True,
-                           universal_newlines=True)
+    rules = subprocess.run(
+        [sys.executable, "-c", SKIPS_BY_RULE, json.dumps(versions), json.dumps(cells)],
+        cwd=ROOT,
+        env=dict(env, DSIB_DATA_DIR=data_dir),
+        stdout=subprocess.PIPE,
+        check=True,
+        universal_newlines=True,
+    )
     measured = set()
     for (key, given), value, rule in zip(cells, values, json.loads(rules.stdout.strip().splitlines()[-1])):
         skipped = isinstance(value, float) and math.isnan(value)
         assert skipped == (rule is not None), "%s%s: skipped=%s, the registries say %s\n%s" % (
-            key, dict(given), skipped, rule, proc.stdout[-4000:])
+            key,
+            dict(given),
+            skipped,
+            rule,
+            proc.stdout[-4000:],
+        )
         if not skipped:
             measured.add((dict(given)["format"], dict(given).get("variant"), key))
     for fmt in formats:
@@ -511,8 +654,10 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
         if "outcome.json" in files:
             with open(os.path.join(directory, "outcome.json")) as f:
                 outcomes.append(json.load(f))
-    assert outcomes and all("count: Int64 read as float64" in o["losses"] and "paid: boolean read as float64"
-                            in o["losses"] for o in outcomes), outcomes
+    assert outcomes and all(
+        "count: Int64 read as float64" in o["losses"] and "paid: boolean read as float64" in o["losses"]
+        for o in outcomes
+    ), outcomes
     # The throughput's numerator: the data's logical bytes from the store, one value per variant
     # whatever the format, and the report's MiB/s divides it.
     from data_prep.store import data_bytes
@@ -523,9 +668,25 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
         if key == "sizes.Sizes.track_data_bytes":
             recorded.setdefault(dict(given)["variant"], set()).add(value)
     assert recorded == dict((v, {data_bytes(store, spec, store.partitions[0], v)}) for v in spec.variants), recorded
-    report = subprocess.run(tools + ["report", "--results-dir", "build/results", "--machine", machine,
-                                     "--env", "DSIB_PROFILEown", "--dataset", "mine"], cwd=repo, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    report = subprocess.run(
+        tools
+        + [
+            "report",
+            "--results-dir",
+            "build/results",
+            "--machine",
+            machine,
+            "--env",
+            "DSIB_PROFILEown",
+            "--dataset",
+            "mine",
+        ],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
     assert report.returncode == 0, report.stdout[-3000:]
     block = report.stdout.split("| mine / str |")[1].split("\n\n")[0]
     header = ("| mine / str |" + block.splitlines()[0]).split(" | ")
@@ -538,18 +699,39 @@ def test_strict_refuses_hdf5s_declared_loss_and_says_which_columns(tmp_path):
     with --strict refuses that loss, and HDF5's cells skip naming the columns; without it they run."""
     table = str(tmp_path / "nulls.parquet")
     pq.write_table(pa.Table.from_pandas(nullable_table(300), preserve_index=False), table)
-    code = ("import benchmarks\ntry:\n    benchmarks.ready('read_from_page_cache', 'mine', 'hdf-table', 'plain')\n"
-            "except NotImplementedError as exc:\n    print('skipped:', exc)\nelse:\n    print('ran')")
+    code = (
+        "import benchmarks\ntry:\n    benchmarks.ready('read_from_page_cache', 'mine', 'hdf-table', 'plain')\n"
+        "except NotImplementedError as exc:\n    print('skipped:', exc)\nelse:\n    print('ran')"
+    )
     outputs = []
     for strict in ([], ["--strict"]):
         data_dir = str(tmp_path / ("data" + "".join(strict)))
-        subprocess.run([sys.executable, "-m", "data_prep", "add", "mine", "--from-file", table, "--quiet",
-                        "--data-dir", data_dir] + strict, cwd=ROOT, check=True, stdout=subprocess.PIPE)
-        env = dict(os.environ, DSIB_PROFILE=OWN_PROFILE, DSIB_DATASET="mine", DSIB_DATA_DIR=data_dir,
-                   DSIB_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT)
+        subprocess.run(
+            [sys.executable, "-m", "data_prep", "add", "mine", "--from-file", table, "--quiet", "--data-dir", data_dir]
+            + strict,
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.PIPE,
+        )
+        env = dict(
+            os.environ,
+            DSIB_PROFILE=OWN_PROFILE,
+            DSIB_DATASET="mine",
+            DSIB_DATA_DIR=data_dir,
+            DSIB_CACHE_DIR=str(tmp_path / "cache"),
+            PYTHONPATH=ROOT,
+        )
         env.pop("DSIB_TABLE", None)
-        outputs.append(subprocess.run([sys.executable, "-c", code], cwd=str(tmp_path), env=env, check=True,
-                                      stdout=subprocess.PIPE, universal_newlines=True).stdout.strip())
+        outputs.append(
+            subprocess.run(
+                [sys.executable, "-c", code],
+                cwd=str(tmp_path),
+                env=env,
+                check=True,
+                stdout=subprocess.PIPE,
+                universal_newlines=True,
+            ).stdout.strip()
+        )
     assert outputs[0] == "ran", outputs
     assert outputs[1].startswith("skipped: HDF5 table cannot hold this table: column 'count' (Int64)"), outputs
     assert "column 'paid' (boolean)" in outputs[1] and "column 'small' (Int32)" in outputs[1], outputs

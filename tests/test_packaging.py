@@ -1,4 +1,5 @@
 """Packaging and configuration stay consistent with each other."""
+
 import glob
 import json
 import os
@@ -25,9 +26,14 @@ def _pins(path):
 
 
 # conda-forge names that differ from PyPI's.
-CONDA_TO_PIP = {"pytables": "tables", "msgpack-python": "msgpack", "python-duckdb": "duckdb",
-                "adbc-driver-manager": "adbc_driver_manager", "adbc-driver-sqlite": "adbc_driver_sqlite",
-                "adbc-driver-postgresql": "adbc_driver_postgresql"}
+CONDA_TO_PIP = {
+    "pytables": "tables",
+    "msgpack-python": "msgpack",
+    "python-duckdb": "duckdb",
+    "adbc-driver-manager": "adbc_driver_manager",
+    "adbc-driver-sqlite": "adbc_driver_sqlite",
+    "adbc-driver-postgresql": "adbc_driver_postgresql",
+}
 
 
 def test_environment_yml_matches_the_pip_requirements():
@@ -69,7 +75,7 @@ def _readme_commands():
 def test_readme_opens_with_the_two_commands_and_ci_runs_the_test_one():
     assert _readme_commands() == ["make bench", "make test"]
     with open(os.path.join(ROOT, ".ci", "run")) as f:
-        script = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+        script = [line.strip() for line in f if line.strip() and not line.startswith("#")]
     assert script[-1] == "make test"
 
 
@@ -82,8 +88,11 @@ def _python37():
 def test_installed_code_is_python37_syntax():
     # The measured code: every environment of the matrix imports it. The tools (dsib_tools) run in
     # the tool environment only.
-    files = [f for d in ("dsib", "data_prep", "benchmarks") for f in glob.glob(os.path.join(ROOT, d, "**", "*.py"),
-                                                                              recursive=True)]
+    files = [
+        f
+        for d in ("dsib", "data_prep", "benchmarks")
+        for f in glob.glob(os.path.join(ROOT, d, "**", "*.py"), recursive=True)
+    ]
     assert any(f.endswith(os.path.join("formats", "parquet.py")) for f in files)
     script = "import sys, ast\nfor p in sys.argv[1:]:\n    ast.parse(open(p).read(), p)\n"
     subprocess.run([_python37(), "-c", script] + files, check=True)
@@ -94,7 +103,9 @@ def test_every_package_directory_of_the_installed_code_is_packaged():
     pyproject.toml is missing from every benchmark environment (dsib.engines once was)."""
     with open(os.path.join(ROOT, "pyproject.toml")) as f:
         listed = re.search(r"^packages = (\[.*\])$", f.read(), re.M)
-    on_disk = sorted(os.path.relpath(os.path.dirname(init), ROOT).replace(os.sep, ".")
-                     for top in ("dsib", "data_prep")
-                     for init in glob.glob(os.path.join(ROOT, top, "**", "__init__.py"), recursive=True))
+    on_disk = sorted(
+        os.path.relpath(os.path.dirname(init), ROOT).replace(os.sep, ".")
+        for top in ("dsib", "data_prep")
+        for init in glob.glob(os.path.join(ROOT, top, "**", "__init__.py"), recursive=True)
+    )
     assert sorted(json.loads(listed.group(1))) == on_disk

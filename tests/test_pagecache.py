@@ -1,5 +1,6 @@
 """dsib.pagecache on real files: eviction must really empty the page cache, and mincore must
 really measure it (it fills again on reading, and by half on reading half)."""
+
 import mmap
 import os
 import sys
@@ -8,8 +9,9 @@ import pytest
 
 from dsib import pagecache
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="fsync + POSIX_FADV_DONTNEED + mincore is Linux-only")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="fsync + POSIX_FADV_DONTNEED + mincore is Linux-only"
+)
 
 SIZE = 16 << 20
 
@@ -189,8 +191,10 @@ def test_mapped_pages_cannot_be_evicted_so_the_case_is_skipped(data_file):
     finally:
         mapping.close()
     message = str(skipped.value)
-    assert message.startswith("cannot evict %s from the page cache here: 100%% of its pages "
-                              "stay resident after fsync + POSIX_FADV_DONTNEED" % data_file)
+    assert message.startswith(
+        "cannot evict %s from the page cache here: 100%% of its pages "
+        "stay resident after fsync + POSIX_FADV_DONTNEED" % data_file
+    )
     # Unmapped, the same file goes.
     assert pagecache.evict_and_verify(data_file) == 0.0
 
@@ -198,8 +202,11 @@ def test_mapped_pages_cannot_be_evicted_so_the_case_is_skipped(data_file):
 def test_ignored_advice_is_skipped_not_reported_cold(data_file, monkeypatch):
     read_all(data_file)
     monkeypatch.setattr(os, "posix_fadvise", lambda fd, offset, length, advice: None)
-    with pytest.raises(NotImplementedError, match=r"cannot evict .* from the page cache here: "
-                       r"100% of its pages stay resident after fsync \+ POSIX_FADV_DONTNEED"):
+    with pytest.raises(
+        NotImplementedError,
+        match=r"cannot evict .* from the page cache here: "
+        r"100% of its pages stay resident after fsync \+ POSIX_FADV_DONTNEED",
+    ):
         pagecache.evict_and_verify(data_file, attempts=2, pause=0.01)
     assert pagecache.resident_fraction(data_file) > 0.9
 
@@ -235,7 +242,8 @@ def test_eviction_supported_reports_memory_filesystem():
     supported, reason = pagecache.eviction_supported(shm)
     assert not supported
     assert "cannot evict" in reason and "tmpfs" in reason
-    # Other programs (a PostgreSQL server of the engines' tests) come and go in /dev/shm: only the probe's own name counts.
+    # Other programs (a PostgreSQL server of the engines' tests) come and go in /dev/shm: only the
+    # probe's own name counts.
     assert not [n for n in set(os.listdir(shm)) - before if n.startswith(".dsib-pagecache-probe-")]
 
 
@@ -250,6 +258,9 @@ def test_durable_writes_need_a_filesystem_behind_which_there_is_a_device(cache_d
     shm = "/dev/shm"
     if pagecache.filesystem_type(shm) != "tmpfs":
         pytest.skip("no tmpfs at /dev/shm")
-    with pytest.raises(NotImplementedError, match="no durable write here: /dev/shm/x is on tmpfs, which keeps files "
-                                                  "only in memory, so fsync reaches no device"):
+    with pytest.raises(
+        NotImplementedError,
+        match="no durable write here: /dev/shm/x is on tmpfs, which keeps files "
+        "only in memory, so fsync reaches no device",
+    ):
         pagecache.require_durable("/dev/shm/x")

@@ -1,4 +1,5 @@
 """The staging copy `make publish` gives asv, and the rewrites of asv's files after it."""
+
 import filecmp
 import json
 import os
@@ -63,10 +64,14 @@ def test_asv_files_are_rewritten_once_and_a_changed_asv_is_refused(tmp_path):
 
 
 def test_the_newest_release_comes_first(tmp_path):
-    index = {"params": {"pyarrow": ["0.11.1", "26.0.1", "8.0.0"], "python": ["3.11", "3.7"], "machine": ["m"]},
-             "graph_param_list": [{"pyarrow": "0.11.1", "python": "3.7", "machine": "m"},
-                                  {"pyarrow": "26.0.1", "python": "3.11", "machine": "m"},
-                                  {"pyarrow": "8.0.0", "python": "3.7", "machine": "m"}]}
+    index = {
+        "params": {"pyarrow": ["0.11.1", "26.0.1", "8.0.0"], "python": ["3.11", "3.7"], "machine": ["m"]},
+        "graph_param_list": [
+            {"pyarrow": "0.11.1", "python": "3.7", "machine": "m"},
+            {"pyarrow": "26.0.1", "python": "3.11", "machine": "m"},
+            {"pyarrow": "8.0.0", "python": "3.7", "machine": "m"},
+        ],
+    }
     with open(str(tmp_path / "index.json"), "w") as f:
         json.dump(index, f)
     for _ in range(2):

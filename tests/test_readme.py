@@ -1,5 +1,6 @@
 """Every table of measured figures in the README and docs/ is its command's output on committed files; the
 README stays a front door."""
+
 import glob
 import os
 import re
@@ -13,8 +14,13 @@ from .conftest import ROOT, documentation
 
 
 def _readme_check(path):
-    return subprocess.run([sys.executable, "-m", "dsib_tools", "readme", "--check", "--path", path], cwd=ROOT,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    return subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "readme", "--check", "--path", path],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
 
 
 def _pages():
@@ -26,8 +32,14 @@ def test_every_table_of_figures_in_the_readme_and_docs_is_generated_and_current(
         proc = _readme_check(page)
         assert proc.returncode == 0, page + ": " + proc.stdout[-4000:] + proc.stderr[-4000:]
     commands = [command for _, _, command in readme.blocks(documentation())]
-    for kind in ("table --results-dir results ", "table --results-dir results-full", "speedups ", "matrix-table ",
-                 "noise-table ", "audit-table "):
+    for kind in (
+        "table --results-dir results ",
+        "table --results-dir results-full",
+        "speedups ",
+        "matrix-table ",
+        "noise-table ",
+        "audit-table ",
+    ):
         assert any(c.startswith(kind) for c in commands), "the documentation's %s block" % kind.strip()
 
 
@@ -52,7 +64,9 @@ def test_a_stale_figure_and_a_typed_table_are_caught(tmp_path):
     with open(stale, "w") as f:
         f.write(text[:start] + text[start:end].replace("ms", "0ms", 1) + text[end:])
     proc = _readme_check(stale)
-    assert proc.returncode == 1 and "0ms" in proc.stdout and "is not what its commands print" in proc.stderr, proc.stderr
+    assert proc.returncode == 1 and "0ms" in proc.stdout and "is not what its commands print" in proc.stderr, (
+        proc.stderr
+    )
     typed = str(tmp_path / "typed.md")
     with open(typed, "w") as f:
         f.write(text + "\n| case | time |\n|---|---|\n| a read | 12 ms |\n")
@@ -65,12 +79,19 @@ def test_a_stale_figure_and_a_typed_table_are_caught(tmp_path):
 
 def test_readme_rewrites_a_block_from_its_command(tmp_path):
     path = tmp_path / "doc.md"
-    path.write_text("before\n<!-- generated: matrix-table checks/matrix-tiny-epyc-2c-24g.json -->\nold\n"
-                    "<!-- /generated -->\nafter\n")
+    path.write_text(
+        "before\n<!-- generated: matrix-table checks/matrix-tiny-epyc-2c-24g.json -->\nold\n"
+        "<!-- /generated -->\nafter\n"
+    )
     shutil.copytree(os.path.join(ROOT, "checks"), str(tmp_path / "checks"))
-    proc = subprocess.run([sys.executable, "-m", "dsib_tools", "readme", "--path", str(path)], cwd=str(tmp_path),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                          env=dict(os.environ, PYTHONPATH=ROOT))
+    proc = subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "readme", "--path", str(path)],
+        cwd=str(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+    )
     assert proc.returncode == 0, proc.stderr
     text = path.read_text()
     assert "old" not in text and text.startswith("before\n") and text.endswith("<!-- /generated -->\nafter\n")

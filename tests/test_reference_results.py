@@ -1,4 +1,5 @@
 """The committed reference run: results/ renders the post's table, and html/ was published from it."""
+
 import json
 import os
 import re
@@ -14,9 +15,25 @@ MACHINE = "xeon-2c-24g"
 
 
 def test_committed_results_render_the_full_table():
-    table = subprocess.run([sys.executable, "-m", "dsib_tools", "table", "--machine", MACHINE, "--env",
-                            "DSIB_PROFILEdefault", "--with-2019", "--results-dir", committed("results")], cwd=ROOT, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, universal_newlines=True)
+    table = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "table",
+            "--machine",
+            MACHINE,
+            "--env",
+            "DSIB_PROFILEdefault",
+            "--with-2019",
+            "--results-dir",
+            committed("results"),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
     assert table.returncode == 0, table.stderr
     assert "profile `default` (1,000,000 rows per month)" in table.stdout
     rows = [line for line in table.stdout.splitlines() if line.startswith("| ") and "Benchmark" not in line]
@@ -25,12 +42,15 @@ def test_committed_results_render_the_full_table():
         assert "failed" not in row and "skipped" not in row and "n/a" not in row, row
         for measured in row.split("|")[2:4]:  # Parquet, CSV: a median, its spread and sample count
             assert re.search(r"\(IQR \S+–\S+, n=([2-9]|\d\d+)\)$|\(one sample\)$", measured.strip()), row
-    assert "| 3a WRITE | 406ms (IQR 390ms–441ms, n=10) | 10.69s (one sample) |" in table.stdout, \
+    assert "| 3a WRITE | 406ms (IQR 390ms–441ms, n=10) | 10.69s (one sample) |" in table.stdout, (
         "the committed run's CSV write is one sample, and says so"
+    )
     assert "pyarrow26.0.1" in table.stdout, "of a release matrix, the table shows the newest releases"
     readme = documentation()
-    assert "<!-- generated: table --results-dir results --machine %s --env DSIB_PROFILEdefault --with-2019 -->" \
-        % MACHINE in readme, "the README shows this table, generated (test_readme keeps it equal)"
+    assert (
+        "<!-- generated: table --results-dir results --machine %s --env DSIB_PROFILEdefault --with-2019 -->" % MACHINE
+        in readme
+    ), "the README shows this table, generated (test_readme keeps it equal)"
 
 
 def test_committed_site_was_published_from_the_committed_results():
@@ -52,14 +72,24 @@ def test_the_curated_matrix_is_committed_with_no_failed_benchmark():
     engines' libraries since, and so a name of its own: its history comes with the re-run."""
     from asv.results import iter_results_for_machine
 
-    include = json.loads(subprocess.run(["git", "show", MATRIX_COMMIT + ":asv.conf.json"], cwd=ROOT, check=True,
-                                        stdout=subprocess.PIPE, universal_newlines=True).stdout)["include"]
+    include = json.loads(
+        subprocess.run(
+            ["git", "show", MATRIX_COMMIT + ":asv.conf.json"],
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.PIPE,
+            universal_newlines=True,
+        ).stdout
+    )["include"]
     with open(os.path.join(ROOT, "asv.conf.json")) as f:
         now = json.load(f)["include"]
     assert [e for e in now if e not in include] == [newest(now)], "only the newest environment changed since"
     benchmarks = current_benchmarks()
-    runs = [r for r in iter_results_for_machine(committed("results"), MACHINE)
-            if r.commit_hash.startswith(MATRIX_COMMIT) and (r.env_vars or {}).get("DSIB_PROFILE") == "default"]
+    runs = [
+        r
+        for r in iter_results_for_machine(committed("results"), MACHINE)
+        if r.commit_hash.startswith(MATRIX_COMMIT) and (r.env_vars or {}).get("DSIB_PROFILE") == "default"
+    ]
     for entry in include:
         wanted = dict(entry["req"], python=entry["python"])
         found = [r for r in runs if all(r.params.get(k) == v for k, v in wanted.items())]
@@ -76,9 +106,27 @@ def test_the_curated_matrix_is_committed_with_no_failed_benchmark():
 def test_a_report_of_the_first_suites_results_says_not_run_not_failed():
     """The committed history is the first suite's: its cases had other names, and a report of it
     says so rather than calling every cell failed."""
-    report = subprocess.run([sys.executable, "-m", "dsib_tools", "report", "--machine", MACHINE, "--env",
-                             "DSIB_PROFILEdefault", "--results-dir", committed("results"), "--source", "nyc_taxi",
-                             "--variant", "plain"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            universal_newlines=True)
+    report = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "report",
+            "--machine",
+            MACHINE,
+            "--env",
+            "DSIB_PROFILEdefault",
+            "--results-dir",
+            committed("results"),
+            "--source",
+            "nyc_taxi",
+            "--variant",
+            "plain",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
     assert report.returncode == 0, report.stderr
     assert "failed" not in report.stdout and "| read, page cache | not run |" in report.stdout

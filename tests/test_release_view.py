@@ -1,4 +1,5 @@
 """The release view (html/dsib/releases.html) built from real result files."""
+
 import itertools
 import json
 import math
@@ -10,8 +11,16 @@ from packaging.version import Version
 from dsib_tools import release_view
 
 from .conftest import committed
-from .results_copy import (MACHINE, RESULTS, copy_results, current_benchmarks, current_keys, pose_as, raw_results,
-                           reference_file)
+from .results_copy import (
+    MACHINE,
+    RESULTS,
+    copy_results,
+    current_benchmarks,
+    current_keys,
+    pose_as,
+    raw_results,
+    reference_file,
+)
 
 
 def _newest_per_release(raw):
@@ -43,7 +52,7 @@ def _written_data(html_dir):
         text = f.read()
     prefix = "window.DSIB_RELEASES = "
     assert text.startswith(prefix)
-    return json.loads(text[len(prefix):].rstrip().rstrip(";"))
+    return json.loads(text[len(prefix) :].rstrip().rstrip(";"))
 
 
 def _assert_ordered(data):
@@ -103,8 +112,9 @@ def test_two_releases_order_and_headline(tmp_path):
     reference = reference_file(results_dir)
     with open(reference) as f:
         keys = current_keys(json.load(f), current_benchmarks(results_dir))
-    pose_as(reference, results_dir, scale=dict((k, 1 / 3.0) for k in keys), python="3.7", pyarrow="0.10.0",
-            pandas="0.22.0")
+    pose_as(
+        reference, results_dir, scale=dict((k, 1 / 3.0) for k in keys), python="3.7", pyarrow="0.10.0", pandas="0.22.0"
+    )
     html_dir = str(tmp_path / "html")
     release_view.write(html_dir, results_dir, MACHINE)
     data = _written_data(html_dir)
@@ -125,8 +135,8 @@ def test_two_releases_order_and_headline(tmp_path):
         page = f.read()
     for label, ident in data["headlines"]:  # the page's headline rows carry the same ratios
         h = [c for c in data["cases"] if c["id"] == ident][0]["headline"]["pyarrow"]
-        row = page[page.index("data-case='%s'" % ident):]
-        row = row[:row.index("</tr>")]
+        row = page[page.index("data-case='%s'" % ident) :]
+        row = row[: row.index("</tr>")]
         assert "data-ratio='%r'" % h["best_ratio"] in row and "data-ratio='%r'" % h["previous_ratio"] in row
 
 
@@ -175,8 +185,8 @@ def test_a_release_run_under_load_is_marked_and_the_history_says_not_recorded(tm
     with open(os.path.join(html_dir, "dsib", "releases.html")) as f:
         page = f.read()
     assert "pyarrow 0.10.0 / pandas 0.22.0 / py3.7 (under load)</option>" in page
-    table = page[page.index("data-env='%d'" % data["envs"].index(marked)):]
-    assert "(under load)" in table[:table.index("</table>")], "the posed release's 2019 figures are marked"
+    table = page[page.index("data-env='%d'" % data["envs"].index(marked)) :]
+    assert "(under load)" in table[: table.index("</table>")], "the posed release's 2019 figures are marked"
 
 
 def test_headlines_across_pandas_3_say_the_text_frames_differ_in_kind(tmp_path):
@@ -219,8 +229,9 @@ def _spread(values, width=0.03, n=10):
 
 def test_asv_step_detection_finds_a_known_step_and_a_spike():
     step = [1.0, 1.02, 0.98, 1.01, 2.0, 2.03, 1.98, 2.01]
-    assert [(a, b, round(r, 6)) for a, b, r in release_view.steps_up(step, _spread(step), range(8))] == \
-        [(3, 4, round(2.0 / 1.01, 6))]
+    assert [(a, b, round(r, 6)) for a, b, r in release_view.steps_up(step, _spread(step), range(8))] == [
+        (3, 4, round(2.0 / 1.01, 6))
+    ]
     # The same values in the reverse order: the step goes down, and only steps up are regressions.
     assert release_view.steps_up(step, _spread(step), list(reversed(range(8)))) == []
     spike = [1.0, 1.01, 0.99, 3.0, 1.0, 1.02]
@@ -231,8 +242,9 @@ def test_asv_step_detection_finds_none_in_noise_or_within_the_spread():
     noise = [1.0, 1.06, 0.97, 1.04, 0.99, 1.05, 0.96, 1.02]
     assert release_view.steps_up(noise, _spread(noise), range(8)) == []
     step = [1.0, 1.02, 0.98, 1.01, 2.0, 2.03, 1.98, 2.01]
-    assert release_view.steps_up(step, _spread(step, width=0.5), range(8)) == [], \
+    assert release_view.steps_up(step, _spread(step, width=0.5), range(8)) == [], (
         "interquartile ranges that overlap make no step"
+    )
     assert len(release_view.steps_up(step, _spread(step, n=1), range(8))) == 1, "one sample each: the ratio decides"
 
 
@@ -252,16 +264,18 @@ def test_committed_results_largest_release_to_release_jump_of_the_csv_cat_read_i
     with open(os.path.join(html_dir, "dsib", release_view.REGRESSIONS_PAGE)) as f:
         page = f.read()
     envs = data["envs"]
-    row = ("<tr class='step' data-case='file_formats.Read.time_read/csv/cat'><td><a href='releases.html"
-           "#case=file_formats.Read.time_read/csv/cat'>file_formats.Read.time_read (format=csv, variant=cat)</a></td>"
-           "<td>%s</td><td>%s</td>" % (envs[before]["label"], envs[after]["label"]))
+    row = (
+        "<tr class='step' data-case='file_formats.Read.time_read/csv/cat'><td><a href='releases.html"
+        "#case=file_formats.Read.time_read/csv/cat'>file_formats.Read.time_read (format=csv, variant=cat)</a></td>"
+        "<td>%s</td><td>%s</td>" % (envs[before]["label"], envs[after]["label"])
+    )
     assert row in page
 
 
 def test_bytes_are_written_in_binary_units():
-    assert release_view.human(517 * 2 ** 20, "bytes") == "517MiB"
-    assert release_view.human(1000 * 2 ** 10, "bytes") == "1000KiB"
-    assert release_view.human(1.5 * 2 ** 30, "bytes") == "1.5GiB"
+    assert release_view.human(517 * 2**20, "bytes") == "517MiB"
+    assert release_view.human(1000 * 2**10, "bytes") == "1000KiB"
+    assert release_view.human(1.5 * 2**30, "bytes") == "1.5GiB"
     case = {"values": [542e6], "spread": [[540e6, 545e6, 3]], "unit": "bytes"}
     assert release_view.with_spread(case, 0) == "517MiB (IQR 515MiB–520MiB, n=3)"
 
@@ -302,27 +316,32 @@ def test_cases_outside_the_release_selection_say_they_are_newest_only_instead_of
     old, new = order[0], order[-1]
     by_id = dict((c["id"], c) for c in data["cases"])
     marked = [c for c in data["cases"] if c["newest_only"]]
-    for ident in ("reads.ReadCold.time_read/nyc_taxi/parquet/plain",
-                  "engines.QueryFromEngine.time_query/nyc_taxi/duckdb/plain",
-                  "reads.ReadFromPageCache.time_read/tsbs_cpu/parquet/plain",
-                  "writes.CategorizeThenWrite.time_write/tsbs_cpu/parquet"):
+    for ident in (
+        "reads.ReadCold.time_read/nyc_taxi/parquet/plain",
+        "engines.QueryFromEngine.time_query/nyc_taxi/duckdb/plain",
+        "reads.ReadFromPageCache.time_read/tsbs_cpu/parquet/plain",
+        "writes.CategorizeThenWrite.time_write/tsbs_cpu/parquet",
+    ):
         case = by_id[ident]
         assert case["newest_only"] == matrix.NEWEST_ONLY_NOTE, ident
         assert case["values"][old] == release_view.NOT_IN_MATRIX and release_view.is_number(case["values"][new])
-    for ident in ("reads.ReadFromBytes.time_read/nyc_taxi_month/csv/plain",
-                  "reads.ReadFromPageCache.time_read/nyc_taxi/orc/str",
-                  "writes.CategorizeThenWrite.time_write/rocklin/pickle-2",
-                  "writes.WriteDurable.time_write/nyc_taxi/parquet/plain"):
+    for ident in (
+        "reads.ReadFromBytes.time_read/nyc_taxi_month/csv/plain",
+        "reads.ReadFromPageCache.time_read/nyc_taxi/orc/str",
+        "writes.CategorizeThenWrite.time_write/rocklin/pickle-2",
+        "writes.WriteDurable.time_write/nyc_taxi/parquet/plain",
+    ):
         case = by_id[ident]
         assert case["newest_only"] is None and all(release_view.is_number(case["values"][i]) for i in (old, new))
     for case in data["cases"]:
         assert bool(case["newest_only"]) == (release_view.NOT_IN_MATRIX in case["values"]), case["id"]
         if not case["newest_only"]:
-            assert matrix.in_release(case["benchmark"], list(case["params"].values())) or \
-                release_view.is_number(case["values"][old]), case["id"]
+            assert matrix.in_release(case["benchmark"], list(case["params"].values())) or release_view.is_number(
+                case["values"][old]
+            ), case["id"]
     with open(os.path.join(html_dir, "dsib", "releases.html")) as f:
         page = f.read()
-    said = page[page.index("<p id=\"newest-only\">"):]
-    said = said[:said.index("</p>")]
+    said = page[page.index('<p id="newest-only">') :]
+    said = said[: said.index("</p>")]
     assert "%d of its cases are measured on the newest environment only" % len(marked) in said
     assert "<code>reads.ReadCold.time_read</code>" in said and "<code>reads.ReadFromBytes.time_read</code>" not in said

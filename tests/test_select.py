@@ -1,4 +1,5 @@
 """`make bench FORMAT=... SOURCE=...`: asv's -b regex picks exactly those cells."""
+
 import itertools
 import re
 import subprocess
@@ -16,12 +17,16 @@ def _cells():
     for cls in suite.classes():
         for method in suite.methods(cls):
             for params in itertools.product(*cls.params):
-                yield suite.name(cls, method), dict(zip(cls.param_names, [str(p) for p in params])), \
-                    "%s(%s)" % (suite.name(cls, method), ", ".join(repr(p) for p in params))
+                yield (
+                    suite.name(cls, method),
+                    dict(zip(cls.param_names, [str(p) for p in params])),
+                    "%s(%s)" % (suite.name(cls, method), ", ".join(repr(p) for p in params)),
+                )
 
 
-@pytest.mark.parametrize("fmt,source", [("parquet", None), (None, "nyc_taxi"), ("csv", "nyc_taxi_month"),
-                                        ("parquet-zstd", None)])
+@pytest.mark.parametrize(
+    "fmt,source", [("parquet", None), (None, "nyc_taxi"), ("csv", "nyc_taxi_month"), ("parquet-zstd", None)]
+)
 def test_the_regex_picks_the_cells_of_that_format_and_source(fmt, source):
     regex = re.compile(select_regex(fmt, source))
     picked = wanted = 0
@@ -37,8 +42,16 @@ def test_the_regex_picks_the_cells_of_that_format_and_source(fmt, source):
     assert picked == wanted > 0
 
 
-@pytest.mark.parametrize("engine,source", [("duckdb", None), ("all", None), ("sqlite-adbc", "tsbs_cpu"),
-                                           ("questdb-rows", None), ("questdb-dataframe", "nyc_taxi")])
+@pytest.mark.parametrize(
+    "engine,source",
+    [
+        ("duckdb", None),
+        ("all", None),
+        ("sqlite-adbc", "tsbs_cpu"),
+        ("questdb-rows", None),
+        ("questdb-dataframe", "nyc_taxi"),
+    ],
+)
 def test_the_regex_picks_the_cells_of_an_engine_or_of_every_engine(engine, source):
     from dsib.engines import ENGINES
 
@@ -55,16 +68,34 @@ def test_the_regex_picks_the_cells_of_an_engine_or_of_every_engine(engine, sourc
 
 
 def test_an_unknown_name_is_a_clear_error():
-    proc = subprocess.run([sys.executable, "-m", "dsib_tools", "select", "--format", "parket"], cwd=ROOT,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "select", "--format", "parket"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
     assert proc.returncode == 2 and "unknown format 'parket'; registered formats are: parquet" in proc.stdout
-    proc = subprocess.run([sys.executable, "-m", "dsib_tools", "select", "--source", "taxi"], cwd=ROOT,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "select", "--source", "taxi"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
     assert proc.returncode == 2 and "unknown source 'taxi'" in proc.stdout
 
 
-@pytest.mark.parametrize("fmt,source,engine", [(None, None, None), ("parquet", None, None), ("csv", "nyc_taxi_month", None),
-                                               (None, "rocklin", None), ("pickle-2", None, None)])
+@pytest.mark.parametrize(
+    "fmt,source,engine",
+    [
+        (None, None, None),
+        ("parquet", None, None),
+        ("csv", "nyc_taxi_month", None),
+        (None, "rocklin", None),
+        ("pickle-2", None, None),
+    ],
+)
 def test_the_release_matrix_regex_picks_the_selections_cells_within_format_and_source(fmt, source, engine):
     """make bench-matrix's -b: the release-tracking selection, within FORMAT, SOURCE and ENGINE."""
     from dsib_tools import matrix
@@ -90,6 +121,11 @@ def test_the_release_selection_within_the_engines_is_empty_and_select_needs_a_qu
 
     regex = re.compile(matrix.release_regex(within=select_regex(engine="all")))
     assert not any(regex.search(label) for _, _, label in _cells())
-    proc = subprocess.run([sys.executable, "-m", "dsib_tools", "select"], cwd=ROOT, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, universal_newlines=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "select"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
     assert proc.returncode == 2 and "select what?" in proc.stdout

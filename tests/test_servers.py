@@ -1,5 +1,6 @@
 """The servers the engines start (dsib.servers): real PostgreSQL clusters on 127.0.0.1, stopped by
 their PID however the process that started them ends."""
+
 import itertools
 import os
 import re
@@ -16,15 +17,27 @@ from dsib.engines import get_engine
 from dsib.registry import installed_versions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-needs_postgres = pytest.mark.skipif(servers.postgres_unavailable() is not None,
-                                    reason=str(servers.postgres_unavailable()))
-KINDS = [pytest.param("postgres", marks=needs_postgres),
-         pytest.param("questdb", marks=pytest.mark.skipif(servers.questdb_unavailable() is not None,
-                                                          reason=str(servers.questdb_unavailable())))]
+needs_postgres = pytest.mark.skipif(
+    servers.postgres_unavailable() is not None, reason=str(servers.postgres_unavailable())
+)
+KINDS = [
+    pytest.param("postgres", marks=needs_postgres),
+    pytest.param(
+        "questdb",
+        marks=pytest.mark.skipif(servers.questdb_unavailable() is not None, reason=str(servers.questdb_unavailable())),
+    ),
+]
 # Spark's JVM is no server of dsib.servers, yet it must not outlive its case either.
-STARTERS = KINDS + [pytest.param("spark", marks=pytest.mark.skipif(
-    get_engine("spark-arrow").unavailable(installed_versions(get_engine("spark-arrow").packages)) is not None
-    or get_engine("spark-arrow").server.unavailable() is not None, reason="Spark cannot run here"))]
+STARTERS = KINDS + [
+    pytest.param(
+        "spark",
+        marks=pytest.mark.skipif(
+            get_engine("spark-arrow").unavailable(installed_versions(get_engine("spark-arrow").packages)) is not None
+            or get_engine("spark-arrow").server.unavailable() is not None,
+            reason="Spark cannot run here",
+        ),
+    )
+]
 
 
 def _gone(pid, port, within=15.0):
@@ -45,8 +58,11 @@ def test_a_server_listens_on_loopback_alone_and_stops_by_its_pid(server_tmp_path
         if kind == "postgres" and os.geteuid() == 0:
             assert process.username() == servers.server_user().pw_name, "PostgreSQL refuses root"
         backends = process.children(recursive=True)
-        listening = [c.laddr for c in psutil.net_connections("inet") if c.status == psutil.CONN_LISTEN
-                     and c.pid in [server.pid] + [b.pid for b in backends]]
+        listening = [
+            c.laddr
+            for c in psutil.net_connections("inet")
+            if c.status == psutil.CONN_LISTEN and c.pid in [server.pid] + [b.pid for b in backends]
+        ]
         assert listening and all(address.ip == servers.LOOPBACK for address in listening), listening
         assert servers.port_open(server.port)
         assert server in servers.running()
@@ -70,15 +86,25 @@ time.sleep(600)
 ENGINE_OF = {"postgres": "postgres-adbc", "questdb": "questdb-dataframe", "spark": "spark-arrow"}
 
 
-@pytest.mark.parametrize("kind,how", [pytest.param(kind.values[0], how, marks=kind.marks, id="%s-%s" % (kind.values[0], how.name))
-                                      for kind in STARTERS for how in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
-                                      if kind.values[0] == "postgres" or how == signal.SIGKILL])
+@pytest.mark.parametrize(
+    "kind,how",
+    [
+        pytest.param(kind.values[0], how, marks=kind.marks, id="%s-%s" % (kind.values[0], how.name))
+        for kind in STARTERS
+        for how in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
+        if kind.values[0] == "postgres" or how == signal.SIGKILL
+    ],
+)
 def test_no_server_outlives_the_process_that_started_it(server_tmp_path, kind, how):
     """SIGKILL and SIGTERM leave Python no chance to clean up (as asv's os._exit and its timeout
     kill); SIGINT is a Ctrl-C. The kernel's parent-death signal stops a server in every case;
     Spark's JVM ends when the pipe of its stdin closes with the process."""
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(server_tmp_path), ENGINE_OF[kind]], cwd=ROOT, stdout=subprocess.PIPE,
-                              universal_newlines=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(server_tmp_path), ENGINE_OF[kind]],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+    )
     try:
         pid, port = map(int, holder.stdout.readline().split())
         assert psutil.pid_exists(pid) and (port == 0 or servers.port_open(port))  # 0: Spark's JVM
@@ -125,7 +151,7 @@ def test_an_engine_whose_server_cannot_be_had_skips_with_the_reason(monkeypatch)
     assert get_engine("postgres-adbc").identity() is None
 
 
-LEAKING_TEST = '''
+LEAKING_TEST = """
 import subprocess, sys
 sys.path.insert(0, %(root)r)
 from dsib import servers
@@ -144,7 +170,7 @@ def test_leaks():
             os.setgroups([]); os.setgid(user.pw_gid); os.setuid(user.pw_uid)
     subprocess.Popen(argv, cwd=directory, preexec_fn=as_server_user, stdout=subprocess.DEVNULL,
                      stderr=subprocess.DEVNULL)
-'''
+"""
 
 
 @needs_postgres
@@ -153,10 +179,27 @@ def test_the_test_run_fails_naming_a_server_left_behind(tmp_path, server_tmp_pat
     (tmp_path / "test_leak.py").write_text(LEAKING_TEST % {"root": ROOT})
     (tmp_path / "conftest.py").write_text("from tests.conftest import pytest_sessionfinish  # noqa: F401\n")
     # The inner run's files inside this test's: its leaked server is found and stopped here.
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
-                          "--basetemp", str(tmp_path / "inner"), str(tmp_path / "test_leak.py")], cwd=str(tmp_path),
-                         env=dict(os.environ, PYTHONPATH=ROOT, DSIB_TEST_TMP=str(server_tmp_path)),
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            "--basetemp",
+            str(tmp_path / "inner"),
+            str(tmp_path / "test_leak.py"),
+        ],
+        cwd=str(tmp_path),
+        env=dict(os.environ, PYTHONPATH=ROOT, DSIB_TEST_TMP=str(server_tmp_path)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+        timeout=120,
+    )
     try:
         assert "1 passed" in run.stdout, run.stdout
         assert run.returncode == 1, run.stdout
@@ -169,8 +212,10 @@ def test_the_test_run_fails_naming_a_server_left_behind(tmp_path, server_tmp_pat
 
 # Servers held for a run (dsib_tools hold-servers, make run) ------------------------------------
 
-needs_both = pytest.mark.skipif(servers.postgres_unavailable() is not None or servers.questdb_unavailable() is not None,
-                                reason="PostgreSQL or QuestDB cannot be had here")
+needs_both = pytest.mark.skipif(
+    servers.postgres_unavailable() is not None or servers.questdb_unavailable() is not None,
+    reason="PostgreSQL or QuestDB cannot be had here",
+)
 
 
 @pytest.fixture(scope="module")
@@ -230,7 +275,9 @@ def test_a_server_engines_peak_memory_includes_the_servers_process(tiny_data_dir
         assert peak >= own, (peak, own)
     if name == "questdb-dataframe":
         assert ingest > client / 2, "a JVM's resident memory, not a Python client's share of it: %d, %d" % (
-            ingest, client)
+            ingest,
+            client,
+        )
     assert psutil.pid_exists(session.server_pid), "a held server stays when its session closes"
 
 
@@ -300,8 +347,13 @@ def test_a_server_engines_case_skips_saying_why_where_no_server_is_held(monkeypa
 
 def test_make_run_and_run_matrix_hold_the_servers_around_asv():
     for target in ("run", "run-matrix"):
-        dry = subprocess.run(["make", "-n", target, "PROFILE=tiny"], cwd=ROOT, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, universal_newlines=True)
+        dry = subprocess.run(
+            ["make", "-n", target, "PROFILE=tiny"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        )
         (line,) = [line for line in dry.stdout.splitlines() if " asv run " in line]
         assert "dsib_tools hold-servers -- .venv/bin/python -m asv run" in line, line
 
@@ -348,15 +400,35 @@ def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
     data_dir = server_dir("dsib-hold-")
     command = HOLD + [sys.executable, "-c", TELL % ("sys.exit(3)" if how == "exit" else "time.sleep(600)")]
     if how.endswith("-watched"):
-        command = [sys.executable, "-m", "dsib_tools", "watch-load", "--results-dir", str(tmp_path), "--machine",
-                   "dsib-test", "--"] + command
-    run = subprocess.Popen(command, cwd=ROOT, env=dict(os.environ, DSIB_DATA_DIR=data_dir), stdin=subprocess.PIPE,
-                           stdout=subprocess.PIPE, universal_newlines=True, start_new_session=True)
+        command = [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "watch-load",
+            "--results-dir",
+            str(tmp_path),
+            "--machine",
+            "dsib-test",
+            "--",
+        ] + command
+    run = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=dict(os.environ, DSIB_DATA_DIR=data_dir),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+        start_new_session=True,
+    )
     try:
         told = json.loads(run.stdout.readline())
         pids = [told["postgres"]["pid"], told["questdb"]["pid"]]
-        ports = [told["postgres"]["port"], told["questdb"]["http_port"], told["questdb"]["ilp_port"],
-                 told["questdb"]["pg_port"]]
+        ports = [
+            told["postgres"]["port"],
+            told["questdb"]["http_port"],
+            told["questdb"]["ilp_port"],
+            told["questdb"]["pg_port"],
+        ]
         assert sorted(_held_pids(data_dir)) == sorted(pids) and all(servers.port_open(p) for p in ports)
         if how == "exit":
             run.stdin.write("\n")
@@ -366,8 +438,9 @@ def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
         else:
             run.send_signal(getattr(signal, how))
         status = run.wait(servers.STOP_TIMEOUT + 60)
-        assert status == {"exit": 3, "SIGINT-group": 130, "SIGINT-group-watched": 130, "SIGTERM": 143,
-                          "SIGKILL": -9}[how]
+        assert (
+            status == {"exit": 3, "SIGINT-group": 130, "SIGINT-group-watched": 130, "SIGTERM": 143, "SIGKILL": -9}[how]
+        )
         assert _all_gone(pids, ports), "servers or ports left after %s: %s" % (how, _held_pids(data_dir))
         runs = os.path.join(data_dir, ".cache", "_servers")
         assert how == "SIGKILL" or os.listdir(runs) == [], "the run's server directory goes with it"
@@ -383,7 +456,9 @@ def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
 
 # A whole asv run at tiny, its servers held by the holder: the engines' cases of one PostgreSQL and
 # one QuestDB engine (every method: time, peakmem, and the server's peak memory).
-SELECTION = r"engines\.(IngestIntoEngine|QueryFromEngine)\.\w+\('tsbs_cpu', '(postgres-adbc|questdb-dataframe)', 'plain'\)"
+SELECTION = (
+    r"engines\.(IngestIntoEngine|QueryFromEngine)\.\w+\('tsbs_cpu', '(postgres-adbc|questdb-dataframe)', 'plain'\)"
+)
 MACHINE = "dsib-test"
 
 
@@ -404,17 +479,57 @@ def _start_run(repo, data_dir, build, log):
     from .conftest import ENV_DIR
 
     pyenv = glob.glob(os.path.join(os.path.expanduser("~"), ".pyenv", "versions", "*", "bin"))
-    env = dict(os.environ, DSIB_DATA_DIR=data_dir, DSIB_SELECT=SELECTION,
-               PATH=os.pathsep.join([os.path.dirname(sys.executable)] + pyenv + [os.environ["PATH"]]))
+    env = dict(
+        os.environ,
+        DSIB_DATA_DIR=data_dir,
+        DSIB_SELECT=SELECTION,
+        PATH=os.pathsep.join([os.path.dirname(sys.executable)] + pyenv + [os.environ["PATH"]]),
+    )
     config, results = ".asv-tiny.conf.json", os.path.join(build, "results")
-    for tool in (["config", "--profile", "tiny", "--envs", "newest", "--results-dir", results, "--html-dir",
-                  os.path.join(build, "html"), "--env-dir", ENV_DIR, "-o", config],
-                 ["machine", MACHINE, "--results-dir", results]):
-        subprocess.run([sys.executable, "-m", "dsib_tools"] + tool, cwd=repo, env=env, check=True,
-                       stdout=subprocess.DEVNULL)
-    return subprocess.Popen(HOLD + [sys.executable, "-m", "asv", "run", "--config", config, "--machine", MACHINE,
-                                    "--show-stderr", "--record-samples", "-b", SELECTION, "HEAD^!"],
-                            cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True), results
+    for tool in (
+        [
+            "config",
+            "--profile",
+            "tiny",
+            "--envs",
+            "newest",
+            "--results-dir",
+            results,
+            "--html-dir",
+            os.path.join(build, "html"),
+            "--env-dir",
+            ENV_DIR,
+            "-o",
+            config,
+        ],
+        ["machine", MACHINE, "--results-dir", results],
+    ):
+        subprocess.run(
+            [sys.executable, "-m", "dsib_tools"] + tool, cwd=repo, env=env, check=True, stdout=subprocess.DEVNULL
+        )
+    return subprocess.Popen(
+        HOLD
+        + [
+            sys.executable,
+            "-m",
+            "asv",
+            "run",
+            "--config",
+            config,
+            "--machine",
+            MACHINE,
+            "--show-stderr",
+            "--record-samples",
+            "-b",
+            SELECTION,
+            "HEAD^!",
+        ],
+        cwd=repo,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    ), results
 
 
 def _read(path):
@@ -432,7 +547,8 @@ def _watch(data_dir, run, seen):
 @needs_both
 @pytest.mark.parametrize("interrupted", [False, True], ids=["whole", "ctrl-c"])
 def test_a_tiny_run_holds_one_postgres_and_one_questdb_and_leaves_no_server_and_no_port(
-        snapshot, tiny_data_dir, tmp_path, interrupted):
+    snapshot, tiny_data_dir, tmp_path, interrupted
+):
     """One PostgreSQL and one QuestDB for the whole run, whatever its cases; none, and no bound
     port, after it, whether it ended by itself or by a Ctrl-C (SIGINT to its whole process group)
     while its engine cases ran."""
@@ -465,10 +581,13 @@ def test_a_tiny_run_holds_one_postgres_and_one_questdb_and_leaves_no_server_and_
     output = _read(log_path)
     kinds = sorted(kind for kind, port in seen.values())
     assert kinds == ["postgres", "questdb"], "one of each for the whole run: %s\n%s" % (seen, output[-3000:])
-    ports = [port for kind, port in seen.values() if port] + [int(p) for p in re.findall(r"on 127\.0\.0\.1:(\d+)", output)]
+    ports = [port for kind, port in seen.values() if port] + [
+        int(p) for p in re.findall(r"on 127\.0\.0\.1:(\d+)", output)
+    ]
     assert _all_gone(list(seen), ports), "left: %s" % _held_pids(tiny_data_dir)
-    assert not [p for p in psutil.process_iter(["cmdline"]) if snapshot in " ".join(p.info["cmdline"] or [])], \
+    assert not [p for p in psutil.process_iter(["cmdline"]) if snapshot in " ".join(p.info["cmdline"] or [])], (
         "the run itself ended"
+    )
     assert os.listdir(os.path.join(tiny_data_dir, ".cache", "_servers")) == [], "its servers' directory went too"
     if interrupted:
         assert status != 0
@@ -481,21 +600,51 @@ def test_a_tiny_run_holds_one_postgres_and_one_questdb_and_leaves_no_server_and_
             continue
         params = res.get_result_params(key)
         for combo, value in zip(itertools.product(*params), res.get_result_value(key, params)):
-            if combo[0] == "'tsbs_cpu'" and combo[2] == "'plain'" and combo[1] in ("'postgres-adbc'", "'questdb-dataframe'"):
+            if (
+                combo[0] == "'tsbs_cpu'"
+                and combo[2] == "'plain'"
+                and combo[1] in ("'postgres-adbc'", "'questdb-dataframe'")
+            ):
                 measured[(key.split(".", 1)[1], combo[1].strip("'"))] = value
     assert len(measured) == 12, sorted(measured)
     assert all(value is not None and not math.isnan(value) and value > 0 for value in measured.values()), measured
     # The report's engine tables: the client's peak, the server's, and the two together.
-    report = subprocess.run([sys.executable, "-m", "dsib_tools", "report", "--engines", "--results-dir", results,
-                             "--machine", MACHINE, "--source", "tsbs_cpu", "--variant", "plain"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    report = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "report",
+            "--engines",
+            "--results-dir",
+            results,
+            "--machine",
+            MACHINE,
+            "--source",
+            "tsbs_cpu",
+            "--variant",
+            "plain",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
     assert report.returncode == 0, report.stdout
-    for label, engine in (("PostgreSQL (ADBC)", "postgres-adbc"), ("QuestDB (ILP/HTTP, dataframe)", "questdb-dataframe")):
+    for label, engine in (
+        ("PostgreSQL (ADBC)", "postgres-adbc"),
+        ("QuestDB (ILP/HTTP, dataframe)", "questdb-dataframe"),
+    ):
         (row,) = [line for line in report.stdout.splitlines() if line.startswith("| %s |" % label)]
         memory = row.strip("| ").split(" | ")[3:5]
-        for cell, (client, server) in zip(memory, [("IngestIntoEngine.peakmem_ingest", "IngestIntoEngine.track_server_peakmem_ingest"),
-                                                   ("QueryFromEngine.peakmem_query", "QueryFromEngine.track_server_peakmem_query")]):
-            mib = [measured[client, engine] / 2 ** 20, measured[server, engine] / 2 ** 20]
+        for cell, (client, server) in zip(
+            memory,
+            [
+                ("IngestIntoEngine.peakmem_ingest", "IngestIntoEngine.track_server_peakmem_ingest"),
+                ("QueryFromEngine.peakmem_query", "QueryFromEngine.track_server_peakmem_query"),
+            ],
+        ):
+            mib = [measured[client, engine] / 2**20, measured[server, engine] / 2**20]
             assert cell == "%.0f + %.0f = %.0f" % (mib[0], mib[1], sum(mib)), (row, mib)
 
 

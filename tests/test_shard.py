@@ -1,6 +1,7 @@
 """A sweep spread over runners: `make bench-matrix SHARD=i/N` runs shard i of N of the matrix's
 environments, `make merge-results` joins the shards' results trees, and the merged tree publishes
 the same site as one unsharded run."""
+
 import glob
 import json
 import math
@@ -23,8 +24,14 @@ from .conftest import ENV_DIR, ROOT, committed, run_with_progress, snapshot_work
 
 MACHINE = "dsib-test"
 # The cheapest environments that run the suite: three wheels each (both built in 75 s here, with pip's cache).
-TEST_ENTRIES = [{"python": "3.11", "req": {"numpy": "2.4.6", "pandas": "3.1.1", "pyarrow": pyarrow},
-                 "env_nobuild": {"DSIB_PROFILE": "default"}} for pyarrow in ("26.0.1", "25.0.1")]
+TEST_ENTRIES = [
+    {
+        "python": "3.11",
+        "req": {"numpy": "2.4.6", "pandas": "3.1.1", "pyarrow": pyarrow},
+        "env_nobuild": {"DSIB_PROFILE": "default"},
+    }
+    for pyarrow in ("26.0.1", "25.0.1")
+]
 
 
 def _key(entry):
@@ -75,9 +82,26 @@ def test_config_writes_only_the_shards_environments_and_asv_lists_those(tmp_path
     names = []
     for index in (1, 2, 3):
         path = os.path.join(ROOT, ".asv-test-shard-%d.conf.json" % index)
-        done = subprocess.run([sys.executable, "-m", "dsib_tools", "config", "--base", matrix.SWEEPS_CONFIG,
-                               "--profile", "tiny", "--shard", "%d/3" % index, "-o", path], cwd=ROOT,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "dsib_tools",
+                "config",
+                "--base",
+                matrix.SWEEPS_CONFIG,
+                "--profile",
+                "tiny",
+                "--shard",
+                "%d/3" % index,
+                "-o",
+                path,
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        )
         assert done.returncode == 0, done.stdout
         try:
             with open(path) as f:
@@ -87,17 +111,34 @@ def test_config_writes_only_the_shards_environments_and_asv_lists_those(tmp_path
             os.remove(path)
     every = [n for shard in names for n in shard]
     assert len(every) == len(set(every)) == len(set(json.dumps(e, sort_keys=True) for e in base["include"]))
-    refused = subprocess.run([sys.executable, "-m", "dsib_tools", "config", "--shard", "3/2"], cwd=ROOT,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    refused = subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "config", "--shard", "3/2"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
     assert refused.returncode == 2 and "a shard is i/N with 1 <= i <= N" in refused.stdout, refused.stdout
 
 
 @pytest.mark.parametrize("text", ["0/2", "3/2", "x"])
 def test_make_stops_on_a_bad_shard_before_asv_runs(text):
     config = ".asv-matrix-curated-tiny-shard%s.conf.json" % text.replace("/", "of")
-    done = subprocess.run(["make", "-o", os.path.join(sys.prefix, "bin", ".ready"), "VENV=" + sys.prefix,
-                           "PROFILE=tiny", "SHARD=" + text, config], cwd=ROOT, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, universal_newlines=True)
+    done = subprocess.run(
+        [
+            "make",
+            "-o",
+            os.path.join(sys.prefix, "bin", ".ready"),
+            "VENV=" + sys.prefix,
+            "PROFILE=tiny",
+            "SHARD=" + text,
+            config,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
     assert done.returncode != 0 and "(shard 1/4 is the first of four), not '%s'" % text in done.stdout, done.stdout
     assert not os.path.exists(os.path.join(ROOT, config))
 
@@ -112,7 +153,8 @@ def _shard_tree(path, result_files):
     source = committed("results")
     os.makedirs(os.path.join(path, COMMITTED_MACHINE))
     for name in ["benchmarks.json", os.path.join(COMMITTED_MACHINE, "machine.json")] + [
-            os.path.join(COMMITTED_MACHINE, f) for f in result_files]:
+        os.path.join(COMMITTED_MACHINE, f) for f in result_files
+    ]:
         shutil.copy2(os.path.join(source, name), os.path.join(path, name))
     return path
 
@@ -130,8 +172,9 @@ def _edit_json(path, change):
 
 
 def _listing(tree):
-    return sorted(os.path.relpath(p, tree) for p in glob.glob(os.path.join(tree, "**", "*"), recursive=True)
-                  if os.path.isfile(p))
+    return sorted(
+        os.path.relpath(p, tree) for p in glob.glob(os.path.join(tree, "**", "*"), recursive=True) if os.path.isfile(p)
+    )
 
 
 def test_merge_joins_the_shards_files_and_keeps_a_file_they_share(tmp_path):
@@ -141,8 +184,10 @@ def test_merge_joins_the_shards_files_and_keeps_a_file_they_share(tmp_path):
     two = _shard_tree(str(tmp_path / "two"), files[1:4])  # files[1] in both, as seeded from one history
     into = str(tmp_path / "into")
     merge([one, two], into, COMMITTED_MACHINE)
-    assert _listing(into) == sorted(["benchmarks.json", os.path.join(COMMITTED_MACHINE, "machine.json")]
-                                    + [os.path.join(COMMITTED_MACHINE, f) for f in files[:4]])
+    assert _listing(into) == sorted(
+        ["benchmarks.json", os.path.join(COMMITTED_MACHINE, "machine.json")]
+        + [os.path.join(COMMITTED_MACHINE, f) for f in files[:4]]
+    )
     with open(os.path.join(into, "benchmarks.json")) as f, open(committed("results/benchmarks.json")) as g:
         assert f.read() == g.read()
 
@@ -171,35 +216,56 @@ def _into_holds_other_hardware(trees):
     _edit_json(os.path.join(trees[2], COMMITTED_MACHINE, "machine.json"), lambda m: m.update(num_cpu="64"))
 
 
-@pytest.mark.parametrize("damage, message", [
-    (_other_cpu, "must run on one hardware class"),
-    (_same_file_other_contents, "two shards ran the same environment at the same commit"),
-    (_other_suite, "the shards ran different benchmarks"),
-    (_other_machine_name, "holds no results of machine 'xeon-2c-24g'"),
-    (_into_holds_other_hardware, "merge them under another machine name"),
-])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (_other_cpu, "must run on one hardware class"),
+        (_same_file_other_contents, "two shards ran the same environment at the same commit"),
+        (_other_suite, "the shards ran different benchmarks"),
+        (_other_machine_name, "holds no results of machine 'xeon-2c-24g'"),
+        (_into_holds_other_hardware, "merge them under another machine name"),
+    ],
+)
 def test_merge_refuses_shards_that_are_not_one_machines_run_and_copies_nothing(tmp_path, damage, message):
     files = _committed_result_files()
-    trees = [_shard_tree(str(tmp_path / "one"), files[:2]), _shard_tree(str(tmp_path / "two"), files[2:4]),
-             str(tmp_path / "into")]
+    trees = [
+        _shard_tree(str(tmp_path / "one"), files[:2]),
+        _shard_tree(str(tmp_path / "two"), files[2:4]),
+        str(tmp_path / "into"),
+    ]
     damage(trees)
     before = _listing(trees[2])
     with pytest.raises(MergeError, match=message):
         merge(trees[:2], trees[2], COMMITTED_MACHINE)
     assert _listing(trees[2]) == before
-    cli = subprocess.run([sys.executable, "-m", "dsib_tools", "merge-results", "--machine", COMMITTED_MACHINE,
-                          "--into", trees[2]] + trees[:2], cwd=ROOT, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, universal_newlines=True)
+    cli = subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "merge-results", "--machine", COMMITTED_MACHINE, "--into", trees[2]]
+        + trees[:2],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
     assert cli.returncode == 1 and "error: " in cli.stdout and message in cli.stdout, cli.stdout
 
 
 # --- two shards at `tiny`, merged, against one unsharded run: real asv runs through make ---
 
+
 def _make():
     # The tools' own environment, as it is: -o keeps make from reinstalling it into a fresh clone's.
-    return ["make", "-o", os.path.join(sys.prefix, "bin", ".ready"), "VENV=" + sys.prefix, "PROFILE=tiny",
-            "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR, "MATRIX=sweeps", "FORMAT=parquet",
-            "SOURCE=nyc_taxi_month"]
+    return [
+        "make",
+        "-o",
+        os.path.join(sys.prefix, "bin", ".ready"),
+        "VENV=" + sys.prefix,
+        "PROFILE=tiny",
+        "MACHINE=" + MACHINE,
+        "ASV_ENV_DIR=" + ENV_DIR,
+        "MATRIX=sweeps",
+        "FORMAT=parquet",
+        "SOURCE=nyc_taxi_month",
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -219,11 +285,15 @@ def sweep(tiny_data_dir, tmp_path_factory, request):
     env.pop("MAKEFLAGS", None)
     make = _make()
     runs = {}
-    for build, targets in (("build-1", ["run-matrix", "SHARD=1/2"]), ("build-2", ["run-matrix", "SHARD=2/2"]),
-                           ("build-merged", ["merge-results", "site", "SHARDS=build-1/results build-2/results"]),
-                           ("build-all", ["run-matrix", "site"])):
-        runs[build] = run_with_progress(make + targets + ["BUILD=" + build], repo, env, request,
-                                        "make %s (%s)" % (" ".join(targets), build))
+    for build, targets in (
+        ("build-1", ["run-matrix", "SHARD=1/2"]),
+        ("build-2", ["run-matrix", "SHARD=2/2"]),
+        ("build-merged", ["merge-results", "site", "SHARDS=build-1/results build-2/results"]),
+        ("build-all", ["run-matrix", "site"]),
+    ):
+        runs[build] = run_with_progress(
+            make + targets + ["BUILD=" + build], repo, env, request, "make %s (%s)" % (" ".join(targets), build)
+        )
         assert runs[build].returncode == 0, runs[build].stdout[-6000:]
     return dict((build, os.path.join(repo, build)) for build in runs)
 
@@ -238,9 +308,13 @@ def _selected_benchmarks():
     from dsib_tools.__main__ import select_regex
 
     regex = re.compile(matrix.release_regex(within=select_regex("parquet", "nyc_taxi_month")))
-    return set(suite.name(cls, m) for cls in suite.classes() for m in suite.methods(cls)
-               for params in itertools.product(*cls.params)
-               if regex.search("%s(%s)" % (suite.name(cls, m), ", ".join(repr(p) for p in params))))
+    return set(
+        suite.name(cls, m)
+        for cls in suite.classes()
+        for m in suite.methods(cls)
+        for params in itertools.product(*cls.params)
+        if regex.search("%s(%s)" % (suite.name(cls, m), ", ".join(repr(p) for p in params)))
+    )
 
 
 def _kind(value):
@@ -329,6 +403,7 @@ def test_the_merged_site_shows_what_the_unsharded_site_shows(sweep):
 
 # --- an interrupted matrix shard, resumed: the cells of the uninterrupted run ---
 
+
 def _results_files(results_dir):
     found = glob.glob(os.path.join(results_dir, MACHINE, "*.json"))
     return sorted(p for p in found if os.path.basename(p) != "machine.json")
@@ -354,8 +429,9 @@ def resumed(sweep, tiny_data_dir, request):
     env.pop("MAKEFLAGS", None)
     command = _make() + ["run-matrix", "SHARD=1/1", "BUILD=" + build]
     with open(os.path.join(repo, "interrupted.log"), "w") as log:
-        proc = subprocess.Popen(command, cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            command, cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         deadline = time.time() + 1200
         try:
             while not _results_files(results) and proc.poll() is None and time.time() < deadline:
@@ -380,8 +456,14 @@ def resumed(sweep, tiny_data_dir, request):
             first[path] = json.load(f)["results"]
     done = run_with_progress(command, repo, env, request, "make run-matrix SHARD=1/1, resumed (%s)" % build)
     assert done.returncode == 0, done.stdout[-6000:]
-    return {"interrupted_returncode": proc.returncode, "interrupted_log": interrupted_log, "group_gone": _gone(proc.pid),
-            "saved_when_interrupted": first, "results": results, "resume_log": done.stdout}
+    return {
+        "interrupted_returncode": proc.returncode,
+        "interrupted_log": interrupted_log,
+        "group_gone": _gone(proc.pid),
+        "saved_when_interrupted": first,
+        "results": results,
+        "resume_log": done.stdout,
+    }
 
 
 def test_an_interrupted_matrix_run_stopped_part_way_and_left_no_process(resumed):
@@ -391,7 +473,7 @@ def test_an_interrupted_matrix_run_stopped_part_way_and_left_no_process(resumed)
 
 
 def test_the_resumed_run_measures_only_what_was_missing_and_holds_the_cells_of_an_uninterrupted_run(resumed, sweep):
-    (path, before), = resumed["saved_when_interrupted"].items()
+    ((path, before),) = resumed["saved_when_interrupted"].items()
     with open(path) as f:
         after = json.load(f)["results"]
     assert after == before, "the environment saved before the interruption was not measured again"
@@ -412,7 +494,11 @@ def test_the_matrix_runs_the_release_selection_and_resumes_with_asvs_own_flag(re
             if kind != "skipped":
                 benchmark, params = cell.split("(", 1)
                 assert matrix.in_release(benchmark, [p.strip(" '") for p in params.rstrip(")").split(",")]), cell
-    done = subprocess.run(["make", "-n", "-o", os.path.join(sys.prefix, "bin", ".ready"), "VENV=" + sys.prefix,
-                           "run-matrix"], cwd=os.path.dirname(sweep["build-all"]),
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    done = subprocess.run(
+        ["make", "-n", "-o", os.path.join(sys.prefix, "bin", ".ready"), "VENV=" + sys.prefix, "run-matrix"],
+        cwd=os.path.dirname(sweep["build-all"]),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
     assert "--skip-existing-successful" in done.stdout and "--skip-existing " not in done.stdout, done.stdout

@@ -1,4 +1,5 @@
 """The published site is self-contained: every local link resolves, and nothing loads from the network."""
+
 import glob
 import os
 import shutil

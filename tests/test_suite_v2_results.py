@@ -3,6 +3,7 @@ cases measured with 0 failed cells, and the report's side-by-side tables filled 
 
 results/ holds the published history, taken by the first suite under other names; suite v2's
 runs are recorded apart until that history is re-run with it (issue 20)."""
+
 import itertools
 import json
 import os
@@ -29,8 +30,9 @@ def _newest_run():
     with open(os.path.join(ROOT, "asv.conf.json")) as f:
         wanted = newest(json.load(f)["include"])
     wanted = dict(wanted["req"], python=wanted["python"])
-    runs = [r for r in iter_results_for_machine(RESULTS, MACHINE)
-            if all(r.params.get(k) == v for k, v in wanted.items())]
+    runs = [
+        r for r in iter_results_for_machine(RESULTS, MACHINE) if all(r.params.get(k) == v for k, v in wanted.items())
+    ]
     assert len(runs) == 1, [r.env_name for r in runs]
     return runs[0]
 
@@ -44,7 +46,8 @@ def test_every_engine_case_of_the_newest_environment_is_measured_or_skips_for_a_
         for method in suite.methods(cls):
             key = suite.name(cls, method)
             if key not in res.benchmark_version and key not in listed:
-                continue  # a case added since the committed run (the servers' and the JVM's memory): its next run records it
+                # A case added since the committed run (the servers' and the JVM's memory): its next run records it.
+                continue
             assert res.benchmark_version[key] == listed[key]["version"], key
             values = res.get_result_value(key, res.get_result_params(key))
             for given, value in zip(itertools.product(*cls.params), values):
@@ -54,8 +57,9 @@ def test_every_engine_case_of_the_newest_environment_is_measured_or_skips_for_a_
                     engine, why = "questdb-dataframe", None
                 else:
                     engine = given["engine"]
-                    why = cases.engine_skip_reason(cls.operation, given["source"], engine, given["variant"],
-                                                   "default", cases.ANY_VERSIONS)
+                    why = cases.engine_skip_reason(
+                        cls.operation, given["source"], engine, given["variant"], "default", cases.ANY_VERSIONS
+                    )
                 if why is None:
                     assert value == value, "%s%s skipped, though the suite measures it" % (key, given)
                     measured.add(engine)
@@ -65,9 +69,13 @@ def test_every_engine_case_of_the_newest_environment_is_measured_or_skips_for_a_
 
 
 def test_the_report_puts_every_comparison_and_study_beside_the_suites_figures():
-    report = subprocess.run([sys.executable, "-m", "dsib_tools", "report", "--engines", "--results-dir", RESULTS,
-                             "--machine", MACHINE], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            universal_newlines=True)
+    report = subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "report", "--engines", "--results-dir", RESULTS, "--machine", MACHINE],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
     assert report.returncode == 0, report.stderr
     blocks = report.stdout.split("\n\n")
     (comparisons,) = [b for b in blocks if b.startswith("| paths compared |")]

@@ -1,5 +1,6 @@
 """The chart library is vendored from npm tarballs checked against pinned sha256 (dsib_tools/vendor_js.py);
 served here from local tarballs laid out as the registry's, through file://."""
+
 import hashlib
 import io
 import os
@@ -25,8 +26,10 @@ def _tarball(path, files):
 def registry(tmp_path, monkeypatch):
     served = tmp_path / "registry" / "vega-lite" / "-"
     served.mkdir(parents=True)
-    digest = _tarball(str(served / "vega-lite-9.9.9.tgz"), {"build/vega-lite.min.js": "var vegaLite = {};",
-                                                          "LICENSE": "BSD-3-Clause", "src/other.ts": "x"})
+    digest = _tarball(
+        str(served / "vega-lite-9.9.9.tgz"),
+        {"build/vega-lite.min.js": "var vegaLite = {};", "LICENSE": "BSD-3-Clause", "src/other.ts": "x"},
+    )
     monkeypatch.setitem(vendor_js.PINS, "vega-lite", ("9.9.9", digest, ("build/vega-lite.min.js", "LICENSE")))
     return "file://" + str(tmp_path / "registry") + "/%(name)s/-/%(name)s-%(version)s.tgz"
 

@@ -1,5 +1,6 @@
 """The GitHub workflows: nothing here can run them, so actionlint (with shellcheck over the run
 scripts) checks them, and their steps are the Makefile's commands."""
+
 import glob
 import os
 import re
@@ -18,8 +19,14 @@ BIN = os.path.dirname(sys.executable)
 
 def _actionlint(*args, cwd=ROOT):
     env = dict(os.environ, PATH=BIN + os.pathsep + os.environ.get("PATH", ""))
-    return subprocess.run([os.path.join(BIN, "actionlint")] + list(args), cwd=cwd, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    return subprocess.run(
+        [os.path.join(BIN, "actionlint")] + list(args),
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
 
 
 def _workflows():
@@ -54,8 +61,10 @@ def test_actionlint_catches_a_broken_workflow(tmp_path):
     """The check can fail: an unknown event, a bad expression and an unquoted shell variable."""
     broken = str(tmp_path / "broken.yml")
     with open(broken, "w") as f:
-        f.write("on: pull_requests\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
-                "      - run: echo ${{ github.nope }}\n      - run: cd $HOME/x && ls $1\n")
+        f.write(
+            "on: pull_requests\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+            "      - run: echo ${{ github.nope }}\n      - run: cd $HOME/x && ls $1\n"
+        )
     proc = _actionlint(broken)
     assert proc.returncode != 0
     assert "pull_requests" in proc.stdout and "nope" in proc.stdout and "shellcheck" in proc.stdout, proc.stdout
@@ -109,8 +118,9 @@ def test_the_sweep_runs_its_shards_on_one_hardware_class_then_merges_and_deploys
     assert any(s.get("uses", "").startswith("actions/deploy-pages") for s in deploy["steps"])
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     publish = _workflows()["publish.yml"]["concurrency"]["group"]
-    assert deploy["concurrency"]["group"] == publish != doc["concurrency"]["group"], \
+    assert deploy["concurrency"]["group"] == publish != doc["concurrency"]["group"], (
         "deployments take turns with publish.yml's; the hours of shards do not hold its runs"
+    )
 
 
 @pytest.mark.parametrize("name", ["pr-benchmarks.yml", "publish.yml", "sweep.yml"])
@@ -119,7 +129,15 @@ def test_workflow_steps_are_makefile_commands(name):
     for run in _run_steps(_workflows()[name]):
         words = run.replace("${{ matrix.shard }}/${{ strategy.job-total }}", "1/4").split()
         assert words[0] == "make"
-        dry = subprocess.run(["make", "-n"] + [w.replace("$GITHUB_STEP_SUMMARY", "/dev/null").replace('"', "")
-                                               .replace("$BASE_REF", "main") for w in words[1:]],
-                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        dry = subprocess.run(
+            ["make", "-n"]
+            + [
+                w.replace("$GITHUB_STEP_SUMMARY", "/dev/null").replace('"', "").replace("$BASE_REF", "main")
+                for w in words[1:]
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        )
         assert dry.returncode == 0, dry.stdout

@@ -12,6 +12,7 @@ the variants it holds are data, and so are its two timed calls:
 makes room for the next ingest and ``close`` ends the session. None of the three is timed.
 Libraries are imported inside the adapters, so that this package imports in every environment.
 """
+
 from ..registry import Registered, Registry, UnknownFormatError
 from . import duckdb, postgres, questdb, spark, sqlite
 
@@ -22,8 +23,9 @@ class UnknownEngineError(UnknownFormatError):
     pass
 
 
-ENGINES = Registry((engine for family in FAMILIES for engine in family.ENGINES), kind="engine",
-                   unknown=UnknownEngineError)
+ENGINES = Registry(
+    (engine for family in FAMILIES for engine in family.ENGINES), kind="engine", unknown=UnknownEngineError
+)
 
 # The table every case ingests into and queries: one table a session.
 TABLE = "dsib"

@@ -1,5 +1,6 @@
 """ADBC, the same for every driver: the frame goes in as an Arrow table (``adbc_ingest``) and
 comes out as one (``fetch_arrow_table``), each driver's own connection around them."""
+
 from ..formats import _io
 
 

@@ -1,4 +1,5 @@
 """What an engine is to the suite, as data (the registry's shared fields, and its calls)."""
+
 from data_prep.datasets import VARIANTS
 
 from ..registry import Registered
@@ -17,9 +18,28 @@ class Engine(Registered):
     (Spark's JVM), whose peak memory is counted beside the case's; None where there is none.
     ``unmeasured``: {a case's method: why it is not measured for this engine}."""
 
-    def __init__(self, name, label, family, connect, ingest, query, drop, close, needs=(), losses=(),
-                 variants=VARIANTS, description="", server=None, sources=None, queried_as=None, keep=None,
-                 zoned_needs=(), process=None, unmeasured=None):
+    def __init__(
+        self,
+        name,
+        label,
+        family,
+        connect,
+        ingest,
+        query,
+        drop,
+        close,
+        needs=(),
+        losses=(),
+        variants=VARIANTS,
+        description="",
+        server=None,
+        sources=None,
+        queried_as=None,
+        keep=None,
+        zoned_needs=(),
+        process=None,
+        unmeasured=None,
+    ):
         super(Engine, self).__init__(name, label, family, needs, losses, variants, description)
         self.connect = connect
         self.ingest = ingest

@@ -1,6 +1,7 @@
 """DuckDB: a frame registered and copied into a table, read back with ``.df()``; the same through
 Arrow (an Arrow table in, an Arrow table out); through ADBC (the driver duckdb ships,
 ``adbc_driver_duckdb``); and DuckDB writing and reading Parquet files itself."""
+
 import os
 
 from ..formats import _io
@@ -46,8 +47,9 @@ def _copy_in(session, source, table, statement='CREATE TABLE "{table}" AS SELECT
     """``source`` (a frame or an Arrow table) registered as a view and copied by ``statement``."""
     session.connection.register(INPUT, source)
     try:
-        session.connection.execute(statement.format(table=table, input=INPUT,
-                                                    path=session.parquet(table).replace("'", "''")))
+        session.connection.execute(
+            statement.format(table=table, input=INPUT, path=session.parquet(table).replace("'", "''"))
+        )
     finally:
         session.connection.unregister(INPUT)
 
@@ -107,19 +109,63 @@ def _adbc_query(connection, table, datetimes=(), categoricals=(), texts=()):
 
 
 ENGINES = [
-    Engine("duckdb", "DuckDB", "duckdb", Session, _ingest, _query, _drop, _close, needs=(PANDAS, DUCKDB), losses=LOSSES,
-           description="register the frame, CREATE TABLE AS SELECT; SELECT * ... .df()"),
-    Engine("duckdb-arrow", "DuckDB (Arrow)", "duckdb", Session, _arrow_ingest, _arrow_query, _drop, _close,
-           # Through Arrow, an ENUM's dictionary comes back with its values in another order.
-           needs=(PANDAS, PYARROW, DUCKDB), losses=LOSSES + (Loss("category_order"),),
-           description="register pa.Table.from_pandas(frame), CREATE TABLE AS SELECT; to_arrow_table().to_pandas()"),
-    Engine("duckdb-adbc", "DuckDB (ADBC)", "duckdb", _adbc_connect, _adbc.ingest, _adbc_query, dbapi_drop,
-           dbapi_close, needs=(PANDAS, PYARROW, Needs("duckdb", "0.9", modules=("adbc_driver_duckdb.dbapi",)),
-                                  Needs("adbc_driver_manager")),
-           losses=LOSSES,
-           description="adbc_driver_duckdb (shipped with duckdb): cursor.adbc_ingest of an Arrow table, "
-                       "fetch_arrow_table().to_pandas()"),
-    Engine("duckdb-parquet", "DuckDB (its Parquet files)", "duckdb", Session, _parquet_ingest, _parquet_query, _drop,
-           _close, needs=(PANDAS, DUCKDB), losses=LOSSES,
-           description="COPY (SELECT * FROM the frame) TO a Parquet file; SELECT * FROM read_parquet(...).df()"),
+    Engine(
+        "duckdb",
+        "DuckDB",
+        "duckdb",
+        Session,
+        _ingest,
+        _query,
+        _drop,
+        _close,
+        needs=(PANDAS, DUCKDB),
+        losses=LOSSES,
+        description="register the frame, CREATE TABLE AS SELECT; SELECT * ... .df()",
+    ),
+    Engine(
+        "duckdb-arrow",
+        "DuckDB (Arrow)",
+        "duckdb",
+        Session,
+        _arrow_ingest,
+        _arrow_query,
+        _drop,
+        _close,
+        # Through Arrow, an ENUM's dictionary comes back with its values in another order.
+        needs=(PANDAS, PYARROW, DUCKDB),
+        losses=LOSSES + (Loss("category_order"),),
+        description="register pa.Table.from_pandas(frame), CREATE TABLE AS SELECT; to_arrow_table().to_pandas()",
+    ),
+    Engine(
+        "duckdb-adbc",
+        "DuckDB (ADBC)",
+        "duckdb",
+        _adbc_connect,
+        _adbc.ingest,
+        _adbc_query,
+        dbapi_drop,
+        dbapi_close,
+        needs=(
+            PANDAS,
+            PYARROW,
+            Needs("duckdb", "0.9", modules=("adbc_driver_duckdb.dbapi",)),
+            Needs("adbc_driver_manager"),
+        ),
+        losses=LOSSES,
+        description="adbc_driver_duckdb (shipped with duckdb): cursor.adbc_ingest of an Arrow table, "
+        "fetch_arrow_table().to_pandas()",
+    ),
+    Engine(
+        "duckdb-parquet",
+        "DuckDB (its Parquet files)",
+        "duckdb",
+        Session,
+        _parquet_ingest,
+        _parquet_query,
+        _drop,
+        _close,
+        needs=(PANDAS, DUCKDB),
+        losses=LOSSES,
+        description="COPY (SELECT * FROM the frame) TO a Parquet file; SELECT * FROM read_parquet(...).df()",
+    ),
 ]

@@ -9,6 +9,7 @@ opens and stopped by its PID when it closes (the tests' and the cells' checks ou
 starting and stopping are never timed. The server's clock is UTC: zoned timestamps come back in
 UTC, as they went in.
 """
+
 import io
 
 from .. import servers
@@ -39,8 +40,11 @@ class Session(object):
         self.own = held is None
         self.server = servers.postgres(directory) if self.own else held
         try:
-            url = self.server.url if self.own else held.url_of(
-                servers.session_name(directory, "postgres", held.create_schema))
+            url = (
+                self.server.url
+                if self.own
+                else held.url_of(servers.session_name(directory, "postgres", held.create_schema))
+            )
             self.connection = connect(url)
         except BaseException:
             if self.own:
@@ -63,6 +67,7 @@ class Session(object):
             finally:
                 if session.own:
                     session.server.stop()
+
         return close_session
 
 
@@ -95,8 +100,11 @@ def _copy_rows(pandas_table, connection, keys, data_iter):
 
     buffer = io.StringIO()
     csv.writer(buffer).writerows(data_iter)
-    name = '"%s"' % pandas_table.name if pandas_table.schema is None else '"%s"."%s"' % (pandas_table.schema,
-                                                                                           pandas_table.name)
+    name = (
+        '"%s"' % pandas_table.name
+        if pandas_table.schema is None
+        else '"%s"."%s"' % (pandas_table.schema, pandas_table.name)
+    )
     columns = ", ".join('"%s"' % k for k in keys)
     with connection.connection.cursor() as cursor:
         with cursor.copy("COPY %s (%s) FROM STDIN WITH (FORMAT csv)" % (name, columns)) as copy:
@@ -148,17 +156,47 @@ def _on_connection(call):
 
 _sqlalchemy_close = Session.closer(lambda engine: engine.dispose())
 ENGINES = [
-    Engine("postgres-sqlalchemy", "PostgreSQL (SQLAlchemy)", "postgres", Session.opener(_sqlalchemy_engine), _to_sql,
-           _read_sql, _sqlalchemy_drop, _sqlalchemy_close, needs=(PANDAS, SQLALCHEMY, PSYCOPG),
-           server=servers.POSTGRES, losses=LOSSES,
-           description="DataFrame.to_sql / read_sql_query through a SQLAlchemy engine on psycopg"),
-    Engine("postgres-copy", "PostgreSQL (psycopg COPY)", "postgres", Session.opener(_sqlalchemy_engine), _copy_in,
-           _copy_out, _sqlalchemy_drop, _sqlalchemy_close, needs=(PANDAS, SQLALCHEMY, PSYCOPG),
-           server=servers.POSTGRES, losses=LOSSES,
-           description="DataFrame.to_sql(method=COPY ... FROM STDIN as CSV), as pandas documents it; "
-                       "COPY ... TO STDOUT as CSV into read_csv"),
-    Engine("postgres-adbc", "PostgreSQL (ADBC)", "postgres", Session.opener(_adbc_connect), _adbc_ingest, _adbc_query,
-           _on_connection(dbapi_drop), Session.closer(dbapi_close), needs=(PANDAS, PYARROW, ADBC),
-           server=servers.POSTGRES, losses=LOSSES,
-           description="adbc_driver_postgresql: cursor.adbc_ingest of an Arrow table, fetch_arrow_table().to_pandas()"),
+    Engine(
+        "postgres-sqlalchemy",
+        "PostgreSQL (SQLAlchemy)",
+        "postgres",
+        Session.opener(_sqlalchemy_engine),
+        _to_sql,
+        _read_sql,
+        _sqlalchemy_drop,
+        _sqlalchemy_close,
+        needs=(PANDAS, SQLALCHEMY, PSYCOPG),
+        server=servers.POSTGRES,
+        losses=LOSSES,
+        description="DataFrame.to_sql / read_sql_query through a SQLAlchemy engine on psycopg",
+    ),
+    Engine(
+        "postgres-copy",
+        "PostgreSQL (psycopg COPY)",
+        "postgres",
+        Session.opener(_sqlalchemy_engine),
+        _copy_in,
+        _copy_out,
+        _sqlalchemy_drop,
+        _sqlalchemy_close,
+        needs=(PANDAS, SQLALCHEMY, PSYCOPG),
+        server=servers.POSTGRES,
+        losses=LOSSES,
+        description="DataFrame.to_sql(method=COPY ... FROM STDIN as CSV), as pandas documents it; "
+        "COPY ... TO STDOUT as CSV into read_csv",
+    ),
+    Engine(
+        "postgres-adbc",
+        "PostgreSQL (ADBC)",
+        "postgres",
+        Session.opener(_adbc_connect),
+        _adbc_ingest,
+        _adbc_query,
+        _on_connection(dbapi_drop),
+        Session.closer(dbapi_close),
+        needs=(PANDAS, PYARROW, ADBC),
+        server=servers.POSTGRES,
+        losses=LOSSES,
+        description="adbc_driver_postgresql: cursor.adbc_ingest of an Arrow table, fetch_arrow_table().to_pandas()",
+    ),
 ]

@@ -18,6 +18,7 @@ and stopped by its PID. The serialisation alone, into the
 client's in-memory buffer with no server, is ``serialize_rows`` / ``serialize_dataframe``
 (``benchmarks.engines.SerializeForQuestDB``).
 """
+
 import json
 import time
 from collections import namedtuple
@@ -100,8 +101,9 @@ class Session(object):
             if shown > rows:
                 raise AssertionError("QuestDB shows %d rows in %s, %d were sent" % (shown, table, rows))
             if time.monotonic() > deadline:
-                raise AssertionError("QuestDB shows %d of the %d rows sent to %s after %d s"
-                                     % (shown, rows, table, VISIBLE_TIMEOUT))
+                raise AssertionError(
+                    "QuestDB shows %d of the %d rows sent to %s after %d s" % (shown, rows, table, VISIBLE_TIMEOUT)
+                )
             time.sleep(pause)
             pause = min(pause * 2, POLL_MAX)
 
@@ -144,8 +146,12 @@ def _add_rows(target, frame, table):
     columns = [c for c in frame.columns if c != at and c not in symbols]
     for row in frame.itertuples(index=False):
         values = row._asdict()
-        target.row(table, symbols=dict((c, values[c]) for c in symbols),
-                   columns=dict((c, values[c]) for c in columns), at=TimestampNanos(values[at].value))
+        target.row(
+            table,
+            symbols=dict((c, values[c]) for c in symbols),
+            columns=dict((c, values[c]) for c in columns),
+            at=TimestampNanos(values[at].value),
+        )
 
 
 def _add_dataframe(target, frame, table):
@@ -159,6 +165,7 @@ def _ingest_with(add):
         with Sender.from_conf(session.conf) as sender:
             add(sender, frame, session.table(table))
         session.wait_visible(session.table(table), len(frame))
+
     return ingest
 
 
@@ -197,19 +204,48 @@ SERIALIZERS = {"rows": serialize_rows, "dataframe": serialize_dataframe}
 
 _common = dict(needs=(PANDAS, PYARROW, QUESTDB), server=servers.QUESTDB, sources=SOURCES)
 ENGINES = [
-    Engine("questdb-rows", "QuestDB (ILP/HTTP, a row loop)", "questdb", _connect("http"), _ingest_with(_add_rows),
-           _query, _drop, _close, queried_as="questdb-dataframe",
-           description="Sender.row per row over ILP/HTTP, until SELECT count() shows every row; "
-                       "HTTP CSV export into read_csv", **_common),
-    Engine("questdb-dataframe", "QuestDB (ILP/HTTP, dataframe)", "questdb", _connect("http"),
-           _ingest_with(_add_dataframe), _query, _drop, _close,
-           description="Sender.dataframe over ILP/HTTP, until SELECT count() shows every row; "
-                       "HTTP CSV export into read_csv", **_common),
-    Engine("questdb-dataframe-tcp", "QuestDB (ILP/TCP, dataframe)", "questdb", _connect("tcp"),
-           _ingest_with(_add_dataframe), _query, _drop, _close, queried_as="questdb-dataframe",
-           # ILP/TCP speaks protocol version 1 unless told otherwise: the table QuestDB makes from it
-           # keeps its timestamp in microseconds (over HTTP the client negotiates 2: nanoseconds).
-           losses=(Loss("datetime_unit"),),
-           description="Sender.dataframe over ILP/TCP, until SELECT count() shows every row; "
-                       "HTTP CSV export into read_csv", **_common),
+    Engine(
+        "questdb-rows",
+        "QuestDB (ILP/HTTP, a row loop)",
+        "questdb",
+        _connect("http"),
+        _ingest_with(_add_rows),
+        _query,
+        _drop,
+        _close,
+        queried_as="questdb-dataframe",
+        description="Sender.row per row over ILP/HTTP, until SELECT count() shows every row; "
+        "HTTP CSV export into read_csv",
+        **_common,
+    ),
+    Engine(
+        "questdb-dataframe",
+        "QuestDB (ILP/HTTP, dataframe)",
+        "questdb",
+        _connect("http"),
+        _ingest_with(_add_dataframe),
+        _query,
+        _drop,
+        _close,
+        description="Sender.dataframe over ILP/HTTP, until SELECT count() shows every row; "
+        "HTTP CSV export into read_csv",
+        **_common,
+    ),
+    Engine(
+        "questdb-dataframe-tcp",
+        "QuestDB (ILP/TCP, dataframe)",
+        "questdb",
+        _connect("tcp"),
+        _ingest_with(_add_dataframe),
+        _query,
+        _drop,
+        _close,
+        queried_as="questdb-dataframe",
+        # ILP/TCP speaks protocol version 1 unless told otherwise: the table QuestDB makes from it
+        # keeps its timestamp in microseconds (over HTTP the client negotiates 2: nanoseconds).
+        losses=(Loss("datetime_unit"),),
+        description="Sender.dataframe over ILP/TCP, until SELECT count() shows every row; "
+        "HTTP CSV export into read_csv",
+        **_common,
+    ),
 ]

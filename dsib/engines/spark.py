@@ -21,6 +21,7 @@ The JVM ends when its stdin closes (PySpark's gateway watches it): ``close`` sto
 closes that pipe and waits for the JVM by its PID, SIGKILL after ``servers.STOP_TIMEOUT``; when
 the case's process dies, the pipe closes with it.
 """
+
 import os
 import shutil
 import subprocess
@@ -154,14 +155,41 @@ def _drop(session, table):
 
 UNMEASURED = {
     "peakmem_ingest": "createDataFrame's peak memory in the driver is not measured: SPARK-23030's memory figure is "
-                      "toPandas's (the query's), which is measured with the JVM's beside it",
+    "toPandas's (the query's), which is measured with the JVM's beside it",
 }
-_common = dict(needs=(PANDAS, PYARROW, PYSPARK), server=SPARK, sources=SOURCES, losses=LOSSES, keep=_keep,
-               process=_process, unmeasured=UNMEASURED)
+_common = dict(
+    needs=(PANDAS, PYARROW, PYSPARK),
+    server=SPARK,
+    sources=SOURCES,
+    losses=LOSSES,
+    keep=_keep,
+    process=_process,
+    unmeasured=UNMEASURED,
+)
 ENGINES = [
-    Engine("spark", "Spark (Arrow off)", "spark", _connect(False), _ingest, _query, _drop, _close,
-           description="spark.createDataFrame(frame), written to the noop sink; a cached DataFrame's toPandas(); "
-                       "Arrow off", **_common),
-    Engine("spark-arrow", "Spark (Arrow)", "spark", _connect(True), _ingest, _query, _drop, _close,
-           description="the same with spark.sql.execution.arrow.pyspark.enabled (no fallback)", **_common),
+    Engine(
+        "spark",
+        "Spark (Arrow off)",
+        "spark",
+        _connect(False),
+        _ingest,
+        _query,
+        _drop,
+        _close,
+        description="spark.createDataFrame(frame), written to the noop sink; a cached DataFrame's toPandas(); "
+        "Arrow off",
+        **_common,
+    ),
+    Engine(
+        "spark-arrow",
+        "Spark (Arrow)",
+        "spark",
+        _connect(True),
+        _ingest,
+        _query,
+        _drop,
+        _close,
+        description="the same with spark.sql.execution.arrow.pyspark.enabled (no fallback)",
+        **_common,
+    ),
 ]

@@ -5,6 +5,7 @@ SQLite has no time zone, no categorical and no timestamp type of its own: what c
 told apart by the reader's hints, as a user would (``parse_dates``, then ``astype``), and that
 is part of each query's time.
 """
+
 import os
 
 from ..formats import _io
@@ -78,14 +79,45 @@ def _adbc_ingest(connection, frame, table):
 
 
 ENGINES = [
-    Engine("sqlite-sqlalchemy", "SQLite (SQLAlchemy)", "sqlite", _sqlalchemy_connect, _to_sql, _read_sql,
-           _sqlalchemy_drop, lambda engine: engine.dispose(), needs=(PANDAS, SQLALCHEMY), losses=LOSSES,
-           zoned_needs=(TO_SQL_ZONED,),
-           description="DataFrame.to_sql / read_sql_query through a SQLAlchemy engine"),
-    Engine("sqlite-sqlite3", "SQLite (sqlite3, executemany)", "sqlite", _sqlite3_connect, _to_sql, _read_sql,
-           dbapi_drop, dbapi_close, needs=(PANDAS,), losses=LOSSES, zoned_needs=(TO_SQL_ZONED,),
-           description="DataFrame.to_sql / read_sql_query on a sqlite3 connection: the driver's executemany"),
-    Engine("sqlite-adbc", "SQLite (ADBC)", "sqlite", _adbc_connect, _adbc_ingest, _adbc.query, dbapi_drop, dbapi_close,
-           needs=(PANDAS, PYARROW, ADBC), losses=LOSSES,
-           description="adbc_driver_sqlite: cursor.adbc_ingest of an Arrow table, fetch_arrow_table().to_pandas()"),
+    Engine(
+        "sqlite-sqlalchemy",
+        "SQLite (SQLAlchemy)",
+        "sqlite",
+        _sqlalchemy_connect,
+        _to_sql,
+        _read_sql,
+        _sqlalchemy_drop,
+        lambda engine: engine.dispose(),
+        needs=(PANDAS, SQLALCHEMY),
+        losses=LOSSES,
+        zoned_needs=(TO_SQL_ZONED,),
+        description="DataFrame.to_sql / read_sql_query through a SQLAlchemy engine",
+    ),
+    Engine(
+        "sqlite-sqlite3",
+        "SQLite (sqlite3, executemany)",
+        "sqlite",
+        _sqlite3_connect,
+        _to_sql,
+        _read_sql,
+        dbapi_drop,
+        dbapi_close,
+        needs=(PANDAS,),
+        losses=LOSSES,
+        zoned_needs=(TO_SQL_ZONED,),
+        description="DataFrame.to_sql / read_sql_query on a sqlite3 connection: the driver's executemany",
+    ),
+    Engine(
+        "sqlite-adbc",
+        "SQLite (ADBC)",
+        "sqlite",
+        _adbc_connect,
+        _adbc_ingest,
+        _adbc.query,
+        dbapi_drop,
+        dbapi_close,
+        needs=(PANDAS, PYARROW, ADBC),
+        losses=LOSSES,
+        description="adbc_driver_sqlite: cursor.adbc_ingest of an Arrow table, fetch_arrow_table().to_pandas()",
+    ),
 ]

@@ -5,6 +5,7 @@ Benchmarks, the round-trip checks, the fidelity table and the reports all parame
 imported inside the adapters, so that this package imports in every environment of the release
 matrix; ``Format.warm_up`` imports them in ``setup``, outside any timing.
 """
+
 from ..registry import Format, Loss, Needs, Reader, Registry, UnknownFormatError
 from . import arrow, csv, hdf5, json, msgpack, npy, orc, parquet, pickle
 

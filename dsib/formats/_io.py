@@ -1,4 +1,5 @@
 """Helpers the format families share: sources as file objects, Arrow tables, categoricals."""
+
 import io
 
 from ..fidelity import is_nullable

@@ -1,4 +1,5 @@
 """Arrow: Feather v2, the IPC file and stream formats, and the IPC file memory-mapped."""
+
 import io
 
 from ..registry import Format, Needs, Reader
@@ -38,11 +39,13 @@ def _ipc_writer(kind):
         writer.write_table(table)
         writer.close()
         return sink.getvalue().to_pybytes()
+
     return write
 
 
 def _ipc_batch_writer(kind):
     """The writer's file in record batches of a batch: the suite's IPC writer writes one."""
+
     def write(frame, size):
         import pyarrow as pa
 
@@ -54,6 +57,7 @@ def _ipc_batch_writer(kind):
             writer.write_batch(batch)
         writer.close()
         return sink.getvalue().to_pybytes()
+
     return write
 
 
@@ -86,6 +90,7 @@ def _ipc_stream_batches(path, size, datetimes=(), categoricals=(), texts=(), dty
                     yield reader.read_next_batch()
                 except StopIteration:
                     return
+
     return _io.arrow_batches(batches(), categoricals)
 
 
@@ -122,7 +127,7 @@ def touch_every_byte(table):
     total = 0
     for column in table.columns:
         # pyarrow < 0.15 wraps each column's ChunkedArray in a Column
-        for chunk in (column.chunks if hasattr(column, "chunks") else column.data.chunks):
+        for chunk in column.chunks if hasattr(column, "chunks") else column.data.chunks:
             for buf in _buffers(chunk):
                 total += int(np.frombuffer(buf, dtype=np.uint8).sum(dtype=np.uint64))
     return table
@@ -139,22 +144,58 @@ def _mmap_frame(table, datetimes=(), categoricals=(), texts=(), dtypes=()):
 
 
 def _needs_feather_v2():
-    return (Needs("pyarrow", "0.17", why="Feather v2 arrived in pyarrow 0.17", modules=("pyarrow.feather",)),
-            Needs("pandas", "0.24", why="pandas {have} writes Feather through the feather-format package, not "
-                                         "pyarrow"))
+    return (
+        Needs("pyarrow", "0.17", why="Feather v2 arrived in pyarrow 0.17", modules=("pyarrow.feather",)),
+        Needs("pandas", "0.24", why="pandas {have} writes Feather through the feather-format package, not pyarrow"),
+    )
 
 
 FORMATS = [
-    Format("feather", "Feather v2", ".feather", _feather_write, _feather_read, "arrow", needs=_needs_feather_v2(),
-           description="DataFrame.to_feather (lz4) / pyarrow.feather.read_table", columns=_feather_columns,
-           batches=Reader(_ipc_file_batches, writes=_feather_batch_write)),
-    Format("arrow-file", "Arrow IPC file", ".arrow", _ipc_writer("file"), _ipc_file_read, "arrow",
-           needs=(PANDAS, PYARROW), description="uncompressed, read fully into pandas",
-           batches=Reader(_ipc_file_batches, writes=_ipc_batch_writer("file"))),
-    Format("arrow-stream", "Arrow IPC stream", ".arrows", _ipc_writer("stream"), _ipc_stream_read, "arrow",
-           needs=(PANDAS, PYARROW), description="uncompressed, read fully into pandas",
-           batches=Reader(_ipc_stream_batches, writes=_ipc_batch_writer("stream"))),
-    Format("arrow-file-mmap", "Arrow IPC file, memory-mapped + byte sum", ".arrow", _ipc_writer("file"), _mmap_read,
-           "arrow", needs=(PANDAS, PYARROW), writes=False, reads_bytes=False, to_frame=_mmap_frame,
-           description="a memory map of the file, then every byte of every buffer summed; no pandas frame"),
+    Format(
+        "feather",
+        "Feather v2",
+        ".feather",
+        _feather_write,
+        _feather_read,
+        "arrow",
+        needs=_needs_feather_v2(),
+        description="DataFrame.to_feather (lz4) / pyarrow.feather.read_table",
+        columns=_feather_columns,
+        batches=Reader(_ipc_file_batches, writes=_feather_batch_write),
+    ),
+    Format(
+        "arrow-file",
+        "Arrow IPC file",
+        ".arrow",
+        _ipc_writer("file"),
+        _ipc_file_read,
+        "arrow",
+        needs=(PANDAS, PYARROW),
+        description="uncompressed, read fully into pandas",
+        batches=Reader(_ipc_file_batches, writes=_ipc_batch_writer("file")),
+    ),
+    Format(
+        "arrow-stream",
+        "Arrow IPC stream",
+        ".arrows",
+        _ipc_writer("stream"),
+        _ipc_stream_read,
+        "arrow",
+        needs=(PANDAS, PYARROW),
+        description="uncompressed, read fully into pandas",
+        batches=Reader(_ipc_stream_batches, writes=_ipc_batch_writer("stream")),
+    ),
+    Format(
+        "arrow-file-mmap",
+        "Arrow IPC file, memory-mapped + byte sum",
+        ".arrow",
+        _ipc_writer("file"),
+        _mmap_read,
+        "arrow",
+        needs=(PANDAS, PYARROW),
+        writes=False,
+        reads_bytes=False,
+        to_frame=_mmap_frame,
+        description="a memory map of the file, then every byte of every buffer summed; no pandas frame",
+    ),
 ]

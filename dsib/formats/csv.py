@@ -1,4 +1,5 @@
 """CSV: pandas' writer and C parser, pandas' pyarrow engine on the same file, and pyarrow.csv."""
+
 from .. import compat
 from ..registry import Format, Loss, Needs, Reader
 from . import _io
@@ -93,7 +94,9 @@ def _pyarrow_convert(categoricals, texts, names=None, dtypes=()):
 def _pyarrow_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow.csv as pcsv
 
-    table = pcsv.read_csv(_io.arrow_source(source), convert_options=_pyarrow_convert(categoricals, texts, dtypes=dtypes))
+    table = pcsv.read_csv(
+        _io.arrow_source(source), convert_options=_pyarrow_convert(categoricals, texts, dtypes=dtypes)
+    )
     return _io.as_nullable(table.to_pandas(), table, dtypes) if dtypes else table.to_pandas()
 
 
@@ -112,32 +115,78 @@ def _pyarrow_batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes
     import pyarrow.csv as pcsv
 
     # The streaming reader counts bytes, not rows; it takes the column types from its first block.
-    reader = pcsv.open_csv(path, read_options=pcsv.ReadOptions(block_size=size.bytes),
-                           convert_options=_pyarrow_convert(categoricals, texts, dtypes=dtypes))
+    reader = pcsv.open_csv(
+        path,
+        read_options=pcsv.ReadOptions(block_size=size.bytes),
+        convert_options=_pyarrow_convert(categoricals, texts, dtypes=dtypes),
+    )
     for batch in reader:
         table = pa.Table.from_batches([batch])
         yield _io.as_nullable(table.to_pandas(), table, dtypes) if dtypes else table.to_pandas()
 
 
 FORMATS = [
-    Format("csv", "CSV", ".csv", _write, _read, "csv", needs=(PANDAS,),
-           losses=(Loss("datetime_unit", since=("pandas", "3.0")),
-                   # read_csv parses "+00:00" to naive UTC before pandas 0.24
-                   Loss("timezone", below=("pandas", "0.24")),
-                   # pandas < 3's default float parsers can miss the last bit of what to_csv wrote
-                   Loss("float_ulp", below=("pandas", "3.0"))),
-           description="pandas to_csv / read_csv with the C parser", columns=_columns, batches=_batches),
-    Format("csv-pandas-pyarrow", "CSV (read_csv engine=pyarrow)", ".csv", _write, _pandas_pyarrow_read, "csv",
-           needs=(Needs("pandas", "2.0", why="read_csv(engine='pyarrow') arrived in pandas 1.4, and 1.4 and 1.5 fail "
-                        "on these files (OverflowError converting the parsed datetimes); it reads them from 2.0"),
-                  Needs("pyarrow")),
-           writes=False, losses=(Loss("datetime_unit"),),
-           description="written by to_csv, read by pandas.read_csv(engine='pyarrow')", columns=_pandas_pyarrow_columns),
-    Format("csv-pyarrow", "CSV (pyarrow.csv)", ".csv", _pyarrow_write, _pyarrow_read, "csv",
-           needs=(PANDAS, Needs("pyarrow", "7.0", why="pyarrow.csv.write_csv arrived in pyarrow 4.0 and writes "
-                                "zoned timestamps from 7.0", modules=("pyarrow.csv",))),
-           losses=(Loss("datetime_unit"), Loss("category_order")),
-           description="pyarrow.csv.write_csv / read_csv, then to_pandas", columns=_pyarrow_columns,
-           batches=Reader(_pyarrow_batches, needs=(
-               Needs("pyarrow", "2.0", why="pyarrow.csv.open_csv arrived in pyarrow 2.0"),))),
+    Format(
+        "csv",
+        "CSV",
+        ".csv",
+        _write,
+        _read,
+        "csv",
+        needs=(PANDAS,),
+        losses=(
+            Loss("datetime_unit", since=("pandas", "3.0")),
+            # read_csv parses "+00:00" to naive UTC before pandas 0.24
+            Loss("timezone", below=("pandas", "0.24")),
+            # pandas < 3's default float parsers can miss the last bit of what to_csv wrote
+            Loss("float_ulp", below=("pandas", "3.0")),
+        ),
+        description="pandas to_csv / read_csv with the C parser",
+        columns=_columns,
+        batches=_batches,
+    ),
+    Format(
+        "csv-pandas-pyarrow",
+        "CSV (read_csv engine=pyarrow)",
+        ".csv",
+        _write,
+        _pandas_pyarrow_read,
+        "csv",
+        needs=(
+            Needs(
+                "pandas",
+                "2.0",
+                why="read_csv(engine='pyarrow') arrived in pandas 1.4, and 1.4 and 1.5 fail "
+                "on these files (OverflowError converting the parsed datetimes); it reads them from 2.0",
+            ),
+            Needs("pyarrow"),
+        ),
+        writes=False,
+        losses=(Loss("datetime_unit"),),
+        description="written by to_csv, read by pandas.read_csv(engine='pyarrow')",
+        columns=_pandas_pyarrow_columns,
+    ),
+    Format(
+        "csv-pyarrow",
+        "CSV (pyarrow.csv)",
+        ".csv",
+        _pyarrow_write,
+        _pyarrow_read,
+        "csv",
+        needs=(
+            PANDAS,
+            Needs(
+                "pyarrow",
+                "7.0",
+                why="pyarrow.csv.write_csv arrived in pyarrow 4.0 and writes zoned timestamps from 7.0",
+                modules=("pyarrow.csv",),
+            ),
+        ),
+        losses=(Loss("datetime_unit"), Loss("category_order")),
+        description="pyarrow.csv.write_csv / read_csv, then to_pandas",
+        columns=_pyarrow_columns,
+        batches=Reader(
+            _pyarrow_batches, needs=(Needs("pyarrow", "2.0", why="pyarrow.csv.open_csv arrived in pyarrow 2.0"),)
+        ),
+    ),
 ]

@@ -1,4 +1,5 @@
 """HDF5 through PyTables: pandas' HDFStore, "fixed" and "table" layouts, in memory."""
+
 from .. import compat
 from ..registry import Format, Loss, Needs
 from . import _io
@@ -20,6 +21,7 @@ def _writer(layout):
         with pd.HDFStore("dsib-write.h5", mode="w", driver="H5FD_CORE", driver_core_backing_store=0) as store:
             store.put("frame", frame, format=layout, **compat.hdf_put_kwargs())
             return store._handle.get_file_image()
+
     return write
 
 
@@ -27,8 +29,9 @@ def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pandas as pd
 
     if isinstance(source, bytes):
-        store = pd.HDFStore("dsib-read.h5", mode="r", driver="H5FD_CORE", driver_core_image=source,
-                            driver_core_backing_store=0)
+        store = pd.HDFStore(
+            "dsib-read.h5", mode="r", driver="H5FD_CORE", driver_core_image=source, driver_core_backing_store=0
+        )
     else:
         store = pd.HDFStore(source, mode="r")
     with store:
@@ -54,8 +57,28 @@ def _table_batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=(
 
 
 FORMATS = [
-    Format("hdf-fixed", "HDF5 fixed", ".h5", _writer("fixed"), _read, "hdf5", needs=NEEDS, losses=LOSSES,
-           description="pandas HDFStore, format='fixed' (categoricals stored as text)"),
-    Format("hdf-table", "HDF5 table", ".h5", _writer("table"), _read, "hdf5", needs=NEEDS, losses=LOSSES,
-           description="pandas HDFStore, format='table'", columns=_table_columns, batches=_table_batches),
+    Format(
+        "hdf-fixed",
+        "HDF5 fixed",
+        ".h5",
+        _writer("fixed"),
+        _read,
+        "hdf5",
+        needs=NEEDS,
+        losses=LOSSES,
+        description="pandas HDFStore, format='fixed' (categoricals stored as text)",
+    ),
+    Format(
+        "hdf-table",
+        "HDF5 table",
+        ".h5",
+        _writer("table"),
+        _read,
+        "hdf5",
+        needs=NEEDS,
+        losses=LOSSES,
+        description="pandas HDFStore, format='table'",
+        columns=_table_columns,
+        batches=_table_batches,
+    ),
 ]

@@ -1,4 +1,5 @@
 """JSON through pandas: orients split and records, and Rocklin's split without the index."""
+
 from .. import compat
 from ..registry import Format, Loss, Needs
 from . import _io
@@ -16,8 +17,10 @@ def _writer(orient, index=True):
     def write(frame):
         kwargs = {} if index else {"index": False}
         # ISO dates keep time zones; 15 digits is the most to_json writes.
-        return frame.to_json(orient=orient, date_format="iso", date_unit="ns", double_precision=15,
-                             **kwargs).encode("utf-8")
+        return frame.to_json(orient=orient, date_format="iso", date_unit="ns", double_precision=15, **kwargs).encode(
+            "utf-8"
+        )
+
     return write
 
 
@@ -42,21 +45,38 @@ def _reader(orient):
         if not named_dates:
             # What pandas >= 3.1 asks for instead: the date columns parsed after reading (those
             # its default date detection has not parsed already, such as TSBS' "timestamp").
-            frame = frame.assign(**dict((c, pd.to_datetime(frame[c])) for c in datetimes
-                                        if frame[c].dtype.kind != "M"))
+            frame = frame.assign(**dict((c, pd.to_datetime(frame[c])) for c in datetimes if frame[c].dtype.kind != "M"))
         if after:
             frame = frame.astype(after)
         return _io.categorize(frame, categoricals)
+
     return read
 
 
 FORMATS = [
-    Format("json-split", "JSON split", ".json", _writer("split"), _reader("split"), "json", needs=(PANDAS,),
-           losses=LOSSES),
-    Format("json-records", "JSON records", ".json", _writer("records"), _reader("records"), "json", needs=(PANDAS,),
-           # DataFrame(list of dicts) sorted the keys before pandas 0.25
-           losses=LOSSES + (Loss("column_order", below=("pandas", "0.25")),)),
-    Format("json-split-noindex", "JSON split, no index", ".json", _writer("split", index=False), _reader("split"),
-           "json", needs=(Needs("pandas", "0.23", why="to_json(index=False) arrived in pandas 0.23"),),
-           losses=LOSSES, description="Rocklin's json-no-index: values only"),
+    Format(
+        "json-split", "JSON split", ".json", _writer("split"), _reader("split"), "json", needs=(PANDAS,), losses=LOSSES
+    ),
+    Format(
+        "json-records",
+        "JSON records",
+        ".json",
+        _writer("records"),
+        _reader("records"),
+        "json",
+        needs=(PANDAS,),
+        # DataFrame(list of dicts) sorted the keys before pandas 0.25
+        losses=LOSSES + (Loss("column_order", below=("pandas", "0.25")),),
+    ),
+    Format(
+        "json-split-noindex",
+        "JSON split, no index",
+        ".json",
+        _writer("split", index=False),
+        _reader("split"),
+        "json",
+        needs=(Needs("pandas", "0.23", why="to_json(index=False) arrived in pandas 0.23"),),
+        losses=LOSSES,
+        description="Rocklin's json-no-index: values only",
+    ),
 ]

@@ -1,4 +1,5 @@
 """msgpack: dsib's column-wise layout, and pandas' own to_msgpack where pandas still has it."""
+
 from ..registry import Format, Needs
 from . import _io
 
@@ -14,8 +15,16 @@ def _write(frame):
         dtype = series.dtype
         if getattr(dtype, "name", "") == "category":
             codes = np.asarray(series.cat.codes)
-            columns.append([name, "category", codes.dtype.str, codes.tobytes(),
-                            [str(v) for v in series.cat.categories], bool(series.cat.ordered)])
+            columns.append(
+                [
+                    name,
+                    "category",
+                    codes.dtype.str,
+                    codes.tobytes(),
+                    [str(v) for v in series.cat.categories],
+                    bool(series.cat.ordered),
+                ]
+            )
         elif getattr(dtype, "tz", None) is not None:
             values = np.asarray(series.dt.tz_convert(None)).astype("M8[ns]")
             columns.append([name, "datetimetz", str(dtype.tz), values.view("i8").tobytes()])
@@ -41,8 +50,9 @@ def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
             codes = np.frombuffer(column[3], dtype=column[2])
             data[name] = pd.Categorical.from_codes(codes, column[4], ordered=column[5])
         elif kind == "datetimetz":
-            data[name] = pd.DatetimeIndex(np.frombuffer(column[3], dtype="M8[ns]")).tz_localize("UTC") \
-                .tz_convert(column[2])
+            data[name] = (
+                pd.DatetimeIndex(np.frombuffer(column[3], dtype="M8[ns]")).tz_localize("UTC").tz_convert(column[2])
+            )
         elif kind == "array":
             data[name] = np.frombuffer(column[3], dtype=column[2])
         else:
@@ -61,9 +71,24 @@ def _pandas_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
 
 
 FORMATS = [
-    Format("msgpack", "msgpack (columns)", ".msgpack", _write, _read, "msgpack",
-           needs=(Needs("pandas"), Needs("msgpack")), description="numeric columns as raw buffers, text as lists"),
-    Format("pandas-msgpack", "pandas to_msgpack", ".msgpack", _pandas_write, _pandas_read, "msgpack",
-           needs=(Needs("pandas", below="1.0", why="pandas {have} has no to_msgpack (removed in 1.0)"),),
-           description="pandas' own msgpack, removed in pandas 1.0"),
+    Format(
+        "msgpack",
+        "msgpack (columns)",
+        ".msgpack",
+        _write,
+        _read,
+        "msgpack",
+        needs=(Needs("pandas"), Needs("msgpack")),
+        description="numeric columns as raw buffers, text as lists",
+    ),
+    Format(
+        "pandas-msgpack",
+        "pandas to_msgpack",
+        ".msgpack",
+        _pandas_write,
+        _pandas_read,
+        "msgpack",
+        needs=(Needs("pandas", below="1.0", why="pandas {have} has no to_msgpack (removed in 1.0)"),),
+        description="pandas' own msgpack, removed in pandas 1.0",
+    ),
 ]

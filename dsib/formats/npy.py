@@ -1,4 +1,5 @@
 """NumPy .npy: one structured array, so fixed-width columns only."""
+
 import io
 
 from ..registry import Format, Loss, Needs
@@ -25,7 +26,16 @@ def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
 
 
 FORMATS = [
-    Format("npy", "NumPy .npy", ".npy", _write, _read, "numpy", needs=(Needs("pandas"), Needs("numpy")),
-           variants=("plain",), losses=(Loss("timezone"),),
-           description="one structured array: fixed-width columns only"),
+    Format(
+        "npy",
+        "NumPy .npy",
+        ".npy",
+        _write,
+        _read,
+        "numpy",
+        needs=(Needs("pandas"), Needs("numpy")),
+        variants=("plain",),
+        losses=(Loss("timezone"),),
+        description="one structured array: fixed-width columns only",
+    ),
 ]

@@ -1,4 +1,5 @@
 """ORC through pyarrow."""
+
 from ..registry import Format, Loss, Needs
 from . import _io
 
@@ -27,10 +28,20 @@ def _columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
 
 
 FORMATS = [
-    Format("orc", "ORC", ".orc", _write, _read, "orc",
-           needs=(Needs("pandas"), Needs("pyarrow", "4.0", why="pyarrow.orc.write_table arrived in pyarrow 4.0",
-                                         modules=("pyarrow.orc",))),
-           # ORC stores no zone and no dictionary type: categories come back in order of appearance.
-           losses=(Loss("timezone"), Loss("category_order")), description="pyarrow.orc",
-           columns=_columns),
+    Format(
+        "orc",
+        "ORC",
+        ".orc",
+        _write,
+        _read,
+        "orc",
+        needs=(
+            Needs("pandas"),
+            Needs("pyarrow", "4.0", why="pyarrow.orc.write_table arrived in pyarrow 4.0", modules=("pyarrow.orc",)),
+        ),
+        # ORC stores no zone and no dictionary type: categories come back in order of appearance.
+        losses=(Loss("timezone"), Loss("category_order")),
+        description="pyarrow.orc",
+        columns=_columns,
+    ),
 ]

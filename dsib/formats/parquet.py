@@ -1,4 +1,5 @@
 """Parquet: through pyarrow (snappy, uncompressed, zstd) and through fastparquet."""
+
 import io
 
 from ..registry import Format, Loss, Needs, Reader
@@ -15,13 +16,16 @@ def _writer(**options):
         buf = io.BytesIO()
         frame.to_parquet(buf, engine="pyarrow", **options)
         return buf.getvalue()
+
     return write
 
 
 def _batch_writer(**options):
     """The writer's file in row groups of a batch: to_parquet's own are up to 1Mi rows."""
+
     def write(frame, size):
         return _writer(row_group_size=size.rows, **options)(frame)
+
     return write
 
 
@@ -92,17 +96,59 @@ def _fastparquet_columns(path, names, datetimes=(), categoricals=(), texts=(), d
 
 
 FORMATS = [
-    Format("parquet", "Parquet", ".parquet", _writer(), _read, "parquet", needs=(PANDAS, PYARROW),
-           losses=(CATEGORY_ORDER,), description="pyarrow, default options (snappy)", **_pyarrow_readers()),
-    Format("parquet-none", "Parquet (uncompressed)", ".parquet", _writer(compression=None), _read, "parquet",
-           needs=(PANDAS, PYARROW), losses=(CATEGORY_ORDER,), description="pyarrow, compression=None",
-           **_pyarrow_readers(compression=None)),
-    Format("parquet-zstd", "Parquet (zstd)", ".parquet", _writer(compression="zstd"), _read, "parquet",
-           needs=(PANDAS, PYARROW), losses=(CATEGORY_ORDER,), description="pyarrow, compression='zstd'",
-           **_pyarrow_readers(compression="zstd")),
-    Format("fastparquet", "Parquet (fastparquet)", ".parquet", _fastparquet_write, _fastparquet_read, "parquet",
-           needs=(PANDAS, Needs("fastparquet", "2023.10", why="fastparquet {have} writes to file paths only, not "
-                                "into memory (checked: 0.8.x cannot, 2023.10.1 and later can)")),
-           description="fastparquet.write (snappy) / ParquetFile.to_pandas, as pandas' engine='fastparquet'",
-           columns=_fastparquet_columns),
+    Format(
+        "parquet",
+        "Parquet",
+        ".parquet",
+        _writer(),
+        _read,
+        "parquet",
+        needs=(PANDAS, PYARROW),
+        losses=(CATEGORY_ORDER,),
+        description="pyarrow, default options (snappy)",
+        **_pyarrow_readers(),
+    ),
+    Format(
+        "parquet-none",
+        "Parquet (uncompressed)",
+        ".parquet",
+        _writer(compression=None),
+        _read,
+        "parquet",
+        needs=(PANDAS, PYARROW),
+        losses=(CATEGORY_ORDER,),
+        description="pyarrow, compression=None",
+        **_pyarrow_readers(compression=None),
+    ),
+    Format(
+        "parquet-zstd",
+        "Parquet (zstd)",
+        ".parquet",
+        _writer(compression="zstd"),
+        _read,
+        "parquet",
+        needs=(PANDAS, PYARROW),
+        losses=(CATEGORY_ORDER,),
+        description="pyarrow, compression='zstd'",
+        **_pyarrow_readers(compression="zstd"),
+    ),
+    Format(
+        "fastparquet",
+        "Parquet (fastparquet)",
+        ".parquet",
+        _fastparquet_write,
+        _fastparquet_read,
+        "parquet",
+        needs=(
+            PANDAS,
+            Needs(
+                "fastparquet",
+                "2023.10",
+                why="fastparquet {have} writes to file paths only, not "
+                "into memory (checked: 0.8.x cannot, 2023.10.1 and later can)",
+            ),
+        ),
+        description="fastparquet.write (snappy) / ParquetFile.to_pandas, as pandas' engine='fastparquet'",
+        columns=_fastparquet_columns,
+    ),
 ]
