@@ -175,9 +175,9 @@ table: $(BIN)/.ready
 ## record: copy MACHINE's new results into the committed results/ and republish html/ (review, commit)
 # The deliberate step into the committed history. Review and commit both.
 # Results taken under load (or with no load log) are refused; ALLOW_LOAD=1 records them anyway.
-# `full` is recorded apart, in results-full/: it is not published, and the published history's
+# `full` is recorded apart, in records/full-profile-results/: it is not published, and the published history's
 # benchmarks.json (results/) keeps the versions that history was taken at.
-COMMITTED_RESULTS_full := results-full
+COMMITTED_RESULTS_full := records/full-profile-results
 COMMITTED_RESULTS := $(or $(COMMITTED_RESULTS_$(PROFILE)),results)
 record: $(BIN)/.ready
 	$(BIN)/python -m dsib_tools record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed $(COMMITTED_RESULTS) \
@@ -204,9 +204,9 @@ compare: $(BIN)/.ready
 	$(BIN)/python -m dsib_tools machine $(MACHINE)
 	$(BIN)/python -m dsib_tools compare $(BASE) $(COMMIT) --machine $(MACHINE) --factor $(FACTOR) $(if $(SUMMARY),--summary "$(SUMMARY)")
 
-## noise: RUNS A/A comparisons of `make compare`, recorded in noise/ (the gate's noise floor)
-# A comment-only commit against its parent, at NOISE_PROFILE, recorded in noise/<machine>-<profile>.json;
-# with SLOWDOWN="csv.write=1.25 ...", comparisons against a commit that makes those adapters slower, in noise/<machine>-<profile>-slowdown.json
+## noise: RUNS A/A comparisons of `make compare`, recorded in records/noise/ (the gate's noise floor)
+# A comment-only commit against its parent, at NOISE_PROFILE, recorded in records/noise/<machine>-<profile>.json;
+# with SLOWDOWN="csv.write=1.25 ...", comparisons against a commit that makes those adapters slower, in records/noise/<machine>-<profile>-slowdown.json
 RUNS ?= 3
 NOISE_PROFILE ?= pr
 SLOWDOWN ?=
@@ -214,12 +214,12 @@ noise: $(BIN)/.ready
 	$(BIN)/python -m data_prep prepare --profile $(NOISE_PROFILE) --if-missing
 	$(BIN)/python -m dsib_tools machine $(MACHINE)
 	$(BIN)/python -m dsib_tools noise --runs $(RUNS) --factor $(FACTOR) --profile $(NOISE_PROFILE) --machine $(MACHINE) \
-		$(if $(SLOWDOWN),--slowdown $(SLOWDOWN)) -o noise/$(MACHINE)-$(NOISE_PROFILE)$(if $(SLOWDOWN),-slowdown).json
+		$(if $(SLOWDOWN),--slowdown $(SLOWDOWN)) -o records/noise/$(MACHINE)-$(NOISE_PROFILE)$(if $(SLOWDOWN),-slowdown).json
 
-## audit: the post's seven cases timed by asv and outside it, interleaved: checks/audit-MACHINE.json
+## audit: the post's seven cases timed by asv and outside it, interleaved: records/audits/audit-MACHINE.json
 # Fresh processes of asv's environment, the collector on and off, AUDIT_ROUNDS rounds a case.
 # AUDIT_ONLY=<regex>: only the cases whose asv name it finds (e.g. parquet).
-AUDIT_RECORD ?= checks/audit-$(MACHINE).json
+AUDIT_RECORD ?= records/audits/audit-$(MACHINE).json
 AUDIT_ROUNDS ?= 3
 AUDIT_ONLY ?=
 AUDIT_RESULTS := $(BUILD)/audit-results

@@ -17,7 +17,7 @@ separate what the harness changes: the process (forked from a server that import
 against a fresh interpreter) and the collector. The first call of each fresh interpreter is kept
 apart too: it is what a script that reads one file once sees.
 
-The record (``checks/audit-<machine>.json``) keeps every sample of every column, so that the
+The record (``records/audits/audit-<machine>.json``) keeps every sample of every column, so that the
 README's table (``audit-table``) is computed from committed data.
 """
 

@@ -10,7 +10,7 @@ parent, exactly as ``make compare`` would, several times.
   run, which of the cases that call them were flagged and which were missed: the sensitivity of
   the comparison to a real change of that size, as measured on this machine, misses included.
 
-The record (``noise/<machine>-<profile>[-slowdown].json``) keeps the base commit, the gate's cells,
+The record (``records/noise/<machine>-<profile>[-slowdown].json``) keeps the base commit, the gate's cells,
 the sampling, and per run the gate's flags and every cell's raw samples (or, for peak memory and
 file sizes, its value) at both commits. Every figure of the README's tables is recomputed from
 those samples with asv's own statistics and rule (``replay``), and a test checks that the

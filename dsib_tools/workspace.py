@@ -36,7 +36,7 @@ def other_hardware(a, b):
 
 # A model name alone does not tell two CPUs apart: this project's sandbox has reported "AMD EPYC"
 # for two CPUs whose timings of the same case differed 1.5x (asv's Parquet read of the post's month:
-# 61 ms in checks/earlier/audit-epyc-2c-24g.json, 40 ms in checks/audit-epyc-zen5-2c-24g.json).
+# 61 ms in records/audits/earlier/audit-epyc-2c-24g.json, 40 ms in records/audits/audit-epyc-zen5-2c-24g.json).
 _CPU_IDENTITY = ("cpu family", "model", "stepping")
 
 

@@ -18,7 +18,7 @@ GIT = ["git", "-c", "user.name=dsib test", "-c", "user.email=test@dsib.invalid"]
 # The published artefacts that the tests check as committed. `make record` rewrites the working
 # tree's copies on purpose (new results, a republished site) before they are committed, so the
 # tests read HEAD's.
-COMMITTED = ("results", "results-v2", "html")
+COMMITTED = ("results", "records/suite-v2-results", "html")
 
 
 @functools.lru_cache(maxsize=None)
@@ -46,8 +46,9 @@ def documentation():
 
 
 def committed(path):
-    """HEAD's copy of ``path`` under results/ or html/, whatever a local run has written since."""
-    assert path.split("/")[0] in COMMITTED, path
+    """HEAD's copy of ``path`` under results/, html/ or a committed results tree of records/, whatever a
+    local run has written since."""
+    assert any(path == c or path.startswith(c + "/") for c in COMMITTED), path
     return os.path.join(_committed_tree(), path)
 
 

@@ -600,7 +600,7 @@ def test_the_audit_times_the_posts_cases_by_asv_and_outside_it_in_turn(asv_tiny,
     assert len(rows) == 8 and all(row.count("| yes |") + row.count("| no |") == 3 for row in rows[1:]), rows
     assert (
         subprocess.run(
-            ["git", "status", "--porcelain", "--", "checks"],
+            ["git", "status", "--porcelain", "--", "records"],
             cwd=asv_tiny["repo"],
             check=True,
             stdout=subprocess.PIPE,

@@ -1,4 +1,4 @@
-"""The committed record of the reads real work needs (checks/batches-<machine>/: asv's results of
+"""The committed record of the reads real work needs (records/batches/: asv's results of
 benchmarks/batches.py at `default`, with the whole reads and process baselines they are read
 against): every cell measured or skipped for the suite's reason, and the memory targets met.
 Memory, not time: these assertions hold on a busy machine too."""
@@ -14,7 +14,7 @@ from dsib_tools import suite
 
 from .conftest import ROOT
 
-RECORD = os.path.join(ROOT, "checks", "batches-epyc-zen5-2c-24g")
+RECORD = os.path.join(ROOT, "records", "batches")
 MACHINE = "epyc-zen5-2c-24g"
 
 

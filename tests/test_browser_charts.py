@@ -1,5 +1,5 @@
 """The report page's charts (dsib_tools/charts.py, drawn by the vendored Vega-Lite) in a real headless
-Chromium, on a site published into a temporary directory from suite v2's committed run (results-v2/:
+Chromium, on a site published into a temporary directory from suite v2's committed run (records/suite-v2-results/:
 the published history's results/ were taken under the first suite's names, which the grid has not)."""
 
 import functools
@@ -19,7 +19,7 @@ from dsib_tools.suite import GRID, name
 from .conftest import ROOT, committed
 from .test_browser import HTML, _Quiet, _assert_no_severe, _open, _wait_for, browser  # noqa: F401 (fixtures)
 
-RESULTS = committed("results-v2")
+RESULTS = committed("records/suite-v2-results")
 MACHINE = "epyc-zen5-2c-24g"
 
 

@@ -157,8 +157,8 @@ def test_every_curated_environment_ran_the_suite_at_tiny_with_no_failed_cell():
     every environment of asv.conf.json as it was at the check's commit ran, at that commit of this
     history, and no cell failed. Since then only the newest environment changed (the engines'
     libraries), and `make test` runs that one at tiny (test_asv_suite)."""
-    checks = sorted(glob.glob(os.path.join(ROOT, "checks", "matrix-tiny-*.json")))
-    assert checks, "make bench-matrix PROFILE=tiny, then python -m dsib_tools matrix-check -o checks/..."
+    checks = sorted(glob.glob(os.path.join(ROOT, "records", "matrix-checks", "matrix-tiny-*.json")))
+    assert checks, "make bench-matrix PROFILE=tiny, then python -m dsib_tools matrix-check -o records/matrix-checks/..."
     readme = documentation()
     for path in checks:
         with open(path) as f:

@@ -60,11 +60,11 @@ def test_replayed_slowdowns_are_flagged_where_the_noise_allows_and_not_elsewhere
 
 
 def test_the_readme_shows_each_current_noise_record_whose_figures_follow_from_its_raw_samples():
-    """noise/ holds the records of the gate as it is, with raw samples; noise/earlier/, those of
+    """records/noise/ holds the records of the gate as it is, with raw samples; records/noise/earlier/, those of
     earlier gates (derived figures only, no longer shown). Each current record is of this gate,
     names a commit of this history, and its raw samples give, by asv's own rule, the very flags the
     gate raised; test_readme checks that the README's block is its table."""
-    current = sorted(glob.glob(os.path.join(ROOT, "noise", "*.json")))
+    current = sorted(glob.glob(os.path.join(ROOT, "records", "noise", "*.json")))
     assert current, "make noise's record of the gate as it is is committed"
     readme = documentation()
     for path in current:
@@ -72,7 +72,7 @@ def test_the_readme_shows_each_current_noise_record_whose_figures_follow_from_it
         record = noise.load(path)
         assert len(record["runs"]) >= 3
         assert record["cells"] == compare.committed_cells(ROOT, "HEAD"), (
-            "%s is of another gate: move it to noise/earlier/" % path
+            "%s is of another gate: move it to records/noise/earlier/" % path
         )
         assert record["sampling"] == dict(compare.SAMPLING) and record["unsampled"] == dict(compare.UNSAMPLED)
         assert record["thresholds"] == {"memory": compare.MEMORY_FACTOR, "size": compare.SIZE_FACTOR}

@@ -34,7 +34,7 @@ def test_every_table_of_figures_in_the_readme_and_docs_is_generated_and_current(
     commands = [command for _, _, command in readme.blocks(documentation())]
     for kind in (
         "table --results-dir results ",
-        "table --results-dir results-full",
+        "table --results-dir records/full-profile-results",
         "speedups ",
         "matrix-table ",
         "noise-table ",
@@ -80,10 +80,10 @@ def test_a_stale_figure_and_a_typed_table_are_caught(tmp_path):
 def test_readme_rewrites_a_block_from_its_command(tmp_path):
     path = tmp_path / "doc.md"
     path.write_text(
-        "before\n<!-- generated: matrix-table checks/matrix-tiny-epyc-2c-24g.json -->\nold\n"
+        "before\n<!-- generated: matrix-table records/matrix-checks/matrix-tiny-epyc-2c-24g.json -->\nold\n"
         "<!-- /generated -->\nafter\n"
     )
-    shutil.copytree(os.path.join(ROOT, "checks"), str(tmp_path / "checks"))
+    shutil.copytree(os.path.join(ROOT, "records"), str(tmp_path / "records"))
     proc = subprocess.run(
         [sys.executable, "-m", "dsib_tools", "readme", "--path", str(path)],
         cwd=str(tmp_path),

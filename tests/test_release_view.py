@@ -281,7 +281,7 @@ def test_bytes_are_written_in_binary_units():
 
 
 def test_cases_outside_the_release_selection_say_they_are_newest_only_instead_of_gaps(tmp_path):
-    """Suite v2's committed run (results-v2/) as the newest release, and beside it the same file posed
+    """Suite v2's committed run (records/suite-v2-results/) as the newest release, and beside it the same file posed
     as an older release that ran what the release matrix runs: the benchmarks the selection leaves
     out are absent from it, and the cells of a selected benchmark that it leaves out are asv's
     skipped (what a run's -b writes). The durable write stays in the posed release: a case with a
@@ -292,7 +292,7 @@ def test_cases_outside_the_release_selection_say_they_are_newest_only_instead_of
     from dsib_tools import matrix
 
     results_dir = str(tmp_path / "results")
-    shutil.copytree(committed("results-v2"), results_dir)
+    shutil.copytree(committed("records/suite-v2-results"), results_dir)
     (newest,) = glob.glob(os.path.join(results_dir, "*", "*-env-*.json"))
     machine = os.path.basename(os.path.dirname(newest))
     posed = pose_as(newest, results_dir, pyarrow="25.0.1", pandas="2.3.3")

@@ -1,4 +1,4 @@
-"""Suite v2's committed run (results-v2/): the newest environment on one machine, every engine's
+"""Suite v2's committed run (records/suite-v2-results/): the newest environment on one machine, every engine's
 cases measured with 0 failed cells, and the report's side-by-side tables filled from it.
 
 results/ holds the published history, taken by the first suite under other names; suite v2's
@@ -20,7 +20,7 @@ from dsib_tools.report import ENGINE_COMPARISONS, STUDY_COMPARISONS
 
 from .conftest import ROOT, committed
 
-RESULTS = committed("results-v2")
+RESULTS = committed("records/suite-v2-results")
 MACHINE = "epyc-zen5-2c-24g"
 
 
