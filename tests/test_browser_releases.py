@@ -22,7 +22,8 @@ from .test_browser import (
     _assert_no_severe,
     _open,
     _wait_for,
-    browser,  # noqa: F401
+    browser,  # noqa: F401 (a fixture)
+    site,  # noqa: F401 (a fixture)
 )
 
 PLOTTED = RELEASE_PLOTTED

@@ -1,0 +1,316 @@
+"""The release view's data: every published case's medians and spreads across library releases (one
+environment a release), the headline figures, the cells outside the release matrix, and the steps up
+that asv's step detection finds along each case. release_view writes the pages of it."""
+
+import itertools
+import math
+
+from asv.benchmarks import Benchmarks
+from asv.config import Config
+from asv.results import iter_results_for_machine
+from asv.step_detect import solve_potts_approx
+from packaging.version import InvalidVersion, Version
+
+from . import suite
+from .matrix import NEWEST_ONLY_NOTE, in_release
+from .report import markdown_table, param_names
+
+PUBLISHED_PROFILE = "default"
+# Each view orders the environments by these result params, most significant first.
+VIEWS = {"pyarrow": ("pyarrow", "pandas", "python"), "pandas": ("pandas", "pyarrow", "python")}
+FORMAT_LABELS = {"parquet": "Parquet", "csv": "CSV", "feather": "Feather"}
+# (label, [case ids, the first one present wins]): the figures the page opens with. The post's
+# cases are also found under their first suite's names, in history taken before the reorganisation.
+HEADLINES = [
+    (
+        "%s %s, %s" % (FORMAT_LABELS[f], case.label.split()[1].lower(), case.given["variant"]),
+        suite.post_case_ids(case, f),
+    )
+    for case in suite.POST_2019
+    if "variant" in case.given
+    for f in ("parquet", "csv")
+] + [
+    (
+        "%s %s, nyc_taxi plain (every format)" % (FORMAT_LABELS[f], op),
+        [suite.case_id(suite.name(cls, method), ["nyc_taxi", f, "plain"])],
+    )
+    for op, cls, method in (
+        ("read", suite.reads.ReadFromPageCache, "time_read"),
+        ("write", suite.writes.WriteToBytes, "time_write"),
+    )
+    for f in ("parquet", "feather", "csv")
+]
+
+
+def _version(text):
+    try:
+        return Version(text)
+    except (InvalidVersion, TypeError):
+        return Version("0")  # the library is absent from that environment: first in its order
+
+
+def release_label(params):
+    return "pyarrow %s / pandas %s / py%s" % tuple(params.get(k) or "-" for k in ("pyarrow", "pandas", "python"))
+
+
+# The str and cat frames are built from Python str objects (data_prep.frames); pandas 3 stores
+# such text as its Arrow-backed "str" dtype where pyarrow is installed, earlier pandas as objects.
+# A str or cat figure across that line compares two different frames, and says so.
+TEXT_VARIANTS = ("str", "cat")
+
+
+def text_kind(params):
+    """What the text of the str and cat frames is in an environment of these pins."""
+    pandas = params.get("pandas")
+    if not pandas or _version(pandas) < Version("3"):
+        return "Python objects"
+    return "Arrow-backed str" if params.get("pyarrow") else "Python-backed str"
+
+
+def text_change(before, after):
+    """ "text: Python objects → Arrow-backed str" where the text variants' frames differ in kind
+    between two environments' pins; None where they are alike."""
+    kinds = text_kind(before), text_kind(after)
+    return None if kinds[0] == kinds[1] else "text: %s → %s" % kinds
+
+
+def kind_change(case_params, before, after):
+    """``text_change`` for a case of a text variant; None for any other case."""
+    return text_change(before, after) if case_params.get("variant") in TEXT_VARIANTS else None
+
+
+def asv_config(results_dir):
+    """The little of asv's Config that its loaders read: where the results are."""
+    conf = Config()
+    conf.results_dir = results_dir
+    return conf
+
+
+def load_benchmarks(results_dir):
+    return Benchmarks.load(asv_config(results_dir))
+
+
+def drop_stale_results(res, benchmarks):
+    """What asv publish does: a result whose benchmark version is not benchmarks.json's is ignored."""
+    for key in set(res.get_all_result_keys()) - res.get_result_keys(benchmarks):
+        res.remove_result(key)
+    return res
+
+
+def published_results(results_dir, machine, benchmarks):
+    """One asv Results per release (python, pyarrow, pandas) at the published scale: the newest
+    commit's. An environment rebuilt with other optional libraries but the same releases is the
+    same point on the x-axis, so the newer of the two stands for it."""
+    newest = {}
+    for res in iter_results_for_machine(results_dir, machine):
+        if (res.env_vars or {}).get("DSIB_PROFILE") != PUBLISHED_PROFILE:
+            continue
+        key = release_label(res.params)
+        age = (res.date or 0, max(res.started_at.values() or [0]))
+        if key not in newest or age > newest[key][0]:
+            newest[key] = (age, res)
+    results = [drop_stale_results(res, benchmarks) for _, res in newest.values()]
+    return sorted(results, key=lambda r: [_version(r.params.get(k)) for k in VIEWS["pyarrow"]])
+
+
+def _cell(value):
+    """JSON for one value: a number, "skipped" (asv's NaN) or "failed" (asv's None)."""
+    if value is None:
+        return "failed"
+    return "skipped" if math.isnan(value) else value
+
+
+def is_number(cell):
+    return isinstance(cell, (int, float)) and not isinstance(cell, bool)
+
+
+def _stored(res, name):
+    """{parameter combination: cell} of one benchmark in one Results; empty where it did not run."""
+    if name not in res.get_all_result_keys():
+        return {}
+    params = res.get_result_params(name)
+    return dict(zip(itertools.product(*params), map(_cell, res.get_result_value(name, params))))
+
+
+def _spread(stats):
+    """[q_25, q_75, samples] of one cell's asv statistics; None where the run kept none."""
+    if not stats or stats.get("repeat") is None:
+        return None
+    return [stats.get("q_25"), stats.get("q_75"), stats["repeat"]]
+
+
+def _stored_spread(res, name):
+    """{parameter combination: spread} of one benchmark in one Results."""
+    if name not in res.get_all_result_keys():
+        return {}
+    params = res.get_result_params(name)
+    stats = res.get_result_stats(name, params) or []
+    return dict(zip(itertools.product(*params), map(_spread, stats)))
+
+
+def case_rows(benchmarks, results):
+    """(id, benchmark, {param: value}, unit, [cell per environment], [spread per environment]) for
+    every case with a number; a cell is None where the environment has no result for the case, a
+    spread [q_25, q_75, samples] or None."""
+    for name in sorted(benchmarks):
+        bench = benchmarks[name]
+        stored = [_stored(res, name) for res in results]
+        spreads = [_stored_spread(res, name) for res in results]
+        for combo in itertools.product(*bench["params"]):
+            cells = [s.get(combo) for s in stored]
+            if any(map(is_number, cells)):
+                given = [p.strip("'\"") for p in combo]
+                yield (
+                    "/".join([name] + given),
+                    name,
+                    dict(zip(bench["param_names"], given)),
+                    bench["unit"],
+                    cells,
+                    [s.get(combo) if is_number(c) else None for s, c in zip(spreads, cells)],
+                )
+
+
+def summary(cells, order):
+    """Per case in one order of releases: the best release (lowest median: every unit here is
+    seconds or bytes), the previous and the newest that have a number, and best / newest and
+    previous / newest (> 1: the newest is faster or smaller); None where fewer than two have one."""
+    have = [i for i in order if is_number(cells[i])]
+    if len(have) < 2:
+        return None
+    newest, previous = have[-1], have[-2]
+    best = min(have, key=lambda i: cells[i])
+
+    def ratio(i):
+        return cells[i] / cells[newest] if cells[newest] else None
+
+    return {
+        "best": best,
+        "previous": previous,
+        "newest": newest,
+        "best_ratio": ratio(best),
+        "previous_ratio": ratio(previous),
+    }
+
+
+# asv's step detection fits a piecewise-constant level to the log of the medians (so that a step is a
+# ratio whatever the case's scale), paying log(STEP_PENALTY) per new level: with one point per release
+# (asv's autogamma expects a long commit history and fits a single level to 14 points), a lasting
+# shift or a one-release spike of about this ratio or more becomes a step.
+STEP_PENALTY = 1.25
+
+
+def _disjoint(a, b):
+    """Whether two [q_25, q_75, n] spreads are known and do not overlap."""
+    if not (a and b and a[2] > 1 and b[2] > 1 and all(is_number(q) for q in a[:2] + b[:2])):
+        return False
+    return a[0] > b[1] or b[0] > a[1]
+
+
+def steps_up(cells, spread, order, penalty=STEP_PENALTY):
+    """The upward steps (slower, larger) of one case along ``order``: (before, after, after / before)
+    between neighbouring releases with numbers where asv's Potts solver starts a new level, the
+    ratio is ``penalty`` or more, and the two interquartile ranges do not overlap (where either
+    release has one sample, the ratio alone decides)."""
+    have = [i for i in order if is_number(cells[i]) and cells[i] > 0]
+    if len(have) < 2:
+        return []
+    right, _, _ = solve_potts_approx([math.log(cells[i]) for i in have], [1.0] * len(have), gamma=math.log(penalty))
+    found = []
+    for boundary in right[:-1]:
+        before, after = have[boundary - 1], have[boundary]
+        ratio = cells[after] / cells[before]
+        sampled = all(spread[i] and spread[i][2] > 1 for i in (before, after))
+        if ratio >= penalty and (_disjoint(spread[before], spread[after]) or not sampled):
+            found.append((before, after, ratio))
+    return found
+
+
+# A cell of a case outside the release-tracking selection, in an environment other than the newest:
+# not a gap (skipped, failed, missing), a case the release matrix does not run.
+NOT_IN_MATRIX = "newest only"
+
+
+def _current_names():
+    return set(suite.name(cls, m) for cls in suite.classes() for m in suite.methods(cls))
+
+
+def mark_newest_only(case, newest, current=None):
+    """A case of the suite outside the release matrix's selection (``matrix.RELEASE``) is measured
+    on the newest environment only (``newest``: its index): where no other environment has a
+    number for it, it says so, and those environments' cells that hold nothing say why instead of
+    being gaps (asv's skipped, which is what a run's -b writes for a cell it leaves out, or
+    nothing). The first suite's names (history taken in every environment) are left as they are."""
+    current = _current_names() if current is None else current
+    elsewhere = any(is_number(v) for i, v in enumerate(case["values"]) if i != newest)
+    if case["benchmark"] not in current or elsewhere or in_release(case["benchmark"], list(case["params"].values())):
+        case["newest_only"] = None
+        return case
+    case["newest_only"] = NEWEST_ONLY_NOTE
+    # asv writes a cell that a run's -b leaves out as skipped (NaN): here, the selection left it out.
+    case["values"] = [
+        NOT_IN_MATRIX if v in (None, "skipped") and i != newest else v for i, v in enumerate(case["values"])
+    ]
+    return case
+
+
+def build(results_dir, machine):
+    """The page's data, as plain JSON-able structures."""
+    from .load import Machine, describe_load
+
+    benchmarks = load_benchmarks(results_dir)
+    results = published_results(results_dir, machine, benchmarks)
+    loads = Machine(results_dir, machine)
+    envs = [
+        dict(
+            [(k, res.params.get(k)) for k in ("python", "pyarrow", "pandas", "numpy")],
+            label=release_label(res.params),
+            env_name=res.env_name,
+            commit=res.commit_hash[:8],
+            load=describe_load(loads.run(res)),
+            under_load=len(loads.busy_keys(res)),
+            text=text_kind(res.params),
+        )
+        for res in results
+    ]
+    orders = dict(
+        (view, sorted(range(len(results)), key=lambda i: [_version(envs[i][k]) for k in keys]))
+        for view, keys in VIEWS.items()
+    )
+    cases = [
+        {
+            "id": ident,
+            "benchmark": name,
+            "params": params,
+            "unit": unit,
+            "values": cells,
+            "spread": spread,
+            "headline": dict((view, summary(cells, order)) for view, order in orders.items()),
+            "steps": dict((view, steps_up(cells, spread, order)) for view, order in orders.items()),
+        }
+        for ident, name, params, unit, cells, spread in case_rows(benchmarks, results)
+    ]
+    current = _current_names()
+    for case in cases:
+        mark_newest_only(case, orders["pyarrow"][-1] if results else None, current)
+        for h in case["headline"].values():
+            if h is not None:
+                for which in ("best", "previous"):
+                    h[which + "_kinds"] = kind_change(
+                        case["params"], results[h[which]].params, results[h["newest"]].params
+                    )
+    known = set(c["id"] for c in cases)
+    names = param_names(results_dir)
+    return {
+        "machine": machine,
+        "profile": PUBLISHED_PROFILE,
+        "envs": envs,
+        "views": VIEWS,
+        "orders": orders,
+        "cases": cases,
+        "headlines": [
+            (label, [i for i in idents if i in known][0])
+            for label, idents in HEADLINES
+            if any(i in known for i in idents)
+        ],
+        "tables_2019": [markdown_table(res, names, with_2019=True, load=loads) for res in results],
+    }

@@ -1,0 +1,227 @@
+"""The databases-and-engines report: each engine's ingest, query and peak memory, the comparisons
+of two paths into one engine, and the studies' figures beside this suite's."""
+
+from .report_cells import MIB, _cell, _missing, _relative_spread, _speedup, _under_load, format_seconds, skip_reason
+
+
+# The studies' comparisons of two paths into and out of one engine: (label, path, baseline).
+ENGINE_COMPARISONS = (
+    ("SQLite: ADBC against SQLAlchemy", "sqlite-adbc", "sqlite-sqlalchemy"),
+    ("SQLite: the sqlite3 driver's executemany against SQLAlchemy", "sqlite-sqlite3", "sqlite-sqlalchemy"),
+    ("DuckDB: through Arrow against .df()", "duckdb-arrow", "duckdb"),
+    ("DuckDB: ADBC against .df()", "duckdb-adbc", "duckdb"),
+    ("DuckDB: its own Parquet file against its table", "duckdb-parquet", "duckdb"),
+    ("PostgreSQL: ADBC against SQLAlchemy", "postgres-adbc", "postgres-sqlalchemy"),
+    ("PostgreSQL: psycopg's COPY against SQLAlchemy", "postgres-copy", "postgres-sqlalchemy"),
+    ("QuestDB: dataframe() against the row loop, with the insert (ILP/HTTP)", "questdb-dataframe", "questdb-rows"),
+    ("Spark: Arrow on against off", "spark-arrow", "spark"),
+)
+# The studies' own figures beside this suite's (``../shared/seeds``): (label, study, the study's
+# figure, what this suite compares: "serialize" or a comparison above and its column, the variant).
+# QuestDB's study holds its ten tags as symbols (`cat`); SPARK-23030 times random doubles (`plain`).
+QUESTDB_STUDY = "QuestDB's TSBS ingestion study (py-tsbs-benchmark)"
+SPARK_STUDY = "SPARK-23030 (Arrow's stream format, Spark 2.4)"
+STUDY_COMPARISONS = (
+    (
+        "QuestDB: dataframe() against the row loop, serialisation alone",
+        QUESTDB_STUDY,
+        "~58x single-threaded (1 M rows by the loop, 10 M by dataframe(), MiB/s)",
+        ("serialize", 0),
+        "cat",
+    ),
+    (
+        "QuestDB: dataframe() against the row loop, with the insert (ILP/HTTP)",
+        QUESTDB_STUDY,
+        "~28x single-threaded, including the database insert",
+        ("QuestDB: dataframe() against the row loop, with the insert (ILP/HTTP)", 0),
+        "cat",
+    ),
+    (
+        "Spark: Arrow on against off, createDataFrame",
+        SPARK_STUDY,
+        "none for on against off: Arrow's stream format against its file format, 1.18x (10 M rows, a 32-core cluster)",
+        ("Spark: Arrow on against off", 0),
+        "plain",
+    ),
+    (
+        "Spark: Arrow on against off, toPandas",
+        SPARK_STUDY,
+        "none for on against off: Arrow's stream format against its file format, 1.08x (33.5 M rows)",
+        ("Spark: Arrow on against off", 1),
+        "plain",
+    ),
+)
+ENGINES_LEGEND = (
+    "Databases and engines: the frame into a new table (ingest) and the whole table back into a "
+    "frame (query), asv's medians with half the interquartile range as a share of the median (±) and "
+    "the samples (n); peak memory is the case's process's peak RSS in MiB, one measurement, and "
+    "where the engine works in a server held for the run (PostgreSQL, QuestDB), + the server's peak "
+    "RSS during one more call (its process tree's, PostgreSQL's backends included: a sum of each "
+    "process's peak, an upper bound where they share pages) = the two together. "
+    "Paths compared: the baseline's median time over the path's, above 1 where the path is faster."
+)
+
+
+def _engine_cell(res, names, cls, benchmark, given, reasons, kind="time", load=None, why=None):
+    """``why``: the cell to ask the skip reason of, where it is not ``given`` (QuestDB's
+    serialisation skips where ``questdb-dataframe``'s ingest does)."""
+    value, stats = _cell(res, names, benchmark, given)
+    if benchmark not in res.get_all_result_keys():
+        return "not run"
+    if value is None:
+        return "failed"
+    if _missing(value):
+        from dsib.engines import ENGINES
+
+        engine = ENGINES[given["engine"]] if given.get("engine") in ENGINES else None
+        # A case an engine does not measure, by the suite's choice (Spark's createDataFrame memory).
+        reason = (engine and engine.unmeasured.get(benchmark.rsplit(".", 1)[-1])) or skip_reason(
+            res, cls.operation, why or given
+        )
+        if reason not in reasons:
+            reasons.append(reason)
+        return "skip %d" % (reasons.index(reason) + 1)
+    if kind == "mib":
+        return "%.0f" % (value / MIB)
+    return format_seconds(value) + _relative_spread(value, stats) + _under_load(res, benchmark, load)
+
+
+def _memory_cell(res, names, cls, client, server, serves, given, reasons):
+    """The client's peak MiB (``client``, asv's ``peakmem_``); for an engine of ``serves`` (a
+    server's), "client + server = both", the server's peak from ``server`` (``track_server_peakmem_``)."""
+    shown = _engine_cell(res, names, cls, client, given, reasons, "mib")
+    if given["engine"] not in serves or not shown.isdigit():
+        return shown
+    if server not in res.get_all_result_keys():
+        return shown + " + not measured"
+    value = _cell(res, names, server, given)[0]
+    if value is None or _missing(value):
+        return shown + " + " + _engine_cell(res, names, cls, server, given, reasons, "mib")
+    both = _cell(res, names, client, given)[0] + value
+    return "%s + %.0f = %.0f" % (shown, value / MIB, both / MIB)
+
+
+def _measured_on(engine, source):
+    return engine.sources is None or source in engine.sources
+
+
+def engines_report(res, names, sources, variants, load=None):
+    """Markdown: per source and variant, each engine measured on it with its ingest and query and
+    their peak memory; QuestDB's serialisation alone; the comparisons of two paths, and the
+    studies' figures beside this suite's."""
+    from benchmarks.engines import IngestIntoEngine, QueryFromEngine, SerializeForQuestDB
+    from dsib.engines import ENGINES
+
+    from .suite import name
+
+    columns = [
+        (label, cls, name(cls, method), kind)
+        for label, cls, method, kind in (
+            ("ingest", IngestIntoEngine, "time_ingest", "time"),
+            ("query", QueryFromEngine, "time_query", "time"),
+        )
+    ]
+    # Peak memory: the case's process, and the server's where the engine works in one.
+    memory = [
+        (label, cls, name(cls, client), name(cls, server), set(getattr(cls, server).params[1]))
+        for label, cls, client, server in (
+            ("ingest peak MiB (client + server)", IngestIntoEngine, "peakmem_ingest", "track_server_peakmem_ingest"),
+            ("query peak MiB (client + server)", QueryFromEngine, "peakmem_query", "track_server_peakmem_query"),
+        )
+    ]
+    blocks = [ENGINES_LEGEND]
+    for source in sources:
+        for variant in variants:
+            reasons = []
+            lines = [
+                "| %s / %s | %s |" % (source, variant, " | ".join(c[0] for c in columns + memory)),
+                "|---|" + "|".join("---:" for _ in columns + memory) + "|",
+            ]
+            for engine in (e for e in ENGINES.values() if _measured_on(e, source)):
+                given = {"source": source, "engine": engine.name, "variant": variant}
+                lines.append(
+                    "| %s | %s |"
+                    % (
+                        engine.label,
+                        " | ".join(
+                            [
+                                _engine_cell(res, names, cls, benchmark, given, reasons, kind, load)
+                                for _, cls, benchmark, kind in columns
+                            ]
+                            + [
+                                _memory_cell(res, names, cls, client, server, serves, given, reasons)
+                                for _, cls, client, server, serves in memory
+                            ]
+                        ),
+                    )
+                )
+            if reasons:
+                lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
+            blocks.append("\n".join(lines))
+    serialize = [
+        (path, name(SerializeForQuestDB, method)) for path in ("rows", "dataframe") for method in ("time_serialize",)
+    ]
+    serialized = {}
+    for source in (s for s in sources if s in SerializeForQuestDB.params[0]):
+        reasons = []
+        lines = [
+            "| QuestDB's serialisation alone, no server / %s | %s |" % (source, " | ".join(variants)),
+            "|---|" + "|".join("---:" for _ in variants) + "|",
+        ]
+        for path, benchmark in serialize:
+            cells = []
+            for variant in variants:
+                given = {"source": source, "path": path, "variant": variant}
+                serialized[source, path, variant] = _cell(res, names, benchmark, given)[0]
+                cells.append(
+                    _engine_cell(
+                        res,
+                        names,
+                        IngestIntoEngine,
+                        benchmark,
+                        given,
+                        reasons,
+                        "time",
+                        load,
+                        why=dict(given, engine="questdb-dataframe"),
+                    )
+                )
+            lines.append(
+                "| %s | %s |"
+                % ({"rows": "the row loop (Buffer.row)", "dataframe": "Buffer.dataframe()"}[path], " | ".join(cells))
+            )
+        lines.append(
+            "| dataframe() against the row loop | %s |"
+            % " | ".join(_speedup(serialized[source, "dataframe", v], serialized[source, "rows", v]) for v in variants)
+        )
+        if reasons:
+            lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
+        blocks.append("\n".join(lines))
+    lines = [
+        "| paths compared | source / variant | ingest: baseline / path | query: baseline / path |",
+        "|---|---|---:|---:|",
+    ]
+    ratios_of = {}
+    for label, path, baseline in ENGINE_COMPARISONS:
+        for source in (s for s in sources if _measured_on(ENGINES[path], s) and _measured_on(ENGINES[baseline], s)):
+            for variant in variants:
+                ratios = []
+                for _, _, benchmark, _ in columns[:2]:
+                    fast = _cell(res, names, benchmark, {"source": source, "engine": path, "variant": variant})[0]
+                    slow = _cell(res, names, benchmark, {"source": source, "engine": baseline, "variant": variant})[0]
+                    ratios.append(_speedup(fast, slow))
+                ratios_of[label, source, variant] = ratios
+                lines.append("| %s | %s / %s | %s |" % (label, source, variant, " | ".join(ratios)))
+    blocks.append("\n".join(lines))
+    if "tsbs_cpu" in sources:
+        lines = ["| beside the studies | study | the study's figure | this suite (tsbs_cpu) |", "|---|---|---|---:|"]
+        for label, study, figure, (comparison, column), variant in STUDY_COMPARISONS:
+            if comparison == "serialize":
+                ours = _speedup(
+                    serialized.get(("tsbs_cpu", "dataframe", variant)), serialized.get(("tsbs_cpu", "rows", variant))
+                )
+            else:
+                ours = ratios_of.get((comparison, "tsbs_cpu", variant), ["n/a", "n/a"])[column]
+            lines.append("| %s | %s | %s | %s: %s |" % (label, study, figure, variant, ours))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)

@@ -1,0 +1,225 @@
+"""The every-format grid report (a table and a chart per source and variant) and the continuous
+read in batches against its memory budget, read from asv results."""
+
+from .report_cells import (
+    DATA_BYTES,
+    MIB,
+    _case,
+    _cell,
+    _missing,
+    _param_values,
+    _relative_spread,
+    _under_load,
+    case_value,
+    format_seconds,
+    format_with_spread,
+    skip_reason,
+)
+
+
+GRID_LEGEND = (
+    "Times are asv's medians, with half the interquartile range as a share of the median "
+    "(±) and the number of samples (n). Peak memory and sizes are one measurement each; "
+    "MiB/s is the data's logical bytes over the median time: numbers at their width, timestamps 8 bytes, "
+    "text its UTF-8 bytes, categoricals their codes and categories, counted from the store "
+    "(sizes.Sizes.track_data_bytes), so the same in every release whatever pandas makes of the text; n/a "
+    'in runs that did not record them. "not run": the run has no such case (results '
+    'of the first suite, whose cases had other names, or a run of some cases only). "under load": other '
+    "processes used a quarter of a core or more, or the hypervisor took 5 % or more (steal), while "
+    "the case ran (dsib_tools/load.py)."
+)
+
+
+def grid_cell(res, names, row, fmt, given, reasons, load=None):
+    """One cell's text; a skip is a footnote mark whose reason ``reasons`` collects."""
+    from dsib.formats import FORMATS
+
+    from .suite import name
+
+    benchmark = name(row.cls, row.method)
+    if benchmark not in res.get_all_result_keys():
+        return "not run"  # results of another suite, or a run of some cases only (-b)
+    value, stats = _case(res, names, benchmark, fmt, given)
+    if value is None and fmt not in _param_values(res, names, benchmark, "format"):
+        value = float("nan")  # not a parameter: a format without the reader the case times
+    if value is None:
+        return "failed"
+    if _missing(value):
+        reason = skip_reason(res, row.cls.operation, dict(given, format=fmt))
+        if reason not in reasons:
+            reasons.append(reason)
+        return "skip %d" % (reasons.index(reason) + 1)
+    if row.kind == "time":
+        return format_seconds(value) + _relative_spread(value, stats) + _under_load(res, benchmark, load)
+    if row.kind == "mib":
+        return "%.0f" % (value / MIB) if value >= MIB else "%.2f" % (value / MIB)
+    if not FORMATS[fmt].builds_frame:
+        return "no frame"
+    from benchmarks import sizes
+
+    data = case_value(res, names, name(sizes.Sizes, DATA_BYTES), fmt, given)
+    return "n/a" if _missing(data) or value <= 0 else "%.0f" % (data / MIB / value)
+
+
+def measured_on(rows, source):
+    """The rows whose operation measures ``source`` (the reads real work needs: the first taxi grid
+    and a table you brought)."""
+    from dsib.cases import get_operation
+
+    return [row for row in rows if source in get_operation(row.cls.operation).sources]
+
+
+def grid_table(res, names, source, variant, formats, load=None, labels=None):
+    """Markdown: rows are cases (those ``labels`` name, else all), columns are formats; a skipped
+    cell names its reason below."""
+    from .suite import GRID
+
+    given = {"source": source, "variant": variant}
+    reasons = []
+    lines = [
+        "| %s / %s | %s |" % (source, variant, " | ".join(formats)),
+        "|---|" + "|".join("---:" for _ in formats) + "|",
+    ]
+    for row in measured_on([r for r in GRID if labels is None or r.label in labels], source):
+        cells = [grid_cell(res, names, row, f, given, reasons, load) for f in formats]
+        lines.append("| %s | %s |" % (row.label, " | ".join(cells)))
+    if reasons:
+        lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
+    return "\n".join(lines)
+
+
+def grid_report(res, names, sources, variants, formats, load=None, labels=None):
+    from .suite import GRID
+
+    blocks = [GRID_LEGEND]
+    for source in sources:
+        if labels is not None and not measured_on([r for r in GRID if r.label in labels], source):
+            continue
+        for variant in variants:
+            blocks.append(grid_table(res, names, source, variant, formats, load, labels))
+    return "\n\n".join(blocks)
+
+
+def grid_chart(res, names, source, variant, formats):
+    """The chart of one dataset and variant (dsib_tools/charts.py): each format's page-cache read,
+    in-memory write, file size and their peaks; a format with no read or no size is listed with its
+    reason instead."""
+    from .charts import chart_html, point
+    from .suite import GRID, name
+
+    given = {"source": source, "variant": variant}
+    rows = dict((row.label, row) for row in GRID)
+    points, skipped = [], []
+    for fmt in formats:
+        figures = {}
+        for key, label in (
+            ("read", "read, page cache"),
+            ("write", "write, memory"),
+            ("size", "file MiB"),
+            ("read_peak", "read, peak MiB"),
+            ("write_peak", "write, peak MiB"),
+        ):
+            row = rows[label]
+            figures[key] = _case(res, names, name(row.cls, row.method), fmt, given)
+        read, size = figures["read"][0], figures["size"][0]
+        if _missing(read) or _missing(size):
+            row, value = (rows["read, page cache"], read) if _missing(read) else (rows["file MiB"], size)
+            if value is None:
+                why = "not run or failed in this run"
+            else:
+                why = skip_reason(res, row.cls.operation, dict(given, format=fmt))
+            skipped.append((fmt, why))
+        elif _missing(figures["write"][0]):
+            row = rows["write, memory"]
+            why = (
+                "not run or failed in this run"
+                if figures["write"][0] is None
+                else skip_reason(res, row.cls.operation, dict(given, format=fmt))
+            )
+            skipped.append((fmt, "no write (right panel): " + why))
+        points.append(
+            point(
+                fmt,
+                format_with_spread,
+                read,
+                figures["read"][1],
+                figures["write"][0],
+                figures["write"][1],
+                size,
+                figures["read_peak"][0],
+                figures["write_peak"][0],
+            )
+        )
+    if not any(p["read"] is not None and p["size_mib"] is not None for p in points):
+        return None  # nothing measured (a run of other cases, or of the first suite's names)
+    return chart_html("chart-%s-%s" % (source, variant), points, "%s / %s" % (source, variant), skipped)
+
+
+def grid_charts(res, names, sources, variants, formats):
+    """{the grid table's name ("source / variant"): its chart's HTML} for the sources whose reads the
+    grid measures."""
+    from .suite import GRID
+
+    reads = [row for row in GRID if row.label == "read, page cache"]
+    charts = {}
+    for source in sources:
+        for variant in variants if measured_on(reads, source) else ():
+            chart = grid_chart(res, names, source, variant, formats)
+            if chart is not None:
+                charts["%s / %s" % (source, variant)] = chart
+    return charts
+
+
+BATCHES_LEGEND = (
+    "A continuous read in batches: every partition of the source, each file a tenth at a time, every "
+    "numeric column of each batch summed and nothing kept (benchmarks/batches.py). Target: its peak "
+    "memory above the process (the format's ProcessBaseline) within the budget, where the frames of "
+    "the partitions are at least twice it (the six months at default). Times are asv's medians (± half the IQR "
+    "as a share, n samples); memory is one measurement each, in MiB."
+)
+
+
+def batches_report(res, names, sources, load=None):
+    """Markdown: the continuous read in batches of each source, against its memory budget."""
+    from benchmarks.batches import MEMORY_BUDGET
+    from dsib import cases
+    from dsib.cases import get_operation
+
+    from .suite import name
+    from benchmarks import batches, reads, sizes
+
+    operation = get_operation(batches.ContinuousReadInBatches.operation)
+    timed = name(batches.ContinuousReadInBatches, "time_read")
+    if timed not in res.get_all_result_keys():
+        return ""
+    lines = [
+        BATCHES_LEGEND,
+        "",
+        "| source | format | pass | peak | process | above the process | budget | "
+        "data: frames of the partitions | the first partition read whole, peak |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for source in [s for s in sources if s in operation.sources]:
+        whole = reads.ContinuousReadMonths if source == "nyc_taxi_month" else reads.ContinuousRead
+        for fmt in _param_values(res, names, timed, "format"):
+            given = {"source": source}
+            value, stats = _cell(res, names, timed, dict(given, format=fmt))
+            if _missing(value):
+                continue
+            peak = _cell(res, names, name(batches.ContinuousReadInBatches, "peakmem_read"), dict(given, format=fmt))[0]
+            base = _cell(res, names, name(reads.ProcessBaseline, "peakmem_baseline"), {"format": fmt})[0]
+            frame = _cell(res, names, name(sizes.Sizes, "track_frame_size"), dict(given, format=fmt, variant="plain"))[
+                0
+            ]
+            first = _cell(res, names, name(whole, "peakmem_first_partition"), dict(given, format=fmt))[0]
+            partitions = len(cases.SOURCES[source].partitions)
+            cells = [format_seconds(value) + _relative_spread(value, stats) + _under_load(res, timed, load)]
+            cells += ["n/a" if _missing(v) else "%.0f" % (v / MIB) for v in (peak, base)]
+            cells.append("n/a" if _missing(peak) or _missing(base) else "%.0f" % ((peak - base) / MIB))
+            cells.append("%.0f" % (MEMORY_BUDGET / MIB))
+            cells.append(
+                "n/a" if _missing(frame) else "%.0f (%d x %.0f)" % (partitions * frame / MIB, partitions, frame / MIB)
+            )
+            cells.append("n/a" if _missing(first) else "%.0f" % (first / MIB))
+            lines.append("| %s | %s | %s |" % (source, fmt, " | ".join(cells)))
+    return "\n".join(lines)
