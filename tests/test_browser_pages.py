@@ -15,8 +15,10 @@ from .test_browser import (
     RELEASE_POINTS,
     _assert_no_severe,
     _graphed_benchmark,
-    _open,  # noqa: F401
+    _open,
     _wait_for,
+    browser,  # noqa: F401 (a fixture)
+    site,  # noqa: F401 (a fixture)
 )
 
 RESULTS = committed("results")
