@@ -95,7 +95,7 @@ def cmd_machine(args):
 def _load_results(args):
     """(machine, asv Results, param names) for the commands that read results/; ``args.load``
     becomes that machine's load logs."""
-    from .load import Machine
+    from .machine_load import Machine
     from .report import find_results, param_names
 
     machine, res = find_results(args.results_dir, args.machine, args.env, args.commit)
@@ -645,7 +645,7 @@ def cmd_durations(args):
 
 
 def cmd_hold_servers(args):
-    from .servers import hold
+    from .held_servers import hold
 
     command = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
     if not command:
@@ -655,7 +655,7 @@ def cmd_hold_servers(args):
 
 
 def cmd_servers(args):
-    from .servers import main as install
+    from .server_install import main as install
 
     return install()
 
@@ -834,7 +834,7 @@ def cmd_lock(args):
 
 
 def cmd_watch_load(args):
-    from .load import main as watch
+    from .machine_load import main as watch
 
     command = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
     if not command:

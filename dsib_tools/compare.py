@@ -22,7 +22,7 @@ import sys
 from dsib import cases
 from dsib.formats import FORMATS, POST_2019_FORMATS
 
-from . import load, suite
+from . import machine_load, suite
 
 PROFILE = "pr"
 FACTOR = 1.10
@@ -446,7 +446,7 @@ def summary_markdown(table, verdict, base, head, factor, profile=PROFILE):
             len(verdict["better"]),
             len(verdict["failed"]),
             len(verdict["dropped"]),
-            load.describe_load(verdict.get("load")),
+            machine_load.describe_load(verdict.get("load")),
         ),
         "",
     ]
@@ -528,12 +528,12 @@ def run(
         ([p for p in benchmarks if not sampled(p)], UNSAMPLED, MEMORY_FACTOR),
     ):
         if patterns:
-            # The machine's load is logged beside the results, as for every run (dsib_tools.load).
-            logs.append(load.log_path(results_dir, machine))
+            # The machine's load is logged beside the results, as for every run (dsib_tools.machine_load).
+            logs.append(machine_load.log_path(results_dir, machine))
             # The suite's setup_cache builds the cells these patterns select only (benchmarks.SELECTED).
             selecting = dict(env, DSIB_SELECT="|".join("(?:%s)" % p for p in patterns))
             statuses.append(
-                load.watch(
+                machine_load.watch(
                     continuous_command(config, machine, base_hash, head_hash, pass_factor, patterns, pass_sampling),
                     logs[-1],
                     cwd=root,
@@ -546,8 +546,10 @@ def run(
         if not any(statuses):
             raise
         return max(statuses), None  # asv could not run them (a build failed, say): its own output says why
-    verdict["load"] = load.over_logs(logs)
-    sys.stderr.write("dsib compare: machine load during the comparison: %s\n" % load.describe_load(verdict["load"]))
+    verdict["load"] = machine_load.over_logs(logs)
+    sys.stderr.write(
+        "dsib compare: machine load during the comparison: %s\n" % machine_load.describe_load(verdict["load"])
+    )
     status = gate_status(statuses, verdict, base_hash, head_hash, factor)
     if summary:
         with open(summary, "a") as f:

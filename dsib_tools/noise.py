@@ -28,7 +28,7 @@ import tempfile
 import time
 
 from . import compare
-from . import load as machine_load  # noise.load reads a record
+from . import machine_load
 
 COMMENT_FILE = os.path.join("dsib", "formats", "__init__.py")
 COMMENT = "\n# A/A comparison: this comment is the only difference from the parent commit.\n"

@@ -170,7 +170,7 @@ def post_case(res, names, case, fmt):
 
 def _under_load(res, key, load):
     """ " (under load)" when ``load`` (a ``load.Machine``) says other work ran beside ``key``."""
-    from .load import busy
+    from .machine_load import busy
 
     return " (under load)" if load is not None and busy(load.of(res, key)) else ""
 
@@ -232,7 +232,7 @@ def describe(machine, res, load=None):
     machine was doing while it ran."""
     from data_prep.profiles import PROFILES
 
-    from .load import describe_load
+    from .machine_load import describe_load
 
     env_vars = getattr(res, "env_vars", {}) or {}
     profile = env_vars.get("DSIB_PROFILE", "default")
@@ -304,7 +304,7 @@ GRID_LEGEND = (
     'in runs that did not record them. "not run": the run has no such case (results '
     'of the first suite, whose cases had other names, or a run of some cases only). "under load": other '
     "processes used a quarter of a core or more, or the hypervisor took 5 % or more (steal), while "
-    "the case ran (dsib_tools/load.py)."
+    "the case ran (dsib_tools/machine_load.py)."
 )
 
 

@@ -13,7 +13,7 @@ import filecmp
 import os
 import shutil
 
-from .load import DIRECTORY as LOAD_DIRECTORY, SUFFIX as LOAD_SUFFIX
+from .machine_load import DIRECTORY as LOAD_DIRECTORY, SUFFIX as LOAD_SUFFIX
 
 BENCHMARKS_JSON = "benchmarks.json"
 MACHINE_JSON = "machine.json"
@@ -145,7 +145,7 @@ def taken_under_load(local, machine, pairs):
     run whose load was not recorded or whose benchmarks ran beside other work."""
     from asv.results import Results
 
-    from .load import Machine, describe_load
+    from .machine_load import Machine, describe_load
 
     logs = Machine(local, machine)
     problems = []
