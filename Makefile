@@ -93,7 +93,7 @@ ENGINE ?=
 SELECT_FILE := $(BUILD)/select-$(PROFILE).txt
 
 # Every run logs the machine's load beside its results (other processes' CPU, steal), so that a
-# figure taken while other work ran is marked as such (dsib_tools/load.py).
+# figure taken while other work ran is marked as such (dsib_tools/machine_load.py).
 WATCH_LOAD = $(BIN)/python -m dsib_tools watch-load --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --
 # One PostgreSQL and one QuestDB for the whole run, stopped by their PID however it ends; the engine
 # cases reach them by address (DSIB_SERVERS) and time a warm server (dsib/servers.py).

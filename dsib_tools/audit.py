@@ -30,7 +30,7 @@ import statistics
 import subprocess
 import sys
 
-from . import load, noise, suite
+from . import machine_load, noise, suite
 from .report import format_seconds
 
 # Runs in the benchmark environment's interpreter, from the checkout (cwd), importing nothing of
@@ -271,7 +271,7 @@ def measure(root, config, results_dir, machine, data_dir, profile="default", rou
         "rounds": rounds,
         "cases": [],
     }
-    span = load.Span()
+    span = machine_load.Span()
     python = None
     cells = [cell for cell in post_cells() if not only or re.search(only, cell[2])]
     if not cells:
@@ -302,8 +302,8 @@ def measure(root, config, results_dir, machine, data_dir, profile="default", rou
                     )
         record["cases"].append(case)
         progress(row_text(case))
-    machine_load = span.load()
-    record.update(seconds=round(machine_load.seconds, 1), load=load.as_record(machine_load))
+    during = span.load()
+    record.update(seconds=round(during.seconds, 1), load=machine_load.as_record(during))
     return record
 
 
@@ -374,7 +374,7 @@ def markdown(record):
             record["rounds"],
             "/".join(sorted(set(str(c["number"]) for c in record["cases"]))),
             record["seconds"] / 60,
-            load.describe_record(record["load"]),
+            machine_load.describe_record(record["load"]),
         ),
         "",
         "| case | format | asv | forked, collector off | / asv | within | fresh, collector off | / asv | within | "

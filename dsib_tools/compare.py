@@ -20,7 +20,7 @@ import os
 import subprocess
 import sys
 
-from . import load
+from . import machine_load as load
 
 # Re-exported: the commands, noise and the tests use the gate's cells as compare's.
 from .compare_gate import (  # noqa: F401
@@ -388,7 +388,7 @@ def run(
         ([p for p in benchmarks if not sampled(p)], UNSAMPLED, MEMORY_FACTOR),
     ):
         if patterns:
-            # The machine's load is logged beside the results, as for every run (dsib_tools.load).
+            # The machine's load is logged beside the results, as for every run (dsib_tools.machine_load).
             logs.append(load.log_path(results_dir, machine))
             # The suite's setup_cache builds the cells these patterns select only (benchmarks.SELECTED).
             selecting = dict(env, DSIB_SELECT="|".join("(?:%s)" % p for p in patterns))

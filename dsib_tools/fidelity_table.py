@@ -110,3 +110,12 @@ def markdown(formats, shorten=short):
     for label, cells in fidelity_rows(formats, shorten):
         lines.append("| %s | %s |" % (label, " | ".join(cell.replace("|", "\\|") for cell in cells)))
     return "\n".join(lines)
+
+
+def versions():
+    """The releases the round trips ran with, as the fidelity table's caption names them."""
+    import numpy
+    import pandas
+    import pyarrow
+
+    return "pandas %s, pyarrow %s, numpy %s" % (pandas.__version__, pyarrow.__version__, numpy.__version__)

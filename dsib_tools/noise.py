@@ -27,7 +27,7 @@ import tempfile
 import time
 
 from . import compare
-from . import load as machine_load  # noise.load reads a record
+from . import machine_load
 
 # Re-exported: the commands and the tests use these as noise's.
 from .noise_record import (  # noqa: F401

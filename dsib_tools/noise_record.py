@@ -7,7 +7,7 @@ import os
 import re
 
 from . import compare
-from . import load as machine_load  # noise.load reads a record
+from . import machine_load  # noise.load reads a record
 
 
 def touches(cell, slowdown):

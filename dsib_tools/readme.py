@@ -15,8 +15,10 @@ ratios outside such a block is typed, and ``typed_tables`` finds it.
 import contextlib
 import difflib
 import io
+import os
 import re
 import shlex
+import sys
 
 OPEN = re.compile(r"<!-- generated: (.+?) -->\n")
 CLOSE = "<!-- /generated -->"
@@ -87,3 +89,36 @@ def typed_tables(text):
 
 def diff(old, new, name="README.md"):
     return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), name, name + " (generated)"))
+
+
+def rewrite(path, check, main):
+    """Rewrite the generated blocks of the Markdown file ``path`` (``check``: print how they differ
+    instead) with ``main``, the CLI's entry point; its exit status. A table of figures outside a
+    block fails either way."""
+    with open(path) as f:
+        text = f.read()
+    try:
+        new = regenerate(text, main)
+    except ReadmeError as exc:
+        print("error: %s: %s" % (path, exc), file=sys.stderr)
+        return 2
+    typed = typed_tables(new)
+    if check:
+        if new != text:
+            print(diff(text, new, path))
+            print("%s is not what its commands print: run python -m dsib_tools readme" % path, file=sys.stderr)
+            return 1
+    elif new != text:
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(new)
+        os.replace(tmp, path)
+        print("rewrote the generated tables of %s" % path)
+    if typed:
+        print(
+            "%s: tables of measured figures outside a generated block (generate them, or say why above them "
+            "with <!-- typed: ... -->):\n%s" % (path, "\n".join(typed)),
+            file=sys.stderr,
+        )
+        return 1
+    return 0

@@ -255,7 +255,7 @@ def mark_newest_only(case, newest, current=None):
 
 def build(results_dir, machine):
     """The page's data, as plain JSON-able structures."""
-    from .load import Machine, describe_load
+    from .machine_load import Machine, describe_load
 
     benchmarks = load_benchmarks(results_dir)
     results = published_results(results_dir, machine, benchmarks)

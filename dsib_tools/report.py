@@ -120,7 +120,7 @@ def describe(machine, res, load=None):
     machine was doing while it ran."""
     from data_prep.profiles import PROFILES
 
-    from .load import describe_load
+    from .machine_load import describe_load
 
     env_vars = getattr(res, "env_vars", {}) or {}
     profile = env_vars.get("DSIB_PROFILE", "default")

@@ -142,7 +142,7 @@ def _speedup(a, b):
 
 def _under_load(res, key, load):
     """ " (under load)" when ``load`` (a ``load.Machine``) says other work ran beside ``key``."""
-    from .load import busy
+    from .machine_load import busy
 
     return " (under load)" if load is not None and busy(load.of(res, key)) else ""
 

@@ -26,7 +26,7 @@ GRID_LEGEND = (
     'in runs that did not record them. "not run": the run has no such case (results '
     'of the first suite, whose cases had other names, or a run of some cases only). "under load": other '
     "processes used a quarter of a core or more, or the hypervisor took 5 % or more (steal), while "
-    "the case ran (dsib_tools/load.py)."
+    "the case ran (dsib_tools/machine_load.py)."
 )
 
 

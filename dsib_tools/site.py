@@ -237,6 +237,11 @@ def use_vendored_libraries(html_dir):
             f.write(text)
 
 
+def machine_page(machine, first):
+    """The report page of ``machine`` under html/: the first machine's is dsib/index.html."""
+    return PAGE if first else "dsib/machine-%s.html" % machine
+
+
 def write_page(html_dir, sections, page=PAGE, title="dsib report", others=(), charts=None):
     """``page`` (under ``html_dir``) of ``sections``; ``others``: (machine, href) of the other
     machines' pages, linked at the top; ``charts``: see ``render``."""

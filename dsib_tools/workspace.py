@@ -13,7 +13,7 @@ import filecmp
 import os
 import shutil
 
-from .load import DIRECTORY as LOAD_DIRECTORY, SUFFIX as LOAD_SUFFIX
+from .machine_load import DIRECTORY as LOAD_DIRECTORY, SUFFIX as LOAD_SUFFIX
 
 BENCHMARKS_JSON = "benchmarks.json"
 MACHINE_JSON = "machine.json"
@@ -66,6 +66,39 @@ def machine_info(name):
     info = Machine.get_defaults()
     info.update(machine=name, cpu=cpu_identity(info["cpu"]))
     return info
+
+
+def hardware_refusal(results_dir, name, info):
+    """Why ``info`` (``machine_info``) must not be recorded under ``name``, or None. asv rewrites
+    results/NAME/machine.json with whatever hardware ran last, so one name used on two CPUs would
+    silently mix their timings in one series: refused before anything runs."""
+    recorded = os.path.join(results_dir, name, MACHINE_JSON)
+    if not os.path.exists(recorded):
+        return None
+    try:
+        known = _load_json(recorded)
+    except ValueError as exc:
+        return "%s is not readable JSON (%s): restore it from git before recording under this name." % (recorded, exc)
+    if not other_hardware(known, info):
+        return None
+    return (
+        "%s holds results from %s cpus of %s (%s); this machine has %s cpus of %s (%s).\n"
+        "Timings from different hardware must not share a series: choose another machine name "
+        "(make ... MACHINE=<name>).%s"
+        % (
+            recorded,
+            known.get("num_cpu"),
+            known.get("cpu"),
+            known.get("arch"),
+            info.get("num_cpu"),
+            info.get("cpu"),
+            info.get("arch"),
+            ""
+            if "(family" in str(known.get("cpu")) or "(family" not in info["cpu"]
+            else "\nThose results were recorded before dsib noted a CPU's family and model, and one model name "
+            "has covered CPUs of different speeds, so they cannot be told to be this one's.",
+        )
+    )
 
 
 def _copy_atomic(source, target):
@@ -145,7 +178,7 @@ def taken_under_load(local, machine, pairs):
     run whose load was not recorded or whose benchmarks ran beside other work."""
     from asv.results import Results
 
-    from .load import Machine, describe_load
+    from .machine_load import Machine, describe_load
 
     logs = Machine(local, machine)
     problems = []

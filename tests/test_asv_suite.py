@@ -199,10 +199,10 @@ def test_the_run_keeps_every_sample_so_its_statistics_can_be_recomputed(asv_tiny
 
 
 def test_the_run_logged_the_machines_load_over_every_benchmark(asv_tiny):
-    """make bench ran asv under dsib_tools.load's watch: each benchmark's window is covered, and
+    """make bench ran asv under dsib_tools.machine_load's watch: each benchmark's window is covered, and
     the table and report say what else the machine was doing (a figure under load is marked)."""
     from benchmarks.engines import IngestIntoEngine, QueryFromEngine, SerializeForQuestDB
-    from dsib_tools import load, suite
+    from dsib_tools import machine_load as load, suite
 
     (res,) = _results(asv_tiny)
     logs = load.Machine(asv_tiny["results"], MACHINE)
@@ -516,7 +516,7 @@ def test_a_run_interrupted_during_the_engine_cases_leaves_no_server_and_no_port(
 def test_make_record_is_the_deliberate_way_into_the_committed_history(asv_tiny):
     """Runs last: it changes the repository on purpose. The run's results join results/, under
     its machine, and html/ is republished from results/; nothing committed is deleted from results/."""
-    from dsib_tools import load
+    from dsib_tools import machine_load as load
 
     (res,) = _results(asv_tiny)
     logs = os.path.join(asv_tiny["results"], MACHINE, load.DIRECTORY)

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from dsib_tools import load
+from dsib_tools import machine_load as load
 
 from .conftest import ROOT, committed
 

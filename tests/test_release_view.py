@@ -156,7 +156,7 @@ def test_a_release_run_under_load_is_marked_and_the_history_says_not_recorded(tm
     import subprocess
     import sys
 
-    from dsib_tools import load
+    from dsib_tools import machine_load as load
 
     results_dir = copy_results(tmp_path)
     posed = pose_as(reference_file(results_dir), results_dir, python="3.7", pyarrow="0.10.0", pandas="0.22.0")

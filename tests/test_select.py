@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from dsib_tools import suite
-from dsib_tools.__main__ import select_regex
+from dsib_tools.selection import select_regex
 
 from .conftest import ROOT
 

@@ -305,7 +305,7 @@ def _selected_benchmarks():
     import re
 
     from dsib_tools import suite
-    from dsib_tools.__main__ import select_regex
+    from dsib_tools.selection import select_regex
 
     regex = re.compile(matrix.release_regex(within=select_regex("parquet", "nyc_taxi_month")))
     return set(

@@ -10,17 +10,13 @@
 Where something cannot be installed (no apt-get, no root and no sudo), it says what to do and
 exits 0: the cases that need it skip with that reason.
 
-``python -m dsib_tools hold-servers -- COMMAND``: one PostgreSQL and one QuestDB for the whole of
-COMMAND (``make run`` wraps ``asv run`` in it), started before it and stopped by their PID when it
-ends, however it ends (``hold``).
+The servers a run starts and holds are ``held_servers``' (``dsib.servers`` starts each one).
 """
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 
 from dsib import servers
 
@@ -130,105 +126,3 @@ def main(say=lambda line: print(line, file=sys.stderr)):
     ensure_postgres(say)
     ensure_questdb(say)
     return 0
-
-
-# Held servers ------------------------------------------------------------------------------------
-
-
-class _Stopped(Exception):
-    def __init__(self, signum):
-        super().__init__(signum)
-        self.signum = signum
-
-
-def run_directory():
-    """A new directory for this run's servers, beside the cells' cache (``$DSIB_CACHE_DIR``, else
-    ``.cache`` in the data directory); those of runs that have ended are removed first."""
-    from dsib.cells import cache_root
-
-    data_dir = os.environ.get("DSIB_DATA_DIR") or os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data"
-    )
-    root = os.path.join(cache_root(data_dir), "_servers")
-    os.makedirs(root, exist_ok=True)
-    for name in os.listdir(root):
-        pid = name.split("-")[1] if name.count("-") >= 2 else ""
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
-    directory = tempfile.mkdtemp(prefix="run-%d-" % os.getpid(), dir=root)
-    os.chmod(directory, 0o711)  # enterable (not listable) by PostgreSQL's own user where this is root
-    return directory
-
-
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _end(child, signum, grace=10):
-    """The command's status after this process got ``signum``. A Ctrl-C reached the command too
-    (the terminal sends it to the whole foreground group): it is given ``grace`` seconds to stop on
-    its own; any other signal, or a command that did not stop, gets it, then SIGKILL."""
-    if child is None:
-        return 128 + signum
-    first = [None] if signum == signal.SIGINT else []
-    for sig in first + [signum, signal.SIGKILL]:
-        if sig is not None:
-            try:
-                child.send_signal(sig)
-            except ProcessLookupError:
-                pass
-        try:
-            return child.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            continue
-    return child.wait()
-
-
-def hold(command, say=lambda line: print(line, file=sys.stderr, flush=True)):
-    """Run ``command`` with the run's servers held: started first, told to it in ``$DSIB_SERVERS``,
-    stopped by their PID when it ends, when this process is interrupted (SIGINT, SIGTERM, SIGHUP),
-    and, should this process be killed, by the kernel (their parent-death signal). Returns the
-    command's exit status as a shell reports it."""
-    stopping = []
-
-    def stop_here(signum, frame):
-        if not stopping:  # the first signal stops the run; it is already stopping on a later one
-            stopping.append(signum)
-            raise _Stopped(signum)
-
-    caught = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    previous = dict((sig, signal.signal(sig, stop_here)) for sig in caught)
-    directory, started, child = None, [], None
-    try:
-        directory = run_directory()
-        started, value, missing = servers.hold(directory)
-        for kind, why in sorted(missing.items()):
-            say("dsib: no %s held for this run: %s" % (kind, why))
-        say(
-            "dsib: servers held for this run: %s"
-            % (", ".join("%s pid %d on %s:%d" % (s.name, s.pid, servers.LOOPBACK, s.port) for s in started) or "none")
-        )
-        child = subprocess.Popen(command, env=dict(os.environ, **{servers.HELD_ENV: value}))
-        status = child.wait()
-    except _Stopped as stopped:
-        status = _end(child, stopped.signum)
-    finally:
-        for sig in caught:  # the servers are stopped whatever else arrives meanwhile
-            signal.signal(sig, signal.SIG_IGN)
-        try:
-            for server in started:
-                server.stop()
-            if started:
-                say("dsib: servers of this run stopped: %s" % ", ".join("%s pid %d" % (s.name, s.pid) for s in started))
-        finally:
-            if directory:
-                shutil.rmtree(directory, ignore_errors=True)
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
-    return 128 - status if status < 0 else status
