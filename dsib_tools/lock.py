@@ -9,8 +9,9 @@ none executed), each package's ``__init__.py`` along the way; and, as an additio
 the class names in ``measures``, for what it depends on without importing it (the store it
 reads was written by ``data_prep``'s generator). The external things a case depends on are
 named in that code, so the digest holds them too: the pinned QuestDB jar (version and sha1),
-the servers' flags and configuration (``dsib.servers``, ``dsib.engines``), and the majors of
-the servers the machine supplies (``dsib.servers.POSTGRES_MAJOR``, ``JAVA_MAJOR``), against
+the servers' flags and configuration (``dsib.postgres_server``, ``dsib.questdb_server``,
+``dsib.engines``), and the majors of the servers the machine supplies
+(``dsib.postgres_server.POSTGRES_MAJOR``, ``dsib.questdb_server.JAVA_MAJOR``), against
 which an engine case checks the machine's and skips, saying so, where they differ.
 
 Files are read as bytes, under their path in the checkout: a comment is a change too (its

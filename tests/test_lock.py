@@ -94,15 +94,15 @@ def test_a_changed_batch_size_fails(repo):
 @pytest.mark.parametrize(
     "path, old, new",
     [
-        ("dsib/servers.py", '"timezone=UTC",', '"timezone=UTC", "-c", "fsync=off",'),
+        ("dsib/postgres_server.py", '"timezone=UTC",', '"timezone=UTC", "-c", "fsync=off",'),
         (
-            "dsib/servers.py",
+            "dsib/questdb_server.py",
             '"telemetry.enabled=false",',
             '"telemetry.enabled=false", "cairo.max.uncommitted.rows=1000",',
         ),
-        ("dsib/servers.py", 'QUESTDB_VERSION = "9.3.4"', 'QUESTDB_VERSION = "9.3.5"'),
-        ("dsib/servers.py", "POSTGRES_MAJOR = 15\n", "POSTGRES_MAJOR = 16\n"),
-        ("dsib/servers.py", "JAVA_MAJOR = 17\n", "JAVA_MAJOR = 21\n"),
+        ("dsib/questdb_server.py", 'QUESTDB_VERSION = "9.3.4"', 'QUESTDB_VERSION = "9.3.5"'),
+        ("dsib/postgres_server.py", "POSTGRES_MAJOR = 15\n", "POSTGRES_MAJOR = 16\n"),
+        ("dsib/questdb_server.py", "JAVA_MAJOR = 17\n", "JAVA_MAJOR = 21\n"),
         ("dsib/engines/spark.py", '"spark.sql.shuffle.partitions": "2"', '"spark.sql.shuffle.partitions": "4"'),
     ],
     ids=["postgres-flag", "questdb-server.conf", "questdb-jar", "postgres-major", "java-major", "spark-conf"],
@@ -221,8 +221,8 @@ def test_an_engine_case_skips_on_a_server_major_that_is_not_its_series(repo):
         "    print(get_engine(name).server.unavailable())\n"
     )
     with Edit(
-        repo, "dsib/servers.py", "POSTGRES_MAJOR = %d\n" % machine, "POSTGRES_MAJOR = %d\n" % (machine + 1)
-    ), Edit(repo, "dsib/servers.py", "JAVA_MAJOR = %d\n" % servers.JAVA_MAJOR, "JAVA_MAJOR = 1\n"):
+        repo, "dsib/postgres_server.py", "POSTGRES_MAJOR = %d\n" % machine, "POSTGRES_MAJOR = %d\n" % (machine + 1)
+    ), Edit(repo, "dsib/questdb_server.py", "JAVA_MAJOR = %d\n" % servers.JAVA_MAJOR, "JAVA_MAJOR = 1\n"):
         out = subprocess.run(
             [sys.executable, "-c", probe],
             cwd=repo,
@@ -232,7 +232,7 @@ def test_an_engine_case_skips_on_a_server_major_that_is_not_its_series(repo):
         ).stdout
     assert (
         "this machine's PostgreSQL is %d, and the engines' series are of PostgreSQL %d "
-        "(dsib.servers.POSTGRES_MAJOR)" % (machine, machine + 1)
+        "(dsib.postgres_server.POSTGRES_MAJOR)" % (machine, machine + 1)
     ) in out, out
     java = servers.java_version()
     if java and java >= servers.JAVA_MINIMUM:

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from data_prep import DatasetError, load_frame, read_hints
-from data_prep import own
+from data_prep import own_ingest
 from data_prep.own import OWN_PROFILE, TableError, add_table, open_table
 from dsib.fidelity import assert_same_frame
 from dsib_tools.config import derive_config, table_digest
@@ -214,8 +214,8 @@ def test_strict_refuses_the_table_naming_its_columns_and_stores_nothing(tmp_path
 
 def test_a_failed_ingest_leaves_the_table_before_it_as_it_was(tmp_path, monkeypatch):
     # Types from the first 64 KiB, blocks of 16 KiB: the reader fails after partitions were written.
-    monkeypatch.setattr(own, "SAMPLE_BYTES", 1 << 16)
-    monkeypatch.setattr(own, "BLOCK_BYTES", 1 << 14)
+    monkeypatch.setattr(own_ingest, "SAMPLE_BYTES", 1 << 16)
+    monkeypatch.setattr(own_ingest, "BLOCK_BYTES", 1 << 14)
     data_dir = str(tmp_path / "data")
     good = make_file(tmp_path, "csv", every_kind(30))
     add_table("mine", good, data_dir, progress=False)

@@ -12,7 +12,7 @@ import time
 import psutil
 import pytest
 
-from dsib import servers
+from dsib import postgres_server, servers
 from dsib.engines import get_engine
 from dsib.registry import installed_versions
 
@@ -144,7 +144,7 @@ def test_a_directory_the_server_user_cannot_enter_is_named(tmp_path):
 
 
 def test_an_engine_whose_server_cannot_be_had_skips_with_the_reason(monkeypatch):
-    monkeypatch.setattr(servers, "postgres_bindir", lambda: None)
+    monkeypatch.setattr(postgres_server, "postgres_bindir", lambda: None)
     with pytest.raises(NotImplementedError) as info:
         get_engine("postgres-adbc").check_available()
     assert "PostgreSQL (ADBC): the PostgreSQL server is not installed" in str(info.value)
@@ -154,7 +154,7 @@ def test_an_engine_whose_server_cannot_be_had_skips_with_the_reason(monkeypatch)
 LEAKING_TEST = """
 import subprocess, sys
 sys.path.insert(0, %(root)r)
-from dsib import servers
+from dsib import postgres_server, servers
 from tests.conftest import server_dir
 
 
