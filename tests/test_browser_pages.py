@@ -6,6 +6,7 @@ import glob
 import json
 import os
 
+import pytest
 from packaging.version import InvalidVersion, Version
 
 from .conftest import ROOT, committed
@@ -15,8 +16,10 @@ from .test_browser import (
     RELEASE_POINTS,
     _assert_no_severe,
     _graphed_benchmark,
-    _open,  # noqa: F401
+    _open,
     _wait_for,
+    browser,  # noqa: F401 (a fixture)
+    site,  # noqa: F401 (a fixture)
 )
 
 RESULTS = committed("results")
@@ -93,6 +96,7 @@ def _plotted_series(browser):
     )
 
 
+@pytest.mark.browser
 def test_summary_grid_plots_or_links_every_thumbnail(browser, site):
     """A thumbnail of one commit (one point: nothing to draw) links to the release view."""
     _open(browser, site + "index.html")
@@ -123,6 +127,7 @@ def test_summary_grid_plots_or_links_every_thumbnail(browser, site):
         _assert_no_severe(browser)
 
 
+@pytest.mark.browser
 def test_list_view_opens_on_the_newest_release(browser, site):
     index = _index()
     newest = max(
@@ -142,6 +147,7 @@ def test_list_view_opens_on_the_newest_release(browser, site):
     _assert_no_severe(browser)
 
 
+@pytest.mark.browser
 def test_graph_page_of_a_benchmark_some_environment_lacks_survives_every_toggle(browser, site):
     _open_graph(browser, site, _lacked_benchmark())
     _assert_no_severe(browser)
@@ -157,6 +163,7 @@ def test_graph_page_of_a_benchmark_some_environment_lacks_survives_every_toggle(
             assert _plotted_series(browser) == plotted, "%s dropped a series" % toggle
 
 
+@pytest.mark.browser
 def test_a_point_links_to_its_commit_in_the_repository(browser, site):
     from selenium.webdriver.common.action_chains import ActionChains
 
@@ -188,6 +195,7 @@ def test_a_point_links_to_its_commit_in_the_repository(browser, site):
     _assert_no_severe(browser)
 
 
+@pytest.mark.browser
 def test_regressions_page_links_commits_to_the_repository(browser, site):
     _open(browser, site + "index.html#/regressions")
     _wait_for(
@@ -205,6 +213,7 @@ def test_regressions_page_links_commits_to_the_repository(browser, site):
     _assert_no_severe(browser)
 
 
+@pytest.mark.browser
 def test_report_page_renders_code_and_a_working_contents(browser, site):
     _open(browser, site + "dsib/index.html")
     assert "`" not in browser.execute_script("return document.body.innerText"), "raw Markdown code spans"
@@ -235,6 +244,7 @@ def test_report_page_renders_code_and_a_working_contents(browser, site):
     _assert_no_severe(browser)
 
 
+@pytest.mark.browser
 def test_report_page_shows_every_fidelity_cell_whole(browser, site):
     _open(browser, site + "dsib/index.html")
     cells = browser.execute_script(
@@ -247,6 +257,7 @@ def test_report_page_shows_every_fidelity_cell_whole(browser, site):
     _assert_no_severe(browser)
 
 
+@pytest.mark.browser
 def test_report_page_and_release_view_link_each_other(browser, site):
     _open(browser, site + "dsib/index.html")
     browser.find_element("id", "to-releases").click()

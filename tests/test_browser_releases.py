@@ -22,9 +22,11 @@ from .test_browser import (
     _assert_no_severe,
     _open,
     _wait_for,
-    browser,  # noqa: F401
+    browser,  # noqa: F401 (a fixture)
+    site,  # noqa: F401 (a fixture)
 )
 
+pytestmark = pytest.mark.browser
 PLOTTED = RELEASE_PLOTTED
 
 
