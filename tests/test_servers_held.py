@@ -69,8 +69,8 @@ def test_a_server_engines_peak_memory_includes_the_servers_process(tiny_data_dir
         tree = procmem.tree(session.server_pid)
         assert tree[0] == server.pid and (name != "postgres-adbc" or len(tree) > 1), "the backends are children"
         own = server.memory_info().rss
-        ingest = server_peak(session, engine.ingest, session, frame, "t")
-        query = server_peak(session, lambda: engine.query(session, "t", **read_hints("plain", "tsbs_cpu")))
+        ingest = server_peak(engine, session, engine.ingest, session, frame, "t")
+        query = server_peak(engine, session, lambda: engine.query(session, "t", **read_hints("plain", "tsbs_cpu")))
         client = psutil.Process().memory_info().rss
     finally:
         engine.close(session)
