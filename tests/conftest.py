@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from .tiny_bench import MACHINE as TINY_BENCH_MACHINE
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # asv environments of the tests: kept between local runs (building one takes a minute); CI starts without.
 ENV_DIR = os.path.join(ROOT, ".asv", "env-test")
@@ -163,6 +165,34 @@ def run_with_progress(command, cwd, env, request, label, every=30.0):
     returncode = proc.returncode
     say("[%s] finished in %.0f s with exit status %d" % (label, time.time() - start, returncode))
     return subprocess.CompletedProcess(command, returncode, "".join(lines))
+
+
+@pytest.fixture(scope="session")
+def asv_tiny(tiny_data_dir, tmp_path_factory, request):
+    """The README's `make bench`, at `tiny`, in a fresh repository holding this working tree: its
+    own .venv, asv's environment shared with the other tests, the tiny data of the session. Run
+    once a session for the test_asv_suite modules (tiny_bench.py: what they read from it)."""
+    work = str(tmp_path_factory.mktemp("bench"))
+    repo = os.path.join(work, "repo")
+    snapshot_working_tree(repo)
+    env = dict(os.environ, DSIB_DATA_DIR=tiny_data_dir)
+    env.pop("MAKEFLAGS", None)  # `make test`'s own flags are not the user's
+    run = run_with_progress(
+        ["make", "bench", "PROFILE=tiny", "MACHINE=" + TINY_BENCH_MACHINE, "ASV_ENV_DIR=" + ENV_DIR],
+        repo,
+        env,
+        request,
+        "make bench PROFILE=tiny",
+    )
+    return {
+        "work": work,
+        "repo": repo,
+        "env": env,
+        "run": run,
+        "results": os.path.join(repo, "build", "results"),
+        "html": os.path.join(repo, "build", "html"),
+        "asv": [sys.executable, "-m", "asv"],
+    }
 
 
 def servers_left(paths):

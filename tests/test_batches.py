@@ -41,7 +41,7 @@ def _cell(tiny_data_dir, tmp_path, name, variant, dataset="nyc_taxi"):
 
 
 # The taxi frame has every kind of the built-in datasets' columns (a brought table's every kind:
-# tests/test_own_table.py runs the grid on one).
+# tests/test_own_table_grid.py runs the grid on one).
 @pytest.mark.parametrize("dataset", ["nyc_taxi"])
 @pytest.mark.parametrize("name,reader,variant", READERS)
 def test_reader_gives_back_its_part_of_the_frame(tiny_data_dir, tmp_path, dataset, name, reader, variant):

@@ -16,6 +16,7 @@ import pytest
 
 from .conftest import committed
 
+pytestmark = pytest.mark.browser
 HTML = committed("html")
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 # Without the background-networking switches Chromium's own connections are refused on a closed

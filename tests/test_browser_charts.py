@@ -19,6 +19,7 @@ from dsib_tools.suite import GRID, name
 from .conftest import ROOT, committed
 from .test_browser import HTML, _Quiet, _assert_no_severe, _open, _wait_for, browser  # noqa: F401 (fixtures)
 
+pytestmark = pytest.mark.browser
 RESULTS = committed("records/suite-v2-results")
 MACHINE = "epyc-zen5-2c-24g"
 

@@ -6,6 +6,7 @@ import glob
 import json
 import os
 
+import pytest
 from packaging.version import InvalidVersion, Version
 
 from .conftest import ROOT, committed
@@ -95,6 +96,7 @@ def _plotted_series(browser):
     )
 
 
+@pytest.mark.browser
 def test_summary_grid_plots_or_links_every_thumbnail(browser, site):
     """A thumbnail of one commit (one point: nothing to draw) links to the release view."""
     _open(browser, site + "index.html")
@@ -125,6 +127,7 @@ def test_summary_grid_plots_or_links_every_thumbnail(browser, site):
         _assert_no_severe(browser)
 
 
+@pytest.mark.browser
 def test_list_view_opens_on_the_newest_release(browser, site):
     index = _index()
     newest = max(
@@ -144,6 +147,7 @@ def test_list_view_opens_on_the_newest_release(browser, site):
     _assert_no_severe(browser)
 
 
+@pytest.mark.browser
 def test_graph_page_of_a_benchmark_some_environment_lacks_survives_every_toggle(browser, site):
     _open_graph(browser, site, _lacked_benchmark())
     _assert_no_severe(browser)
@@ -159,6 +163,7 @@ def test_graph_page_of_a_benchmark_some_environment_lacks_survives_every_toggle(
             assert _plotted_series(browser) == plotted, "%s dropped a series" % toggle
 
 
+@pytest.mark.browser
 def test_a_point_links_to_its_commit_in_the_repository(browser, site):
     from selenium.webdriver.common.action_chains import ActionChains
 
@@ -190,6 +195,7 @@ def test_a_point_links_to_its_commit_in_the_repository(browser, site):
     _assert_no_severe(browser)
 
 
+@pytest.mark.browser
 def test_regressions_page_links_commits_to_the_repository(browser, site):
     _open(browser, site + "index.html#/regressions")
     _wait_for(
@@ -207,6 +213,7 @@ def test_regressions_page_links_commits_to_the_repository(browser, site):
     _assert_no_severe(browser)
 
 
+@pytest.mark.browser
 def test_report_page_renders_code_and_a_working_contents(browser, site):
     _open(browser, site + "dsib/index.html")
     assert "`" not in browser.execute_script("return document.body.innerText"), "raw Markdown code spans"
@@ -237,6 +244,7 @@ def test_report_page_renders_code_and_a_working_contents(browser, site):
     _assert_no_severe(browser)
 
 
+@pytest.mark.browser
 def test_report_page_shows_every_fidelity_cell_whole(browser, site):
     _open(browser, site + "dsib/index.html")
     cells = browser.execute_script(
@@ -249,6 +257,7 @@ def test_report_page_shows_every_fidelity_cell_whole(browser, site):
     _assert_no_severe(browser)
 
 
+@pytest.mark.browser
 def test_report_page_and_release_view_link_each_other(browser, site):
     _open(browser, site + "dsib/index.html")
     browser.find_element("id", "to-releases").click()

@@ -26,6 +26,7 @@ from .test_browser import (
     site,  # noqa: F401 (a fixture)
 )
 
+pytestmark = pytest.mark.browser
 PLOTTED = RELEASE_PLOTTED
 
 

@@ -130,6 +130,7 @@ def _report(slowed, verdict):
     )
 
 
+@pytest.mark.asv
 def test_every_case_of_the_slowed_adapters_is_flagged_slower(slowed):
     verdict = compare.changes(slowed["results"], MACHINE, slowed["base"], slowed["head"])
     affected = _affected(_timed(verdict["compared"]))
@@ -141,6 +142,7 @@ def test_every_case_of_the_slowed_adapters_is_flagged_slower(slowed):
     assert all(slowed["ratios"][c] > UNMISTAKABLE for c in affected), _report(slowed, verdict)
 
 
+@pytest.mark.asv
 def test_the_slowdown_stays_in_its_adapters(slowed):
     """A busy machine moves a control's median, even by half; the injected slowdown would make it
     about 4x slower."""
@@ -150,6 +152,7 @@ def test_the_slowdown_stays_in_its_adapters(slowed):
     assert not leaked, leaked
 
 
+@pytest.mark.asv
 def test_compare_fails_the_run_and_says_which_cases_got_slower(slowed):
     proc = slowed["proc"]
     assert proc.returncode == 1, proc.stdout[-3000:]
@@ -169,6 +172,7 @@ def test_compare_fails_the_run_and_says_which_cases_got_slower(slowed):
         assert "- `%s`" % cell in slowed["summary"]
 
 
+@pytest.mark.asv
 def test_the_same_change_the_other_way_is_an_improvement(slowed):
     verdict = compare.changes(slowed["results"], MACHINE, slowed["head"], slowed["base"])
     affected = _affected(verdict["compared"])
@@ -176,6 +180,7 @@ def test_the_same_change_the_other_way_is_an_improvement(slowed):
     assert not set(affected) & set(verdict["worse"]) and verdict["failed"] == []
 
 
+@pytest.mark.asv
 def test_each_sample_is_one_call(slowed):
     """The pinned asv_runner (0.3) calls a benchmark that has a setup once per sample: the gate's
     number=0 resolves to 1 for every cell, as the README says."""
@@ -188,6 +193,7 @@ def test_each_sample_is_one_call(slowed):
     assert numbers == {1}, numbers
 
 
+@pytest.mark.asv
 def test_a_head_that_skips_a_measured_cell_fails_the_gate_naming_it(slowed):
     verdict = compare.changes(slowed["results"], MACHINE, slowed["base"], slowed["head"])
     dropped = [c for c in verdict["dropped"] if "'%s'" % SKIPPED in c]
@@ -201,6 +207,7 @@ def test_a_head_that_skips_a_measured_cell_fails_the_gate_naming_it(slowed):
         assert "  %s\n" % cell in slowed["proc"].stdout and "- `%s`" % cell in slowed["summary"]
 
 
+@pytest.mark.asv
 def test_peak_memory_and_file_sizes_are_measured_once_a_commit_and_compared(slowed):
     """The second pass: one value a commit (no samples), compared at their own thresholds. Every
     cell's file is the same bytes at both commits: the slowdown changes no writer's output."""

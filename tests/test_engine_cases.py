@@ -74,6 +74,7 @@ def test_an_in_process_engines_case_warms_its_own_session_up_before_its_first_ti
         assert seen["connects"] == 0, "the timed call opened no connection"
 
 
+@pytest.mark.server
 def test_a_spark_query_case_warms_up_reads_the_kept_table_and_counts_its_jvms_memory(tiny_data_dir):
     seen = run_case(tiny_data_dir, "QueryFromEngine", "track_server_peakmem_query", "spark-arrow")
     assert seen["warmed"]
@@ -87,6 +88,7 @@ def test_a_spark_query_case_warms_up_reads_the_kept_table_and_counts_its_jvms_me
     assert seen["result"] >= seen["jvm_rss"] > 64 << 20
 
 
+@pytest.mark.server
 def test_a_spark_ingest_case_warms_its_session_up(tiny_data_dir):
     assert run_case(tiny_data_dir, "IngestIntoEngine", "time_ingest", "spark-arrow")["warmed"]
 
@@ -97,6 +99,7 @@ def _plan(frame):
     return re.sub(r"#\d+L?", "#", frame._jdf.queryExecution().optimizedPlan().toString())
 
 
+@pytest.mark.server
 def test_sparks_checked_query_is_the_call_a_query_case_times(tiny_data_dir, tmp_path):
     """The check (ingest, keep, query: ``roundtrip.ingest_and_check``) queries the table that a
     later session finds: the same cached Parquet scan of the same files, the same frame out."""

@@ -11,8 +11,14 @@ from dsib.engines import ENGINES, TABLE, UnknownEngineError, get_engine
 from dsib.engines._engine import Engine
 from dsib.roundtrip import ingest_and_check
 
+
+def _needs(engine):
+    """An engine that starts a server (PostgreSQL, QuestDB, Spark's JVM) is of the server tier."""
+    return [pytest.mark.server] if engine.server is not None else []
+
+
 ROUND_TRIPS = [
-    (s, e.name, v)
+    pytest.param(s, e.name, v, marks=_needs(e))
     for e in ENGINES.values()
     for v in VARIANTS
     for s in cases.ENGINE_SOURCES
@@ -111,7 +117,7 @@ def test_an_engine_module_holds_one_family_and_every_engine_is_registered_once()
     assert len(ENGINES.names()) == len(set(ENGINES.names())) == sum(len(m.ENGINES) for m in engines.FAMILIES)
 
 
-@pytest.mark.parametrize("name", ENGINES.names())
+@pytest.mark.parametrize("name", [pytest.param(e.name, marks=_needs(e)) for e in ENGINES.values()])
 def test_every_engine_warms_up_before_its_cases_are_timed(server_tmp_path, name):
     """The tiny round trip that a case's setup does first, in a session of its own."""
     directory = server_tmp_path / "db"

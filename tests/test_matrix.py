@@ -41,12 +41,14 @@ def resolutions(tmp_path_factory):
         return dict(zip(labels, answers))
 
 
+@pytest.mark.asv
 @pytest.mark.parametrize("config", CONFIGS)
 def test_every_matrix_environment_resolves_to_its_pins(config, resolutions):
     problems = dict((matrix.label(e), resolutions[matrix.label(e)]) for e in _entries(config))
     assert not any(problems.values()), dict((k, v) for k, v in problems.items() if v)
 
 
+@pytest.mark.asv
 def test_resolve_reports_a_pin_pip_cannot_meet(tmp_path):
     _with_pyenv_on_path()
     exe = matrix.resolver("3.7", str(tmp_path))
@@ -102,6 +104,7 @@ def test_asv_lists_one_environment_per_entry_and_make_bench_runs_the_newest():
     ]
 
 
+@pytest.mark.asv
 def test_the_plugin_refuses_an_environment_that_did_not_get_its_pins(tmp_path):
     """A real virtualenv with six 1.16.0 installed, checked against pins the way the plugin checks."""
     _with_pyenv_on_path()

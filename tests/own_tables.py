@@ -1,0 +1,111 @@
+"""Tables the tests of your own data (data_prep.own) bring: a frame of every column kind dsib stores
+and one of nullable columns as real tables have, written as the files a user brings."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv
+import pyarrow.feather
+import pyarrow.parquet as pq
+
+ROWS = 2500
+
+
+def every_kind(rows=ROWS):
+    """A frame of every kind dsib stores, nulls in each that can have them, text beyond ASCII."""
+    i = np.arange(rows)
+    small = pd.array(np.where(i % 7 == 0, None, i % 300), dtype="Int32")
+    maybe = pd.array(np.where(i % 3 == 0, None, i % 2 == 0), dtype="boolean")
+    when = pd.Series(pd.Timestamp("2016-01-01") + pd.to_timedelta(i * 61, unit="s"))
+    when[i % 11 == 0] = pd.NaT
+    when_tz = pd.Series(
+        (pd.Timestamp("2016-03-13 06:00", tz="UTC") + pd.to_timedelta(i * 97, unit="s")).tz_convert("America/New_York")
+    ).astype("datetime64[ns, America/New_York]")
+    when_tz[i % 13 == 0] = pd.NaT
+    words = np.array(["plain", "café", "日本語", "emoji 🚕", "", 'comma, "quoted"'], dtype=object)
+    name = words[i % len(words)]
+    name[i % 4 == 0] = None  # an object array: the frame types it as pandas types read text
+    kind = pd.Categorical(np.where(i % 9 == 0, None, np.array(["cash", "card", "dispute"], dtype=object)[i % 3]))
+    return pd.DataFrame(
+        {
+            "id": i.astype("int64"),
+            "small": small,
+            "x": np.where(i % 5 == 0, np.nan, i / 8.0),
+            "flag": i % 2 == 0,
+            "maybe": maybe,
+            "when": when.astype("datetime64[ns]"),
+            "when_tz": when_tz,
+            "name": name,
+            "kind": kind,
+        }
+    )
+
+
+def arrow_table(frame, nested=True):
+    """``frame`` as Arrow, with the columns dsib cannot store: a list, a struct and binary."""
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    if nested:
+        n = len(frame)
+        table = table.append_column("tags", pa.array([[k, k + 1] for k in range(n)], pa.list_(pa.int64())))
+        table = table.append_column("point", pa.array([{"a": k, "b": "p"} for k in range(n)]))
+        table = table.append_column("blob", pa.array([b"\x00\x01"] * n, pa.binary()))
+    return table
+
+
+def write_jsonl(frame, path):
+    with open(path, "w", encoding="utf-8") as f:
+        for k, row in enumerate(frame.itertuples(index=False)):
+            record = {}
+            for column, value in zip(frame.columns, row):
+                if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and np.isnan(value)):
+                    record[column] = None
+                elif isinstance(value, pd.Timestamp):
+                    record[column] = (
+                        value.tz_convert("UTC").strftime("%Y-%m-%dT%H:%M:%SZ")
+                        if value.tz
+                        else value.strftime("%Y-%m-%d %H:%M:%S")
+                    )
+                elif isinstance(value, (np.integer, np.bool_)):
+                    record[column] = value.item()
+                else:
+                    record[column] = value
+            record["tags"] = [k, k + 1]
+            record["point"] = {"a": k, "b": "p"}
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def make_file(tmp_path, fmt, frame):
+    path = str(tmp_path / ("table." + {"feather": "arrow"}.get(fmt, fmt)))
+    if fmt == "parquet":
+        pq.write_table(arrow_table(frame), path, row_group_size=700)
+    elif fmt == "feather":
+        pyarrow.feather.write_feather(arrow_table(frame), path, chunksize=700)
+    elif fmt == "csv":
+        pyarrow.csv.write_csv(arrow_table(frame, nested=False), path)
+    else:
+        write_jsonl(frame, path)
+    return path
+
+
+def nullable_table(rows=3000):
+    """A table as real ones are: integers and booleans with nulls (pandas' nullable types), text
+    with nulls (some of it looking like numbers) and a UTC timestamp with nulls."""
+    i = np.arange(rows)
+    words = np.array(["85", "café", "日本語", "emoji 🚕", 'comma, "quoted"', "007"], dtype=object)
+    name = words[i % len(words)]
+    name[i % 4 == 0] = None
+    when = pd.Series(pd.Timestamp("2016-03-13 06:00", tz="UTC") + pd.to_timedelta(i * 97, unit="s"))
+    when[i % 13 == 0] = pd.NaT
+    return pd.DataFrame(
+        {
+            "id": i.astype("int64"),
+            "count": pd.array(np.where(i % 7 == 0, None, i * 3), dtype="Int64"),
+            "small": pd.array(np.where(i % 5 == 0, None, i % 300), dtype="Int32"),
+            "paid": pd.array(np.where(i % 3 == 0, None, i % 2 == 0), dtype="boolean"),
+            "fare": np.where(i % 11 == 0, np.nan, i / 8.0),
+            "when": when.astype("datetime64[ns, UTC]"),
+            "name": name,
+        }
+    )

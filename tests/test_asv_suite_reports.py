@@ -1,0 +1,225 @@
+"""The reports and the site of the README's `make bench` at `tiny` (the session's ``asv_tiny`` run):
+every format's, the reads in batches', the engines' and the studies' tables, and the report pages."""
+
+import os
+import re
+import shutil
+import sys
+
+import pytest
+
+from .conftest import ROOT
+from .tiny_bench import MACHINE, capture
+
+# The session's `make bench` (asv_tiny) holds a PostgreSQL and a QuestDB for its run.
+pytestmark = [pytest.mark.asv, pytest.mark.server]
+
+
+def test_every_format_report_has_a_value_in_every_case_that_makes_sense(asv_tiny):
+    report = capture(
+        [sys.executable, "-m", "dsib_tools", "report", "--results-dir", asv_tiny["results"], "--machine", MACHINE],
+        ROOT,
+        asv_tiny["env"],
+    )
+    assert report.returncode == 0, report.stdout
+    tables = [t for t in report.stdout.split("\n\n") if t.startswith("| ") and "| parquet |" in t.splitlines()[0]]
+    assert len(tables) == 9, "three sources x three variants"
+    assert "failed" not in report.stdout
+    header = tables[0].splitlines()[0]
+    assert "| parquet |" in header and "| npy |" in header
+    warm = [line for line in tables[0].splitlines() if line.startswith("| read, page cache |")][0]
+    assert warm.count("skip ") == 1, "only pandas-msgpack cannot run in this pandas: %s" % warm
+    for cell in warm.strip("| ").split(" | ")[1:]:
+        # A figure taken while other work ran is marked so: the test does not need a quiet machine.
+        assert cell.startswith("skip ") or re.match(r"^\S+ \((±\d+%, n=\d+|1 sample)\)( \(under load\))?$", cell), cell
+    assert "·" not in report.stdout, "a skip says why, never a bare dot"
+    reasons = report.stdout.split(tables[0], 1)[1].split("\n\n")[1]
+    assert reasons.startswith("skip 1: pandas to_msgpack: pandas 3.1.1 has no to_msgpack"), reasons
+    mmap = header.split(" | ").index("arrow-file-mmap")
+    throughput = [line for line in tables[0].splitlines() if line.startswith("| read, page cache MiB/s |")][0]
+    assert throughput.split(" | ")[mmap] == "no frame", "a read that builds no frame shows no throughput"
+
+
+def test_the_batches_report_puts_three_columns_and_batches_beside_the_whole_read(asv_tiny):
+    from benchmarks.batches import MEMORY_BUDGET
+    from dsib.formats import FORMATS
+
+    report = capture(
+        [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "report",
+            "--batches",
+            "--results-dir",
+            asv_tiny["results"],
+            "--machine",
+            MACHINE,
+        ],
+        ROOT,
+        asv_tiny["env"],
+    )
+    assert report.returncode == 0, report.stdout
+    cells = [c.strip() for line in report.stdout.splitlines() if line.startswith("| ") for c in line.split("|")]
+    assert "failed" not in cells and "not run" not in cells, report.stdout
+    tables = [t for t in report.stdout.split("\n\n") if t.startswith("| nyc_taxi /")]
+    assert len(tables) == 3, "the first taxi grid's three variants"
+    header = tables[0].splitlines()[0].strip("| ").split(" | ")
+    assert header[1:] == [f.name for f in FORMATS.values() if f.columns or f.batches], "formats with a reader only"
+    assert "pickle-2" not in header and "arrow-file" in header and "orc" in header
+    rows = dict(
+        (line.strip("| ").split(" | ")[0], line.strip("| ").split(" | ")[1:])
+        for line in tables[0].splitlines()[2:]
+        if line.startswith("| ")
+    )
+    figure = r"^\S+ \((±\d+%, n=\d+|1 sample)\)( \(under load\))?$"
+    for label in ("read, page cache", "read 3 columns", "in batches", "in batches + sum", "in batches + copy"):
+        assert re.match(figure, rows[label][0]), (label, rows[label])
+    for fmt, cell in zip(header[1:], rows["read 3 columns"]):
+        assert re.match(figure, cell) if FORMATS[fmt].columns else cell.startswith("skip "), (fmt, cell)
+    assert rows["in batches"][header.index("fastparquet") - 1].startswith("skip ")
+    assert "Parquet (fastparquet) has no reader of batches of a size asked" in report.stdout
+    assert re.match(r"^\d+$", rows["in batches, peak MiB"][0])
+    continuous = [
+        line.strip("| ").split(" | ") for line in report.stdout.splitlines() if line.startswith("| nyc_taxi_month |")
+    ]
+    assert [c[1] for c in continuous] == ["parquet", "csv"]
+    for cells in continuous:
+        assert re.match(figure, cells[2]) and cells[6] == "%d" % (MEMORY_BUDGET >> 20), cells
+        assert all(re.match(r"^-?\d+", c) for c in cells[3:6] + cells[7:]), cells
+
+
+def test_the_engines_report_has_every_engines_ingest_and_query_and_the_studies_comparisons(asv_tiny):
+    from dsib.engines import ENGINES
+    from dsib_tools.report import ENGINE_COMPARISONS, STUDY_COMPARISONS
+
+    report = capture(
+        [sys.executable, "-m", "dsib_tools", "report", "--results-dir", asv_tiny["results"], "--machine", MACHINE],
+        ROOT,
+        asv_tiny["env"],
+    )
+    assert report.returncode == 0, report.stdout
+    blocks = report.stdout.split("\n\n")
+    tables = [t for t in blocks if t.startswith("| ") and "| ingest |" in t.splitlines()[0]]
+    assert len(tables) == 6, "the taxi frame and TSBS, three variants each"
+    for table in tables:
+        source = table.split(" / ")[0].lstrip("| ")
+        rows = table.splitlines()[2:]
+        assert [row.split(" | ")[0].lstrip("| ") for row in rows] == [
+            e.label for e in ENGINES.values() if e.sources is None or source in e.sources
+        ]
+        for row in rows:
+            times, memory = row.strip("| ").split(" | ")[1:3], row.strip("| ").split(" | ")[3:]
+            # A query timed as another engine's (QuestDB's paths share one) skips, and says so below.
+            assert all(
+                re.match(r"^\S+ \((±\d+%, n=\d+|1 sample)\)( \(under load\))?$", cell) or cell.startswith("skip ")
+                for cell in times
+            ), row
+            # An engine that works in a held server: the client's peak + the server's = both.
+            server = row.startswith(("| PostgreSQL", "| QuestDB"))
+            assert all(
+                re.match(r"^\d+ \+ \d+ = \d+$" if server else r"^\d+$", cell) or cell.startswith("skip ")
+                for cell in memory
+            ), row
+        skipped = [row for row in rows if "skip" in row]
+        assert all(ENGINES[e].queried_as for e in ENGINES.names() if any(ENGINES[e].label + " |" in r for r in skipped))
+    (serialisation,) = [t for t in blocks if t.startswith("| QuestDB's serialisation alone")]
+    assert re.match(
+        r"^\| dataframe\(\) against the row loop \| [\d.]+x \| [\d.]+x \| [\d.]+x \|$", serialisation.splitlines()[-1]
+    ), serialisation
+    (comparisons,) = [t for t in blocks if t.startswith("| paths compared |")]
+    measured = [
+        (path, source)
+        for _, path, baseline in ENGINE_COMPARISONS
+        for source in ("nyc_taxi", "tsbs_cpu")
+        if all(ENGINES[e].sources is None or source in ENGINES[e].sources for e in (path, baseline))
+    ]
+    assert len(comparisons.splitlines()) == 2 + 3 * len(measured)
+    assert all(
+        re.match(r"^[\d.]+x$", cell) or (line.startswith("| QuestDB") and cell == "n/a")
+        for line in comparisons.splitlines()[2:]
+        for cell in line.strip("| ").split(" | ")[2:]
+    ), comparisons
+    (studies,) = [t for t in blocks if t.startswith("| beside the studies |")]
+    assert len(studies.splitlines()) == 2 + len(STUDY_COMPARISONS)
+    assert all(
+        re.match(r"^(plain|str|cat): [\d.]+x$", line.strip("| ").split(" | ")[-1]) for line in studies.splitlines()[2:]
+    ), studies
+
+
+def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
+    html = asv_tiny["html"]
+    # make bench built the page once; the link is added once, however often the page is rebuilt
+    site = capture(
+        [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "site",
+            "--results-dir",
+            asv_tiny["results"],
+            "--machine",
+            MACHINE,
+            "--html-dir",
+            html,
+        ],
+        ROOT,
+        asv_tiny["env"],
+    )
+    assert site.returncode == 0, site.stdout
+    with open(os.path.join(html, "index.html")) as f:
+        assert f.read().count('href="dsib/index.html"') == 1
+    with open(os.path.join(html, "dsib", "index.html")) as f:
+        page = f.read()
+    for heading in ("The 2019 baseline", "Every format", "Databases and engines", "Fidelity"):
+        assert "<h2" in page and heading in page
+    # the post; the grid; the engines: six, QuestDB's serialisation, the comparisons, beside the studies; fidelity
+    assert page.count("<table id=") == 1 + 9 + (6 + 1 + 1 + 1) + 1
+    assert re.search(
+        r"<li id='[a-z0-9-]+-skip-1'>skip 1: pandas to_msgpack: pandas 3\.1\.1 has no to_msgpack "
+        r"\(removed in 1\.0\)</li>",
+        page,
+    ), "a skip's reason, under the id its cells link to"
+    assert "<script" not in page and "http" not in page.replace("http-equiv", "")
+
+
+def test_the_site_has_a_report_page_for_each_machine_linked_both_ways(asv_tiny, tmp_path):
+    """Two machines' results: the first's page is the dsib page, the second's its own, each linking
+    the other; a machine with no results for the filters gets no page and is named."""
+    results, html = str(tmp_path / "results"), str(tmp_path / "html")
+    shutil.copytree(asv_tiny["results"], results)
+    shutil.copytree(os.path.join(asv_tiny["results"], MACHINE), os.path.join(results, "dsib-other"))
+    shutil.copytree(asv_tiny["html"], html)
+    site = capture(
+        [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "site",
+            "--results-dir",
+            results,
+            "--html-dir",
+            html,
+            "--machine",
+            MACHINE,
+            "--machine",
+            "dsib-other",
+            "--machine",
+            "dsib-none",
+            "--env",
+            "DSIB_PROFILEtiny",
+        ],
+        ROOT,
+        asv_tiny["env"],
+    )
+    assert site.returncode == 0, site.stdout + site.stderr
+    assert "no page for machine dsib-none: " in site.stdout, site.stdout
+    pages = {}
+    for name, page in ((MACHINE, "index.html"), ("dsib-other", "machine-dsib-other.html")):
+        with open(os.path.join(html, "dsib", page)) as f:
+            pages[name] = f.read()
+        assert "machine <code>%s</code>" % name in pages[name], name
+        assert "Databases and engines" in pages[name] and pages[name].count("<table id=") == 1 + 9 + (6 + 1 + 1 + 1) + 1
+    assert "Other machines' reports: <a href='machine-dsib-other.html'>dsib-other</a>" in pages[MACHINE]
+    assert "Other machines' reports: <a href='index.html'>%s</a>" % MACHINE in pages["dsib-other"]
+    assert "<title>dsib report: machine dsib-other</title>" in pages["dsib-other"]

@@ -1,0 +1,283 @@
+"""Servers held for a run (dsib_tools hold-servers, make run): one PostgreSQL and one QuestDB that
+every engine case of the run reaches, stopped by their PID however the run ends."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from dsib import servers
+from dsib.engines import get_engine
+
+from .conftest import ROOT
+from .test_servers import needs_postgres
+
+needs_both = pytest.mark.skipif(
+    servers.postgres_unavailable() is not None or servers.questdb_unavailable() is not None,
+    reason="PostgreSQL or QuestDB cannot be had here",
+)
+
+
+@pytest.fixture(scope="module")
+def held_servers():
+    """One PostgreSQL and one QuestDB held as a run holds them, and what $DSIB_SERVERS says of them."""
+    from .conftest import server_dir
+
+    started, value, missing = servers.hold(server_dir("dsib-held-"))
+    try:
+        assert not missing, missing
+        yield dict((s.name, s) for s in started), value
+    finally:
+        for server in started:
+            server.stop()
+
+
+@pytest.fixture
+def held(held_servers, monkeypatch):
+    """The held servers, told to this process for one test."""
+    started, value = held_servers
+    monkeypatch.setenv(servers.HELD_ENV, value)
+    return started
+
+
+def _session_dir():
+    from .conftest import server_dir
+
+    return server_dir("dsib-session-")
+
+
+@pytest.mark.server
+@needs_both
+@pytest.mark.parametrize("name", ["postgres-adbc", "questdb-dataframe"])
+def test_a_server_engines_peak_memory_includes_the_servers_process(tiny_data_dir, held, name):
+    """track_server_peakmem_*: the peak RSS of the held server's process tree while a real frame
+    goes in and comes back, the server's own process counted (and PostgreSQL's backend, its child)."""
+    from benchmarks.engines import server_peak
+    from data_prep import load_frame, read_hints
+    from dsib import procmem
+
+    engine = get_engine(name)
+    frame = load_frame("tiny", "plain", data_dir=tiny_data_dir, dataset="tsbs_cpu")
+    session = engine.connect(_session_dir())
+    try:
+        server = psutil.Process(session.server_pid)
+        assert session.server_pid == held[engine.server.name].pid
+        tree = procmem.tree(session.server_pid)
+        assert tree[0] == server.pid and (name != "postgres-adbc" or len(tree) > 1), "the backends are children"
+        own = server.memory_info().rss
+        ingest = server_peak(engine, session, engine.ingest, session, frame, "t")
+        query = server_peak(engine, session, lambda: engine.query(session, "t", **read_hints("plain", "tsbs_cpu")))
+        client = psutil.Process().memory_info().rss
+    finally:
+        engine.close(session)
+    for peak in (ingest, query):
+        # The server's process alone holds ``own`` bytes resident; a peak that left it out would be
+        # its backends' (PostgreSQL) or nothing (QuestDB, one process).
+        assert peak >= own, (peak, own)
+    if name == "questdb-dataframe":
+        assert ingest > client / 2, "a JVM's resident memory, not a Python client's share of it: %d, %d" % (
+            ingest,
+            client,
+        )
+    assert psutil.pid_exists(session.server_pid), "a held server stays when its session closes"
+
+
+@pytest.mark.server
+@needs_both
+def test_a_held_session_is_a_database_of_its_own_that_a_copy_of_its_directory_reaches(tiny_data_dir, held):
+    """A cell is loaded once a run: its directory names its database (PostgreSQL) or table prefix
+    (QuestDB) on the held server, and the query case's copy of the directory reaches the same table."""
+    import shutil
+
+    from data_prep import load_frame
+
+    frame = load_frame("tiny", "plain", data_dir=tiny_data_dir, dataset="tsbs_cpu")
+    for name in ("postgres-adbc", "questdb-dataframe"):
+        engine = get_engine(name)
+        one, other = _session_dir(), _session_dir()
+        first = engine.connect(one)
+        engine.ingest(first, frame.iloc[:10], "t")
+        engine.close(first)
+        copy = os.path.join(_session_dir(), "copy")
+        shutil.copytree(one, copy)
+        again, elsewhere = engine.connect(copy), engine.connect(other)
+        try:
+            assert len(engine.query(again, "t", datetimes=("timestamp",))) == 10, name
+            with pytest.raises(Exception):
+                engine.query(elsewhere, "t", datetimes=("timestamp",))  # another session's table is not its own
+        finally:
+            engine.close(again)
+            engine.close(elsewhere)
+
+
+@pytest.mark.server
+@needs_both
+def test_questdbs_wait_asks_on_one_connection_and_keeps_its_own_cpu_time(tiny_data_dir, held, monkeypatch):
+    import http.client
+
+    from data_prep import load_frame
+
+    connects = []
+    real_connect = http.client.HTTPConnection.connect
+
+    def counted(self):
+        connects.append(self.port)
+        return real_connect(self)
+
+    monkeypatch.setattr(http.client.HTTPConnection, "connect", counted)
+    engine = get_engine("questdb-dataframe")
+    frame = load_frame("tiny", "plain", data_dir=tiny_data_dir, dataset="tsbs_cpu")
+    session = engine.connect(_session_dir())
+    try:
+        for table in ("a", "b"):
+            engine.ingest(session, frame, table)
+    finally:
+        engine.close(session)
+    http_port = held["QuestDB"].http_port
+    assert len(session.waits) == 2 and all(w.polls >= 1 and w.cpu_seconds >= 0 for w in session.waits)
+    assert connects.count(http_port) == 1, "every poll of both waits on one connection: %s" % connects
+
+
+def test_a_server_engines_case_skips_saying_why_where_no_server_is_held(monkeypatch):
+    from benchmarks import engines as engine_cases
+
+    monkeypatch.delenv(servers.HELD_ENV, raising=False)
+    with pytest.raises(NotImplementedError) as info:
+        engine_cases.require_held_server(get_engine("postgres-copy"))
+    assert "no PostgreSQL server is held for this run" in str(info.value) and "make run" in str(info.value)
+    engine_cases.require_held_server(get_engine("duckdb"))  # no server: nothing to hold
+
+
+def test_make_run_and_run_matrix_hold_the_servers_around_asv():
+    for target in ("run", "run-matrix"):
+        dry = subprocess.run(
+            ["make", "-n", target, "PROFILE=tiny"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        )
+        (line,) = [line for line in dry.stdout.splitlines() if " asv run " in line]
+        assert "dsib_tools hold-servers -- .venv/bin/python -m asv run" in line, line
+
+
+def _held_pids(data_dir):
+    """{pid: ports} of the held servers' main processes (a postmaster, a JVM) under ``data_dir``."""
+    found = {}
+    for process in psutil.process_iter(["name", "cmdline", "status"]):
+        cmdline = process.info["cmdline"] or []
+        if process.info["status"] == psutil.STATUS_ZOMBIE or not any(data_dir in part for part in cmdline):
+            continue
+        if process.info["name"] == "postgres" and "-D" in cmdline:
+            found[process.pid] = ("postgres", int(cmdline[cmdline.index("-p") + 1]))
+        elif process.info["name"] == "java" and "io.questdb/io.questdb.ServerMain" in cmdline:
+            found[process.pid] = ("questdb", None)
+    return found
+
+
+def _all_gone(pids, ports, within=45.0):
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        alive = [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+        bound = [p for p in ports if servers.port_open(p)]
+        if not alive and not bound:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+HOLD = [sys.executable, "-m", "dsib_tools", "hold-servers", "--"]
+TELL = "import os, sys, time; print(os.environ['DSIB_SERVERS'], flush=True); sys.stdin.readline(); %s"
+
+
+@pytest.mark.server
+@needs_both
+@pytest.mark.parametrize("how", ["exit", "SIGINT-group", "SIGINT-group-watched", "SIGTERM", "SIGKILL"])
+def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
+    """The run ends by itself; a Ctrl-C at the terminal (SIGINT to the run's whole process group),
+    also under the load watcher as make run has it; SIGTERM to the holder alone; the holder killed
+    (the servers' parent-death signal)."""
+    import json
+
+    from .conftest import server_dir
+
+    data_dir = server_dir("dsib-hold-")
+    command = HOLD + [sys.executable, "-c", TELL % ("sys.exit(3)" if how == "exit" else "time.sleep(600)")]
+    if how.endswith("-watched"):
+        command = [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "watch-load",
+            "--results-dir",
+            str(tmp_path),
+            "--machine",
+            "dsib-test",
+            "--",
+        ] + command
+    run = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=dict(os.environ, DSIB_DATA_DIR=data_dir),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+        start_new_session=True,
+    )
+    try:
+        told = json.loads(run.stdout.readline())
+        pids = [told["postgres"]["pid"], told["questdb"]["pid"]]
+        ports = [
+            told["postgres"]["port"],
+            told["questdb"]["http_port"],
+            told["questdb"]["ilp_port"],
+            told["questdb"]["pg_port"],
+        ]
+        assert sorted(_held_pids(data_dir)) == sorted(pids) and all(servers.port_open(p) for p in ports)
+        if how == "exit":
+            run.stdin.write("\n")
+            run.stdin.flush()
+        elif how.startswith("SIGINT-group"):
+            os.killpg(run.pid, signal.SIGINT)
+        else:
+            run.send_signal(getattr(signal, how))
+        status = run.wait(servers.STOP_TIMEOUT + 60)
+        assert (
+            status == {"exit": 3, "SIGINT-group": 130, "SIGINT-group-watched": 130, "SIGTERM": 143, "SIGKILL": -9}[how]
+        )
+        assert _all_gone(pids, ports), "servers or ports left after %s: %s" % (how, _held_pids(data_dir))
+        runs = os.path.join(data_dir, ".cache", "_servers")
+        assert how == "SIGKILL" or os.listdir(runs) == [], "the run's server directory goes with it"
+    finally:
+        try:  # the command too, which a killed holder leaves behind
+            os.killpg(run.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        run.wait()
+        run.stdout.close()
+        run.stdin.close()
+
+
+@pytest.mark.server
+@needs_postgres
+def test_a_server_the_run_cannot_hold_skips_its_cases_with_the_reason_and_the_other_is_held(monkeypatch):
+    from benchmarks import engines as engine_cases
+
+    from .conftest import server_dir
+
+    monkeypatch.setattr(servers, "questdb_unavailable", lambda: "no Java here (made so by the test)")
+    started, value, missing = servers.hold(server_dir("dsib-hold-"))
+    try:
+        assert [s.name for s in started] == ["PostgreSQL"] and list(missing) == ["questdb"]
+        monkeypatch.setenv(servers.HELD_ENV, value)
+        engine_cases.require_held_server(get_engine("postgres-adbc"))
+        with pytest.raises(NotImplementedError) as info:
+            engine_cases.require_held_server(get_engine("questdb-dataframe"))
+        assert "could not hold a QuestDB server: no Java here (made so by the test)" in str(info.value)
+    finally:
+        for server in started:
+            server.stop()
