@@ -284,9 +284,9 @@ browser:
 test: lint $(BIN)/.ready browser $(BIN)/actionlint servers
 	$(BIN)/python -m pytest -ra --durations=25 tests
 
-# The tiers are pytest markers (pyproject.toml): asv, server, browser.
-FAST_TIER := not asv and not server and not browser
-## test-fast: the tests that need no asv run, server or browser (a contributor's loop, under 2 minutes)
+# The tiers are pytest markers (pyproject.toml): asv, server, browser, slow.
+FAST_TIER := not asv and not server and not browser and not slow
+## test-fast: the tests that need no asv run, server, browser, nor long (a contributor's loop, under 2 min)
 test-fast: $(BIN)/.ready
 	$(BIN)/python -m pytest -q -ra -m "$(FAST_TIER)" --durations=5 tests
 

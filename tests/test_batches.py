@@ -178,6 +178,7 @@ def _numbers(rows):
 
 
 # One of each kind of bound: chunks of a text file, of an HDF5 table, row groups, record batches.
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["csv", "hdf-table", "parquet", "arrow-file"])
 def test_a_batch_pass_holds_a_batch_not_the_file(tmp_path, name):
     """Peak RSS of a fresh process above what it had before reading, for a file and for one four

@@ -43,6 +43,7 @@ def _only_log(results):
     return load.Log(os.path.join(directory, names[0]))
 
 
+@pytest.mark.slow
 def test_the_commands_own_process_tree_is_its_own_and_other_work_is_other(tmp_path):
     """The watched command's grandchild spins 1.5 CPU-seconds, which must count as the command's own;
     two burners started beside it are other processes, whatever else this machine is doing."""
@@ -175,6 +176,7 @@ def test_the_committed_history_says_its_load_was_not_recorded_and_a_bad_log_is_a
     assert proc.returncode == 1 and broken in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
 
 
+@pytest.mark.slow
 def test_a_command_that_ignores_ctrl_c_is_stopped_all_the_same(tmp_path):
     """A Ctrl-C can miss the command (one that ignores it, or a signal lost between fork and exec):
     the watcher passes it on, then kills, and keeps the log; nothing is left running."""

@@ -50,6 +50,7 @@ print(json.dumps(outcomes))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "parquet", "feather", "jsonl"])
 def test_the_grid_runs_on_a_brought_table_with_no_failed_cell(tmp_path, fmt):
     data_dir = str(tmp_path / "data")
@@ -210,8 +211,10 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
         check=True,
         universal_newlines=True,
     )
-    measured = set()
+    measured, ruled_out = set(), set()
     for (key, given), value, rule in zip(cells, values, json.loads(rules.stdout.strip().splitlines()[-1])):
+        if rule is not None and key == "reads.ReadFromPageCache.time_read":
+            ruled_out.add(dict(given)["format"])
         skipped = isinstance(value, float) and math.isnan(value)
         assert skipped == (rule is not None), "%s%s: skipped=%s, the registries say %s\n%s" % (
             key,
@@ -222,7 +225,10 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
         )
         if not skipped:
             measured.add((dict(given)["format"], dict(given).get("variant"), key))
-    for fmt in formats:
+    # Every CSV, JSON, ORC and HDF5 format measured in every variant, but Rocklin's own JSON layout,
+    # which the suite measures on his frame alone (issue 32).
+    assert ruled_out <= {"json-split-noindex"}, ruled_out
+    for fmt in set(formats) - ruled_out:
         for variant in ("plain", "str", "cat"):
             assert (fmt, variant, "reads.ReadFromPageCache.time_read") in measured, (fmt, variant)
     # HDF5 ran with its declared loss: the check of its cell's file (in the cell cache) saw it.

@@ -46,6 +46,7 @@ def _run_steps(doc):
     return [step["run"] for job in doc["jobs"].values() for step in job.get("steps", []) if "run" in step]
 
 
+@pytest.mark.slow
 def test_actionlint_and_shellcheck_pass_on_the_workflows():
     assert shutil.which("shellcheck", path=BIN), "actionlint checks run: scripts only when shellcheck is found"
     with open(os.path.join(ROOT, "Makefile")) as f:
@@ -57,6 +58,7 @@ def test_actionlint_and_shellcheck_pass_on_the_workflows():
         assert name in proc.stdout, "actionlint did not read %s:\n%s" % (name, proc.stdout)
 
 
+@pytest.mark.slow
 def test_actionlint_catches_a_broken_workflow(tmp_path):
     """The check can fail: an unknown event, a bad expression and an unquoted shell variable."""
     broken = str(tmp_path / "broken.yml")
