@@ -6,10 +6,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PROFILE ?= default
 # DATASET=<name>: the grid on a table you brought (python -m data_prep add NAME --from-file PATH),
-# at the profile `own`, which measures that table alone.
+# at the profile `brought`, which measures that table alone.
 DATASET ?=
 ifneq ($(DATASET),)
-PROFILE := own
+PROFILE := brought
 export DSIB_DATASET := $(DATASET)
 endif
 MACHINE ?= $(shell hostname)
@@ -60,7 +60,7 @@ bench: data run site table
 
 ## data: generate and store the PROFILE's datasets where missing (DATASET=<name>: verify your table)
 data: $(BIN)/.ready
-	$(if $(DATASET),$(BIN)/python -m data_prep verify --profile own --dataset $(DATASET),\
+	$(if $(DATASET),$(BIN)/python -m data_prep verify --profile brought --dataset $(DATASET),\
 		$(BIN)/python -m data_prep prepare --profile $(PROFILE) --if-missing)
 
 ## workspace: build/results as a copy of the committed results/, where a run writes its own

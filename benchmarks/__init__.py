@@ -9,7 +9,7 @@
 - ``prepare``: ``Prepare`` (data_prep's generator);
 - ``engines``: ``IngestIntoEngine`` and ``QueryFromEngine`` (databases and engines, ``dsib.engines``).
 
-A cell is (source, format, variant): ``dsib.cases`` says which make sense and why the others
+A cell is (source, format, variant): ``dsib.catalog`` says which make sense and why the others
 skip, ``dsib.cells`` builds each cell's file the first time a case needs it, checked against
 the frame that was written. Only the operation is timed.
 
@@ -30,7 +30,7 @@ import re
 import sys
 
 from data_prep import PROFILES, DatasetError
-from dsib import cases
+from dsib import catalog
 from dsib.cells import Cells
 from dsib.formats import FORMATS
 from dsib.registry import installed_versions
@@ -72,7 +72,7 @@ PROFILE = os.environ.get("DSIB_PROFILE", "default")
 DATA_DIR = os.environ.get("DSIB_DATA_DIR") or os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data"
 )
-cases.use_data_dir(DATA_DIR)
+catalog.use_data_dir(DATA_DIR)
 VERSIONS = installed_versions(FORMATS.packages())
 CELLS = Cells(PROFILE, DATA_DIR)
 
@@ -121,11 +121,11 @@ def ready(operation, source, format, variant="plain"):
     """In ``setup``: the format of a cell that runs, imported and warmed up by one tiny round
     trip, so that no import or lazy initialisation lands in a timing; asv's skip
     (``NotImplementedError``) with the reason for a cell that cannot."""
-    reason = cases.skip_reason(operation, source, format, variant, PROFILE, VERSIONS)
+    reason = catalog.skip_reason(operation, source, format, variant, PROFILE, VERSIONS)
     if reason:
         raise NotImplementedError(reason)
     fmt = FORMATS[format]
-    if cases.SOURCES[source].own:  # a table a user brought: a format that cannot hold it skips, saying why
+    if catalog.SOURCES[source].own:  # a table a user brought: a format that cannot hold it skips, saying why
         holds = CELLS.store(source).digest[:12]
         if TABLE and holds != TABLE:
             raise DatasetError(
@@ -139,7 +139,7 @@ def ready(operation, source, format, variant="plain"):
 
 def hints(source, variant):
     """What a reader is told, as a user would tell it: datetimes, categoricals, numeric-looking text."""
-    return cases.SOURCES[source].dataset.read_hints(variant)
+    return catalog.SOURCES[source].dataset.read_hints(variant)
 
 
 def warm(path):
@@ -197,10 +197,10 @@ def build_every_cell(cls, build):
 def build_files(operation, partitioned=False):
     """``build_every_cell``'s ``build`` of a file case: the cell's checked file (each partition's),
     and where the operation times another reader (``Operation.reader``), that reader checked."""
-    reader = cases.get_operation(operation).reader
+    reader = catalog.get_operation(operation).reader
 
     def build(source, format, variant="plain"):
-        if cases.skip_reason(operation, source, format, variant, PROFILE, VERSIONS) is None:
+        if catalog.skip_reason(operation, source, format, variant, PROFILE, VERSIONS) is None:
             for partition in CELLS.partitions(source) if partitioned else [None]:
                 if reader:
                     CELLS.checked_reader(source, FORMATS[format], variant, reader, partition)
@@ -210,7 +210,7 @@ def build_files(operation, partitioned=False):
     return build
 
 
-class Cell(object):
+class Case(object):
     """What every case shares: one call per sample, no warm-up calls (setup's tiny round trip
     has warmed the format up), and time enough for the `full` profile."""
 

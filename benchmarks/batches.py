@@ -7,16 +7,16 @@ batches put together against the whole frame. A case's own process then holds no
 it reads, so its peak memory is the reader's.
 """
 
-from dsib import cases
+from dsib import catalog
 from dsib.roundtrip import hints_for
 
-from . import CELLS, PARAM_NAMES, SAMPLES, Cell, build_every_cell, build_files, hints, loads_once, ready, series, warm
+from . import CELLS, PARAM_NAMES, SAMPLES, Case, build_every_cell, build_files, hints, loads_once, ready, series, warm
 
 
 def ready_reader(operation, source, format, variant, partition=None):
     """In ``setup``: the format and its checked reader's outcome (``path``, ``columns``, ``size``)."""
     fmt = ready(operation, source, format, variant)
-    return fmt, CELLS.checked_reader(source, fmt, variant, cases.get_operation(operation).reader, partition)
+    return fmt, CELLS.checked_reader(source, fmt, variant, catalog.get_operation(operation).reader, partition)
 
 
 def each_batch(batches, task=None):
@@ -38,8 +38,8 @@ def copied(frame):
     return frame.copy(deep=True)
 
 
-class ReadColumns(Cell):
-    """Three of the columns (``cases.projection``: the first two and the last, the text in the str
+class ReadColumns(Case):
+    """Three of the columns (``catalog.projection``: the first two and the last, the text in the str
     and cat variants) from the file in the page cache, by the format's own selection of columns.
     Parquet, fastparquet, Feather and ORC read those columns' data only; CSV (``usecols``,
     pyarrow's ``include_columns``) still reads and splits every line, converting those columns
@@ -49,7 +49,7 @@ class ReadColumns(Cell):
 
     version = series(1)
     operation = "read_columns"
-    params, param_names = cases.params(operation), PARAM_NAMES
+    params, param_names = catalog.params(operation), PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -70,8 +70,8 @@ class ReadColumns(Cell):
         self.fmt.columns(self.path, self.names, **self.hints)
 
 
-class IterateBatches(Cell):
-    """The file in the page cache, a tenth at a time (``cases.BATCHES_A_FILE``: a tenth of its
+class IterateBatches(Case):
+    """The file in the page cache, a tenth at a time (``catalog.BATCHES_A_FILE``: a tenth of its
     rows, or of its bytes for pyarrow.csv's streaming reader), each batch a frame: alone
     (``time_iterate``), then with the ParaText tasks on each batch, every numeric column summed
     (``time_sum``) and a copy into a new frame (``time_copy``).
@@ -83,7 +83,7 @@ class IterateBatches(Cell):
 
     version = series(1)
     operation = "iterate_batches"
-    params, param_names = cases.params(operation), PARAM_NAMES
+    params, param_names = catalog.params(operation), PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -118,7 +118,7 @@ class IterateBatches(Cell):
 MEMORY_BUDGET = 256 << 20
 
 
-class ContinuousReadInBatches(Cell):
+class ContinuousReadInBatches(Case):
     """The 2019 post's six months (or every partition of a table you brought), each file in
     batches of a tenth, every numeric column of each batch summed, and nothing kept: a pass over
     more data than ``MEMORY_BUDGET``.
@@ -129,7 +129,7 @@ class ContinuousReadInBatches(Cell):
 
     version = series(1)
     operation = "continuous_read_in_batches"
-    params, param_names = cases.params(operation, with_variant=False), ["source", "format"]
+    params, param_names = catalog.params(operation, with_variant=False), ["source", "format"]
     rounds = 1
     repeat = (1, 3, 12.0)
 
@@ -139,7 +139,7 @@ class ContinuousReadInBatches(Cell):
     @loads_once
     def setup(self, source, format):
         self.fmt = ready(self.operation, source, format)  # first: a skipped source has no partitions here
-        reader = cases.get_operation(self.operation).reader
+        reader = catalog.get_operation(self.operation).reader
         self.files = []
         for partition in CELLS.partitions(source):
             checked = CELLS.checked_reader(source, self.fmt, "plain", reader, partition)

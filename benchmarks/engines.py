@@ -10,14 +10,14 @@ import os
 import shutil
 
 from data_prep import VARIANTS
-from dsib import cases, procmem, servers
+from dsib import catalog, procmem, servers
 from dsib.engines import ENGINES, TABLE, questdb
 from dsib.registry import installed_versions
 
-from . import CELLS, PROFILE, SAMPLES, Cell, build_every_cell, hints, loads_once, series
+from . import CELLS, PROFILE, SAMPLES, Case, build_every_cell, hints, loads_once, series
 
 ENGINE_PARAM_NAMES = ["source", "engine", "variant"]
-MEASURES = Cell.measures + ("dsib.engines", "dsib.servers", "dsib.procmem")
+MEASURES = Case.measures + ("dsib.engines", "dsib.servers", "dsib.procmem")
 # Three samples a case (SAMPLES); the warm-up is the session's tiny round trip, never a sample.
 # The kind of held server (dsib.servers.held) each server engine's cases need.
 HELD_KIND = {servers.POSTGRES: "postgres", servers.QUESTDB: "questdb"}
@@ -41,7 +41,7 @@ def server_engine_params(operation):
     """``engine_params`` of the engines whose work is done in another process (a held server, Spark's
     JVM) and measured there (``track_server_peakmem_*``, beside the case's own ``peakmem_``), less
     those that say why they do not measure the operation's memory (``Engine.unmeasured``)."""
-    sources, engines, variants = cases.engine_params(operation)
+    sources, engines, variants = catalog.engine_params(operation)
     method = "peakmem_" + operation
     return [
         sources,
@@ -60,7 +60,7 @@ def engine_ready(operation, source, engine, variant):
     imported by the case's session (``open_session``, which warms it up), in the case's process,
     not by the suite's import in asv's forkserver: every other case's peak memory stays without them."""
     found = ENGINES[engine]
-    reason = cases.engine_skip_reason(operation, source, engine, variant, PROFILE, installed_versions(found.packages))
+    reason = catalog.engine_skip_reason(operation, source, engine, variant, PROFILE, installed_versions(found.packages))
     if reason:
         raise NotImplementedError(reason)
     require_held_server(found)
@@ -90,7 +90,7 @@ def build_table(operation):
 
     def build(source, engine, variant):
         found = ENGINES[engine]
-        if not cases.engine_skip_reason(
+        if not catalog.engine_skip_reason(
             operation, source, engine, variant, PROFILE, installed_versions(found.packages)
         ) and not (held_kind(found) and servers.not_held(held_kind(found))):
             CELLS.checked_table(source, found, variant)
@@ -117,7 +117,7 @@ def server_peak(engine, session, call, *args, **kwargs):
     return peak.bytes
 
 
-class IngestIntoEngine(Cell):
+class IngestIntoEngine(Case):
     """The frame into a new table of a new database, committed: the engine's own path in
     (``to_sql``, ``executemany``, ``adbc_ingest``, a registered frame copied into a table, a
     Parquet file written by the engine, ILP). Each sample starts from an empty database; where
@@ -129,7 +129,7 @@ class IngestIntoEngine(Cell):
     version = series(2)
     measures = MEASURES
     operation = "ingest"
-    params, param_names = cases.engine_params(operation), ENGINE_PARAM_NAMES
+    params, param_names = catalog.engine_params(operation), ENGINE_PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -188,7 +188,7 @@ class IngestIntoEngine(Cell):
 IngestIntoEngine.peakmem_ingest.skip_params = unmeasured(IngestIntoEngine, "peakmem_ingest")
 
 
-class QueryFromEngine(Cell):
+class QueryFromEngine(Case):
     """The whole table into a frame: the engine's own path out (``read_sql``, the driver's
     cursor, ``fetch_arrow_table().to_pandas()``, ``.df()``, a Parquet file read by the engine),
     the reader told the datetimes and categoricals as a file reader is. The table was loaded
@@ -199,7 +199,7 @@ class QueryFromEngine(Cell):
     version = series(2)
     measures = MEASURES
     operation = "query"
-    params, param_names = cases.engine_params(operation), ENGINE_PARAM_NAMES
+    params, param_names = catalog.engine_params(operation), ENGINE_PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -229,7 +229,7 @@ class QueryFromEngine(Cell):
     track_server_peakmem_query.unit = "bytes"
 
 
-class SerializeForQuestDB(Cell):
+class SerializeForQuestDB(Case):
     """TSBS "cpu" into the QuestDB client's in-memory ILP buffer, no server: the serialisation
     alone of the ingestion study, a loop of ``row`` calls against ``dataframe()``. Before any case
     runs, both paths serialise each cell and must give the same bytes, in ``setup_cache``'s process,
@@ -267,7 +267,7 @@ def check_serializers(source, path, variant):
     """asv's skip where the serialisation cannot run here; else the kept check that the row loop
     and ``dataframe()`` serialise the cell alike (its failure where they do not)."""
     # The serialisation needs what questdb-dataframe needs, less its server.
-    reason = cases.engine_skip_reason(
+    reason = catalog.engine_skip_reason(
         "ingest",
         source,
         "questdb-dataframe",

@@ -12,10 +12,10 @@ import tempfile
 
 from dsib import compat
 
-from . import DATA, Cell, loads_once, series
+from . import DATA, Case, loads_once, series
 
 
-class Prepare(Cell):
+class Prepare(Case):
     version = series(1)
     measures = DATA
     params, param_names = [[1000000]], ["rows"]

@@ -9,7 +9,7 @@ import gc
 import json
 import os
 
-from dsib import cases, pagecache
+from dsib import catalog, pagecache
 from dsib.formats import FORMATS
 
 from . import (
@@ -17,7 +17,7 @@ from . import (
     PARAM_NAMES,
     SAMPLES,
     VERSIONS,
-    Cell,
+    Case,
     build_every_cell,
     build_files,
     hints,
@@ -56,14 +56,14 @@ def first_call(case, fmt, source, hints, cell):
     gc.collect()  # nothing of it left holding pages of the file (a memory map) or the pool
 
 
-class ReadFromBytes(Cell):
+class ReadFromBytes(Case):
     """The 2019 post's read (cases 1a-1c): one month, from bytes already in memory, so the disk
     is out of the figure, after one untimed full read (``first_call``). Target: Parquet at least
     10x faster than CSV for every variant (the post: 14-38x)."""
 
     version = series(2)
     operation = "read_from_bytes"
-    params, param_names = cases.params(operation), PARAM_NAMES
+    params, param_names = catalog.params(operation), PARAM_NAMES
     rounds = 2
     repeat = (1, 5, 10.0)
 
@@ -82,7 +82,7 @@ class ReadFromBytes(Cell):
         self.fmt.read(self.payload, **self.hints)
 
 
-class ReadFromPageCache(Cell):
+class ReadFromPageCache(Case):
     """The file, its pages in the page cache, read by the format's reader from its path: the warm
     twin of ``ReadCold``, after the same untimed full read (``first_call``). ``peakmem_read`` is
     the process's peak RSS (interpreter and libraries included: ``ProcessBaseline``): the frame
@@ -91,7 +91,7 @@ class ReadFromPageCache(Cell):
 
     version = series(2)
     operation = "read_from_page_cache"
-    params, param_names = cases.params(operation), PARAM_NAMES
+    params, param_names = catalog.params(operation), PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -113,7 +113,7 @@ class ReadFromPageCache(Cell):
         self.fmt.read(self.path, **self.hints)
 
 
-class ReadCold(Cell):
+class ReadCold(Case):
     """The same reader on the same file as ``ReadFromPageCache``, with none of the file in the
     page cache: evicted (fsync + POSIX_FADV_DONTNEED) and shown by mincore to be out. Where that
     cannot be shown (a filesystem that caches elsewhere, tmpfs), the case skips with the reason,
@@ -125,8 +125,8 @@ class ReadCold(Cell):
 
     version = series(2)
     operation = "read_cold"
-    measures = Cell.measures + ("dsib.pagecache",)
-    params, param_names = cases.params(operation), PARAM_NAMES
+    measures = Case.measures + ("dsib.pagecache",)
+    params, param_names = catalog.params(operation), PARAM_NAMES
     rounds = 3
     repeat = 1
 
@@ -146,7 +146,7 @@ class ReadCold(Cell):
         self.fmt.read(self.path, **self.hints)
 
 
-class _Continuous(Cell):
+class _Continuous(Case):
     """Every partition of the source read one after another from files in the page cache, each
     frame dropped before the next, as an online learner would.
 
@@ -183,7 +183,7 @@ class ContinuousRead(_Continuous):
 
     version = series(2)
     operation = "continuous_read"
-    params, param_names = cases.params(operation, with_variant=False), ["source", "format"]
+    params, param_names = catalog.params(operation, with_variant=False), ["source", "format"]
     rounds = 1
     repeat = (SAMPLES, 5, 2.0)
 
@@ -198,7 +198,7 @@ class ContinuousReadMonths(_Continuous):
 
     version = series(2)
     operation = "continuous_read_months"
-    params, param_names = cases.params(operation, with_variant=False), ["source", "format"]
+    params, param_names = catalog.params(operation, with_variant=False), ["source", "format"]
     rounds = 2
     repeat = (1, 5, 12.0)
 
@@ -206,7 +206,7 @@ class ContinuousReadMonths(_Continuous):
         build_every_cell(type(self), build_files(self.operation, partitioned=True))
 
 
-class ProcessBaseline(Cell):
+class ProcessBaseline(Case):
     """A case's process after its format was warmed up, reading nothing: what every ``peakmem_``
     includes besides its case (the interpreter, the libraries, the forkserver's imports)."""
 

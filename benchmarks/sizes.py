@@ -3,25 +3,25 @@
 frame)."""
 
 from data_prep.store import data_bytes
-from dsib import cases
+from dsib import catalog
 from dsib.formats import FORMATS
 
-from . import CELLS, PARAM_NAMES, VERSIONS, Cell, loads_once, series
+from . import CELLS, PARAM_NAMES, VERSIONS, Case, loads_once, series
 
 
-class Sizes(Cell):
+class Sizes(Case):
     version = series(1)
     operation = "sizes"
-    params, param_names = cases.params(operation), PARAM_NAMES
+    params, param_names = catalog.params(operation), PARAM_NAMES
 
     @loads_once
     def setup(self, source, format, variant):
         # No warm-up: nothing here is timed or measured in memory.
-        reason = cases.skip_reason(self.operation, source, format, variant, CELLS.profile, VERSIONS)
+        reason = catalog.skip_reason(self.operation, source, format, variant, CELLS.profile, VERSIONS)
         if reason:
             raise NotImplementedError(reason)
         self.outcome = CELLS.checked_file(source, FORMATS[format], variant)
-        self.source = cases.SOURCES[source]
+        self.source = catalog.SOURCES[source]
 
     def track_file_size(self, source, format, variant):
         return self.outcome["bytes"]

@@ -6,12 +6,12 @@ pickled, so a case's setup loads it instead of deriving its variant again).
 
 import os
 
-from dsib import cases, pagecache
+from dsib import catalog, pagecache
 
-from . import CELLS, PARAM_NAMES, SAMPLES, Cell, loads_once, ready, series
+from . import CELLS, PARAM_NAMES, SAMPLES, Case, loads_once, ready, series
 
 
-class _Write(Cell):
+class _Write(Case):
     @loads_once
     def setup(self, source, format, variant):
         self.write = ready(self.operation, source, format, variant).write
@@ -26,7 +26,7 @@ class WriteToBytes(_Write):
 
     version = series(1)
     operation = "write_to_bytes"
-    params, param_names = cases.params(operation), PARAM_NAMES
+    params, param_names = catalog.params(operation), PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -41,12 +41,12 @@ class WriteMonthToBytes(_Write):
 
     version = series(1)
     operation = "write_month_to_bytes"
-    params, param_names = cases.params(operation), PARAM_NAMES
+    params, param_names = catalog.params(operation), PARAM_NAMES
     rounds = 1
     repeat = (1, 10, 20.0)
 
 
-class WriteDurable(Cell):
+class WriteDurable(Case):
     """Serialise, write the file and fsync it (and its directory), timed together: the data is on
     stable storage when the call returns, not just in the page cache. The file goes into the
     cell cache (``CELLS.cache_dir``: a directory of this process's own in it, ``Cells.scratch``),
@@ -56,8 +56,8 @@ class WriteDurable(Cell):
 
     version = series(2)
     operation = "write_durable"
-    measures = Cell.measures + ("dsib.pagecache",)
-    params, param_names = cases.params(operation), PARAM_NAMES
+    measures = Case.measures + ("dsib.pagecache",)
+    params, param_names = catalog.params(operation), PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -77,14 +77,14 @@ class WriteDurable(Cell):
         pagecache.write_to_disk(self.path, self.write(self.frame))
 
 
-class CategorizeThenWrite(Cell):
+class CategorizeThenWrite(Case):
     """Rocklin: converting text to categoricals and then serialising can beat serialising the
     text. Against ``WriteToBytes.time_write`` of the ``str`` variant (the raw text); the writer
     is the ``cat`` variant's."""
 
     version = series(1)
     operation = "categorize_then_write"
-    params, param_names = cases.params(operation, with_variant=False), ["source", "format"]
+    params, param_names = catalog.params(operation, with_variant=False), ["source", "format"]
     rounds = 1
     repeat = SAMPLES
 
@@ -92,7 +92,7 @@ class CategorizeThenWrite(Cell):
     def setup(self, source, format):
         self.write = ready(self.operation, source, format, "cat").write
         self.frame = CELLS.frame(source, "str")
-        self.categories = dict((name, "category") for name in cases.SOURCES[source].dataset.categorizable())
+        self.categories = dict((name, "category") for name in catalog.SOURCES[source].dataset.categorizable())
 
     def time_write(self, source, format):
         self.write(self.frame.astype(self.categories))

@@ -1,6 +1,6 @@
 """A table a user brings (``python -m data_prep add NAME --from-file PATH``): CSV, Parquet,
 Feather / Arrow IPC or JSON Lines, read in batches with bounded memory and stored in the canonical
-store (checksummed ``.npy`` files, written atomically) under the profile ``own``.
+store (checksummed ``.npy`` files, written atomically) under the profile ``brought``.
 
 What a column becomes is its *kind*, recorded in the manifest with the column's name, so that every
 environment of the release matrix builds the same frame from the same files:

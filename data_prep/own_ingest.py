@@ -1,6 +1,6 @@
 """Bringing a user's table in (``python -m data_prep add NAME --from-file PATH``): CSV, Parquet,
 Feather / Arrow IPC or JSON Lines, read in batches with bounded memory, checked (its name, its
-columns' types, ``strict``) and stored in the canonical store under the profile ``own``.
+columns' types, ``strict``) and stored in the canonical store under the profile ``brought``.
 
 Ingesting runs in the tools' environment: it needs pyarrow.
 """
@@ -230,7 +230,7 @@ def _column_files(column, chunked):
 def add_table(
     name, path, data_dir=None, fmt=None, strict=False, partition_rows=PARTITION_ROWS, progress=True, reserved=()
 ):
-    """Bring the table at ``path`` into the store as dataset ``name`` at profile ``own``. Returns a
+    """Bring the table at ``path`` into the store as dataset ``name`` at profile ``brought``. Returns a
     summary: the store's path, rows, partitions, columns kept and left out, and variants."""
     import itertools
 

@@ -9,7 +9,7 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
-OWN_PROFILE = "own"
+OWN_PROFILE = "brought"
 KINDS = ("integer", "float", "boolean", "datetime", "text", "categorical")
 TEXT_KINDS = ("text", "categorical")
 # What --strict refuses besides left-out columns: a format that holds the table only by turning a

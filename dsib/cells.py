@@ -33,7 +33,7 @@ import uuid
 
 from data_prep import frame_nbytes, load_frame, open_dataset
 
-from .cases import SOURCES, BatchSize, batch_size, projection, read_from_bytes
+from .catalog import SOURCES, BatchSize, batch_size, projection, read_from_bytes
 from .engines import TABLE
 from .fidelity import FrameMismatch
 from .roundtrip import (

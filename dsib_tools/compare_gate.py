@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from dsib import cases
+from dsib import catalog
 from dsib.formats import FORMATS, POST_2019_FORMATS
 
 from . import suite
@@ -91,9 +91,9 @@ BENCHMARKS = (
         _pattern(suite.sizes.Sizes, "track_file_size", _on(["tsbs_cpu"], _POST_FORMATS, ["plain"])),
         _pattern(suite.sizes.Sizes, "track_file_size", _on(["rocklin"], _POST_FORMATS, ["str", "cat"])),
     )
-    + tuple(  # a study's own format, measured on its frame only (dsib.cases.FORMAT_SOURCES): there, on its text
+    + tuple(  # a study's own format, measured on its frame only (dsib.catalog.FORMAT_SOURCES): there, on its text
         _pattern(cls, method, _on(list(sources), [name], ["str"]))
-        for name, sources in sorted(cases.FORMAT_SOURCES.items())
+        for name, sources in sorted(catalog.FORMAT_SOURCES.items())
         for cls, method in (
             (suite.reads.ReadFromPageCache, "time_read"),
             (suite.reads.ReadFromPageCache, "peakmem_read"),
@@ -118,9 +118,8 @@ def _runs_at(cls, params, profile):
     """Whether a cell of ``cls`` runs at ``profile`` where every package is installed."""
     if not hasattr(cls, "operation"):
         return True
-    return (
-        cases.cell_skip_reason(cls.operation, dict(zip(cls.param_names, params)), profile, cases.ANY_VERSIONS) is None
-    )
+    given = dict(zip(cls.param_names, params))
+    return catalog.cell_skip_reason(cls.operation, given, profile, catalog.ANY_VERSIONS) is None
 
 
 def gate_cells(benchmarks=BENCHMARKS, profile=PROFILE):

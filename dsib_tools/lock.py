@@ -46,7 +46,7 @@ PROJECT = ("benchmarks", "dsib", "data_prep")
 
 def module_file(name, root=ROOT):
     """The file of the project module ``name`` in the checkout (a package's ``__init__.py``), or
-    None: another package's module, or a name that is no module (``from dsib import cases`` names
+    None: another package's module, or a name that is no module (``from dsib import catalog`` names
     a module, ``from data_prep import VARIANTS`` does not)."""
     if name.split(".")[0] not in PROJECT:
         return None

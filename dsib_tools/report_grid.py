@@ -64,7 +64,7 @@ def grid_cell(res, names, row, fmt, given, reasons, load=None):
 def measured_on(rows, source):
     """The rows whose operation measures ``source`` (the reads real work needs: the first taxi grid
     and a table you brought)."""
-    from dsib.cases import get_operation
+    from dsib.catalog import get_operation
 
     return [row for row in rows if source in get_operation(row.cls.operation).sources]
 
@@ -182,8 +182,8 @@ BATCHES_LEGEND = (
 def batches_report(res, names, sources, load=None):
     """Markdown: the continuous read in batches of each source, against its memory budget."""
     from benchmarks.batches import MEMORY_BUDGET
-    from dsib import cases
-    from dsib.cases import get_operation
+    from dsib import catalog
+    from dsib.catalog import get_operation
 
     from .suite import name
     from benchmarks import batches, reads, sizes
@@ -212,7 +212,7 @@ def batches_report(res, names, sources, load=None):
                 0
             ]
             first = _cell(res, names, name(whole, "peakmem_first_partition"), dict(given, format=fmt))[0]
-            partitions = len(cases.SOURCES[source].partitions)
+            partitions = len(catalog.SOURCES[source].partitions)
             cells = [format_seconds(value) + _relative_spread(value, stats) + _under_load(res, timed, load)]
             cells += ["n/a" if _missing(v) else "%.0f" % (v / MIB) for v in (peak, base)]
             cells.append("n/a" if _missing(peak) or _missing(base) else "%.0f" % ((peak - base) / MIB))

@@ -31,7 +31,7 @@ def grid_markdown(res, names, sources=None, variants=None, load=None, rows=None)
     """Every format's grid over ``sources`` and ``variants`` (default: all); ``rows``: those rows
     alone, of the formats that read columns or batches."""
     from data_prep import VARIANTS
-    from dsib.cases import GRID
+    from dsib.catalog import GRID
     from dsib.formats import FORMATS
 
     from .report import grid_report
@@ -43,7 +43,7 @@ def grid_markdown(res, names, sources=None, variants=None, load=None, rows=None)
 def grid_charts(res, names):
     """The grid's charts over every source, variant and format (``site.render``'s ``charts``)."""
     from data_prep import VARIANTS
-    from dsib.cases import GRID
+    from dsib.catalog import GRID
     from dsib.formats import FORMATS
 
     from .report import grid_charts as charts
@@ -53,7 +53,7 @@ def grid_charts(res, names):
 
 def batches_markdown(res, names, sources=None, load=None):
     """The continuous reads in batches of ``sources`` (default: all); empty if the run has none."""
-    from dsib.cases import SOURCES
+    from dsib.catalog import SOURCES
 
     from .report import batches_report
 
@@ -63,7 +63,7 @@ def batches_markdown(res, names, sources=None, load=None):
 def engines_markdown(res, names, sources=None, variants=None, load=None):
     """The engines' blocks of those ``sources`` (default: all) that engines run on; empty if none."""
     from data_prep import VARIANTS
-    from dsib.cases import ENGINE_SOURCES
+    from dsib.catalog import ENGINE_SOURCES
 
     from .report import engines_report
 
@@ -76,15 +76,15 @@ def report_blocks(res, names, load=None, source=None, variant=None, engines=Fals
     reads real work needs alone), the reads in batches, then the engines (``engines``: those alone).
     ``dataset``: the block of a table the user brought, which the engines are not run on."""
     if dataset:
-        from dsib import cases
+        from dsib import catalog
 
-        cases.bring(dataset)
+        catalog.bring(dataset)
     sources = [dataset] if dataset else source and [source]
     blocks = []
     if not engines:
         grid_sources = sources
         if batches and not sources:  # the sources three columns and batches are measured on
-            from dsib.cases import get_operation
+            from dsib.catalog import get_operation
 
             grid_sources = list(get_operation("iterate_batches").sources)
         blocks.append(

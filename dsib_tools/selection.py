@@ -9,7 +9,7 @@ ALL_ENGINES = "all"
 def select_regex(fmt=None, source=None, engine=None):
     """asv's ``-b`` for the cells of one format (or engine, or every engine: ``all``) and/or one
     source (a regex on "name(params)")."""
-    from dsib import cases
+    from dsib import catalog
     from dsib.engines import ENGINES
     from dsib.formats import FORMATS
 
@@ -19,8 +19,8 @@ def select_regex(fmt=None, source=None, engine=None):
         FORMATS[fmt]  # an unknown name is an error that lists the known ones
     if engine and engine != ALL_ENGINES:
         ENGINES[engine]
-    if source and source not in cases.SOURCES:
-        raise KeyError("unknown source %r; sources are: %s" % (source, ", ".join(cases.SOURCES)))
+    if source and source not in catalog.SOURCES:
+        raise KeyError("unknown source %r; sources are: %s" % (source, ", ".join(catalog.SOURCES)))
     f, s = ("'%s'" % re.escape(x) if x else None for x in (fmt, source))
     if engine:
         names = ENGINES.names() if engine == ALL_ENGINES else [engine]

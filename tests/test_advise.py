@@ -14,11 +14,11 @@ import pandas as pd
 import pytest
 
 from dsib.formats import FORMATS
-
-pytestmark = pytest.mark.slow  # the advised fixture measures every format: about half a minute
 from dsib.roundtrip import concat_batches, write_and_check
 
 from .conftest import ROOT
+
+pytestmark = pytest.mark.slow  # the advised fixture measures every format: about half a minute
 
 ROWS = 3000
 

@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.asv, pytest.mark.server]
 
 def expected_skip(benchmark, given, versions):
     """Why a cell must skip in this environment, from the registries alone; None if it must run."""
-    from dsib import cases
+    from dsib import catalog
     from dsib.formats import FORMATS
     from dsib_tools import suite
 
@@ -32,7 +32,7 @@ def expected_skip(benchmark, given, versions):
     operation = getattr(cls, "operation", None)
     if operation is None:  # the process baseline and the generator
         return FORMATS[given["format"]].unavailable(versions) if "format" in given else None
-    return cases.cell_skip_reason(
+    return catalog.cell_skip_reason(
         operation, given, "tiny", versions, "cat" if operation == "categorize_then_write" else "plain"
     )
 

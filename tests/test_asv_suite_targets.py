@@ -249,7 +249,7 @@ def test_make_bench_runs_real_tlc_files_and_a_table_you_brought(asv_tiny, tmp_pa
     )
     assert add.returncode == 0 and "left out: column 'tags'" in add.stdout, add.stdout
 
-    for how, profile, source in ((["PROFILE=tlc"], "tlc", "nyc_taxi"), (["DATASET=mine"], "own", "mine")):
+    for how, profile, source in ((["PROFILE=tlc"], "tlc", "nyc_taxi"), (["DATASET=mine"], "brought", "mine")):
         build = str(tmp_path / ("build-" + profile))
         run = capture(
             ["make", "bench", "FORMAT=parquet", "MACHINE=" + MACHINE, "ASV_ENV_DIR=" + ENV_DIR, "BUILD=" + build] + how,
@@ -262,7 +262,7 @@ def test_make_bench_runs_real_tlc_files_and_a_table_you_brought(asv_tiny, tmp_pa
             for r in iter_results_for_machine(os.path.join(build, "results"), MACHINE)
             if "DSIB_PROFILE" + profile in r.env_name.split("-")
         ]
-        if profile == "own":  # the table's name and what it holds: a series of its own
+        if profile == "brought":  # the table's name and what it holds: a series of its own
             from dsib_tools.config import table_digest
 
             assert "DSIB_DATASETmine" in res.env_name.split("-"), res.env_name
@@ -301,7 +301,7 @@ def test_make_bench_runs_real_tlc_files_and_a_table_you_brought(asv_tiny, tmp_pa
             "--machine",
             MACHINE,
             "--env",
-            "DSIB_PROFILEown",
+            "DSIB_PROFILEbrought",
             "--dataset",
             "mine",
         ],

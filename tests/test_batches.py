@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from data_prep import DATASETS, VARIANTS, load_frame, read_hints
-from dsib import cases
+from dsib import catalog
 from dsib.fidelity import FrameMismatch
 from dsib.formats import FORMATS
 from dsib.registry import Reader, installed_versions
@@ -52,13 +52,13 @@ def test_reader_gives_back_its_part_of_the_frame(tiny_data_dir, tmp_path, datase
     if unmet:
         pytest.skip(unmet)
     if reader == "columns":
-        names = cases.projection(frame.columns)
+        names = catalog.projection(frame.columns)
         assert len(names) == min(3, len(frame.columns)) and names[-1] == frame.columns[-1]
         check_columns(fmt, frame, hints, path, names)
         got = fmt.columns(path, names, **hints_for(hints, names))
         assert list(got.columns) == names
     else:
-        size = cases.batch_size(len(frame), os.path.getsize(path))
+        size = catalog.batch_size(len(frame), os.path.getsize(path))
         if fmt.batches.writes is not None:  # the file written for batches (row groups, record batches)
             path = str(tmp_path / ("batches" + fmt.suffix))
             with open(path, "wb") as f:
@@ -72,8 +72,8 @@ def test_reader_gives_back_its_part_of_the_frame(tiny_data_dir, tmp_path, datase
 
 def test_a_reader_that_drops_or_changes_rows_is_caught(tiny_data_dir, tmp_path, monkeypatch):
     fmt, frame, hints, path = _cell(tiny_data_dir, tmp_path, "csv", "cat")
-    size = cases.batch_size(len(frame), os.path.getsize(path))
-    names = cases.projection(frame.columns)
+    size = catalog.batch_size(len(frame), os.path.getsize(path))
+    names = catalog.projection(frame.columns)
     check_batches(fmt, frame, hints, path, size)
     check_columns(fmt, frame, hints, path, names)
     batches, columns = fmt.batches, fmt.columns
@@ -115,27 +115,27 @@ def test_the_categories_of_batches_are_put_together_not_lost():
 def test_formats_without_a_reader_skip_saying_so():
     versions = installed_versions(FORMATS.packages())
     assert (
-        cases.skip_reason("iterate_batches", "nyc_taxi", "pickle-2", "plain", "tiny", versions)
+        catalog.skip_reason("iterate_batches", "nyc_taxi", "pickle-2", "plain", "tiny", versions)
         == "pickle protocol 2 has no reader of batches of a size asked: it is read whole"
     )
     assert (
-        cases.skip_reason("read_columns", "nyc_taxi", "json-split", "plain", "tiny", versions)
+        catalog.skip_reason("read_columns", "nyc_taxi", "json-split", "plain", "tiny", versions)
         == "JSON split reads every column: it has no reader of some columns"
     )
     old = dict(versions, pyarrow="2.0.0")
     assert (
-        cases.skip_reason("iterate_batches", "nyc_taxi", "parquet", "plain", "tiny", old)
+        catalog.skip_reason("iterate_batches", "nyc_taxi", "parquet", "plain", "tiny", old)
         == "Parquet: ParquetFile.iter_batches arrived in pyarrow 3.0"
     )
     # only formats with the reader are parameters of the case
-    assert "pickle-2" not in cases.params("iterate_batches")[1]
-    assert "parquet" in cases.params("iterate_batches")[1]
+    assert "pickle-2" not in catalog.params("iterate_batches")[1]
+    assert "parquet" in catalog.params("iterate_batches")[1]
 
 
 # The process's own peak (VmHWM): ru_maxrss would start at the forking parent's (pytest's) RSS.
 PEAK = r"""
 import json, os, sys
-from dsib.cases import batch_size
+from dsib.catalog import batch_size
 from dsib.formats import FORMATS
 
 
@@ -200,7 +200,7 @@ def test_a_batch_pass_holds_a_batch_not_the_file(tmp_path, name):
         path = str(tmp_path / ("x%d%s" % (scale, fmt.suffix)))
         with open(path, "wb") as f:
             write = fmt.batches.writes or (lambda frame, size: fmt.write(frame))
-            f.write(write(frame, cases.batch_size(rows, 0)))  # batches of a tenth of the shorter file
+            f.write(write(frame, catalog.batch_size(rows, 0)))  # batches of a tenth of the shorter file
         for how in ("whole", "batches"):
             peaks[how, scale] = _peak_above_start(name, how, path, rows // 10, hints)
     extra = 3 * int(_numbers(rows).memory_usage(deep=True).sum())

@@ -9,7 +9,7 @@ import os
 
 from benchmarks import batches, reads, sizes
 from benchmarks.batches import MEMORY_BUDGET
-from dsib import cases
+from dsib import catalog
 from dsib_tools import suite
 
 from .conftest import ROOT
@@ -45,13 +45,13 @@ def test_every_cell_is_measured_or_skips_for_a_reason_of_the_suite():
             assert combos and len(values) == len(combos), key
             for combo, value in zip(combos, values):
                 given = dict(zip(cls.param_names, [c.strip("'") for c in combo]))
-                why = cases.skip_reason(
+                why = catalog.skip_reason(
                     cls.operation,
                     given["source"],
                     given["format"],
                     given.get("variant", "plain"),
                     "default",
-                    cases.ANY_VERSIONS,
+                    catalog.ANY_VERSIONS,
                 )
                 assert value is not None, "%s%s failed" % (key, given)
                 assert (value == value) == (why is None), (key, given, why)
@@ -59,7 +59,7 @@ def test_every_cell_is_measured_or_skips_for_a_reason_of_the_suite():
 
 def test_the_continuous_read_in_batches_stays_within_its_budget_on_more_than_twice_its_data():
     res = _run()
-    months = len(cases.SOURCES["nyc_taxi_month"].partitions)
+    months = len(catalog.SOURCES["nyc_taxi_month"].partitions)
     for fmt in ("parquet", "csv"):
         peak = _value(res, batches.ContinuousReadInBatches, "peakmem_read", source="nyc_taxi_month", format=fmt)
         base = _value(res, reads.ProcessBaseline, "peakmem_baseline", format=fmt)

@@ -8,7 +8,7 @@ import pytest
 import benchmarks
 from benchmarks import batches, prepare, reads, sizes, writes
 from data_prep import PROFILES, DatasetError, load_frame
-from dsib import cases, pagecache
+from dsib import catalog, pagecache
 from dsib.cells import Cells
 from dsib.fidelity import FrameMismatch, assert_same_frame
 from dsib.formats import FORMATS, POST_2019_FORMATS, Needs
@@ -249,7 +249,7 @@ def test_the_full_profile_measures_no_grid_and_opens_no_store(tmp_path, monkeypa
     ):
         reasons = set()
         for params in itertools.product(*cls.params):
-            if params[0] not in cases.GRID or params[0] == "rocklin":
+            if params[0] not in catalog.GRID or params[0] == "rocklin":
                 continue  # the post's month and Rocklin's frame run at full
             with pytest.raises(NotImplementedError) as skipped:
                 cls().setup(*params)

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from data_prep import DATASETS, DatasetError, load_frame, nyc_taxi, open_dataset
-from data_prep.prepare import TLC_BYTES_PER_ROW, csv_bytes_per_row, ingest_csv, prepare
+from data_prep.build import TLC_BYTES_PER_ROW, csv_bytes_per_row, ingest_csv, prepare
 from data_prep.profiles import MONTHS_2016_H1, PROFILES
 from dsib.fidelity import assert_same_frame
 

@@ -108,7 +108,7 @@ def test_the_gate_covers_what_users_care_about():
     def has(cls, method, *params):
         return "%s(%s)" % (suite.name(cls, method), ", ".join(repr(p) for p in params)) in cells
 
-    from dsib.cases import FORMAT_SOURCES
+    from dsib.catalog import FORMAT_SOURCES
 
     r, w = suite.reads, suite.writes
     for name, fmt in FORMATS.items():

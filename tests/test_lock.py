@@ -83,7 +83,7 @@ def test_the_lock_records_the_suite_as_it_is():
 
 
 def test_a_changed_batch_size_fails(repo):
-    with Edit(repo, "dsib/cases.py", "BATCHES_A_FILE = 10\n", "BATCHES_A_FILE = 20\n"):
+    with Edit(repo, "dsib/catalog.py", "BATCHES_A_FILE = 10\n", "BATCHES_A_FILE = 20\n"):
         proc = _check(repo)
     assert proc.returncode == 1, proc.stdout
     for name in ("batches.IterateBatches", "batches.ContinuousReadInBatches"):
@@ -163,11 +163,11 @@ def test_what_a_class_measures_is_found_in_its_imports():
         for cls in (reads.ReadCold, batches.IterateBatches, engines.IngestIntoEngine, prepare.Prepare)
     )
     assert {"dsib.pagecache", "dsib.cells", "dsib.roundtrip", "dsib.fidelity"} <= found[reads.ReadCold]
-    assert {"benchmarks.batches", "dsib.cases"} <= found[batches.IterateBatches]
+    assert {"benchmarks.batches", "dsib.catalog"} <= found[batches.IterateBatches]
     assert {"dsib.servers", "dsib.engines.postgres", "dsib.engines.questdb"} <= found[engines.IngestIntoEngine]
     assert "dsib.pagecache" not in found[batches.IterateBatches]
     # data_prep's CLI, which writes the store every case reads, imported by none: the one addition.
-    assert all("data_prep.prepare" in modules for modules in found.values())
+    assert all("data_prep.build" in modules for modules in found.values())
     assert not any(name.startswith(("dsib_tools", "tests")) for modules in found.values() for name in modules)
     names = [name for name, _ in lock.measured_code(writes.WriteDurable)]
     assert "dsib/pagecache.py" in names and "benchmarks/writes.py" in names and "benchmarks/__init__.py" in names

@@ -282,26 +282,26 @@ def test_engines_cold_durable_batches_projections_questdb_and_prepare_are_newest
 
 
 def test_rocklin_runs_in_the_matrix_in_his_studys_formats_at_default():
-    from dsib import cases
+    from dsib import catalog
     from dsib.formats import FORMATS
 
     ran = set()
     for cls, method, given, label in _every_cell():
         if _declared(cls, method, given) and given.get("source") == "rocklin":
             assert given["format"] in matrix.ROCKLIN_FORMATS, label
-            if cases.cell_skip_reason(cls.operation, given, "default", cases.ANY_VERSIONS) is None:
+            if catalog.cell_skip_reason(cls.operation, given, "default", catalog.ANY_VERSIONS) is None:
                 ran.add(given["format"])
     assert ran == set(matrix.ROCKLIN_FORMATS) and all(f in FORMATS for f in ran)
 
 
 def test_rocklins_frame_is_100000_rows_at_default_and_his_1000000_at_full():
     from data_prep import PROFILES
-    from dsib import cases
+    from dsib import catalog
 
     assert PROFILES["default"].rows_for("rocklin") == PROFILES["default"].grid_rows["rocklin"] == 100000
     assert PROFILES["full"].rows_for("rocklin") == PROFILES["full"].grid_rows["rocklin"] == 1000000
-    assert cases.SOURCES["rocklin"].rows("default") == 100000 and cases.SOURCES["rocklin"].rows("full") == 1000000
-    assert cases.SOURCES["nyc_taxi"].rows("full") is None and cases.SOURCES["tsbs_cpu"].rows("full") is None
+    assert catalog.SOURCES["rocklin"].rows("default") == 100000 and catalog.SOURCES["rocklin"].rows("full") == 1000000
+    assert catalog.SOURCES["nyc_taxi"].rows("full") is None and catalog.SOURCES["tsbs_cpu"].rows("full") is None
 
 
 def test_the_budgets_rules_hold():
@@ -311,7 +311,7 @@ def test_the_budgets_rules_hold():
     minimum, and while its time limit lasts, a sample a second at least (the most it can, its
     maximum), over every round."""
     from data_prep import PROFILES, VARIANTS
-    from dsib import cases
+    from dsib import catalog
     from dsib.formats import FORMATS
     from dsib_tools import suite
 
@@ -319,13 +319,13 @@ def test_the_budgets_rules_hold():
     for case in suite.POST_2019:
         for fmt in ("parquet", "csv"):
             given = dict(case.given, format=fmt)
-            assert cases.cell_skip_reason(case.cls.operation, given, "default", cases.ANY_VERSIONS) is None, given
+            assert catalog.cell_skip_reason(case.cls.operation, given, "default", catalog.ANY_VERSIONS) is None, given
     runs = set()
     for cls, method, given, label in _every_cell():
         if (
             "format" in given
             and hasattr(cls, "operation")
-            and cases.cell_skip_reason(cls.operation, given, "default", cases.ANY_VERSIONS) is None
+            and catalog.cell_skip_reason(cls.operation, given, "default", catalog.ANY_VERSIONS) is None
         ):
             runs.add((given["format"], given.get("variant", "plain")))
     assert set(f for f, _ in runs) == set(FORMATS.names())

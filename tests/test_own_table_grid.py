@@ -105,13 +105,13 @@ def test_the_grid_runs_on_a_brought_table_with_no_failed_cell(tmp_path, fmt):
 TEXT_FAMILIES = ("csv", "json", "orc", "hdf5")
 SKIPS_BY_RULE = """
 import json, sys
-from dsib import cases
+from dsib import catalog
 from dsib_tools import suite
 versions, cells = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 out = []
 for benchmark, given in cells:
     cls = suite.owner(benchmark)
-    out.append(cases.cell_skip_reason(cls.operation, dict(given), "own", versions,
+    out.append(catalog.cell_skip_reason(cls.operation, dict(given), "brought", versions,
                                       "cat" if cls.operation == "categorize_then_write" else "plain"))
 print(json.dumps(out))
 """
@@ -162,7 +162,7 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
             "--dataset",
             "mine",
             "-o",
-            ".asv-own.conf.json",
+            ".asv-brought.conf.json",
         ],
         tools + ["machine", machine, "--results-dir", "build/results"],
         [
@@ -171,7 +171,7 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
             "asv",
             "run",
             "--config",
-            ".asv-own.conf.json",
+            ".asv-brought.conf.json",
             "--machine",
             machine,
             "--quick",
@@ -260,7 +260,7 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
             "--machine",
             machine,
             "--env",
-            "DSIB_PROFILEown",
+            "DSIB_PROFILEbrought",
             "--dataset",
             "mine",
         ],

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 from benchmarks.engines import IngestIntoEngine, QueryFromEngine, SerializeForQuestDB
-from dsib import cases
+from dsib import catalog
 from dsib.engines import ENGINES
 from dsib_tools import suite
 from dsib_tools.matrix import newest
@@ -57,8 +57,8 @@ def test_every_engine_case_of_the_newest_environment_is_measured_or_skips_for_a_
                     engine, why = "questdb-dataframe", None
                 else:
                     engine = given["engine"]
-                    why = cases.engine_skip_reason(
-                        cls.operation, given["source"], engine, given["variant"], "default", cases.ANY_VERSIONS
+                    why = catalog.engine_skip_reason(
+                        cls.operation, given["source"], engine, given["variant"], "default", catalog.ANY_VERSIONS
                     )
                 if why is None:
                     assert value == value, "%s%s skipped, though the suite measures it" % (key, given)

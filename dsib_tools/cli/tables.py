@@ -82,7 +82,7 @@ def add_report(sub):
         "--dataset",
         default=None,
         metavar="NAME",
-        help="the block of a table you brought (make bench DATASET=NAME; --env DSIB_PROFILEown)",
+        help="the block of a table you brought (make bench DATASET=NAME; --env DSIB_PROFILEbrought)",
     )
     p.set_defaults(func=cmd_report)
 

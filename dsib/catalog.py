@@ -63,7 +63,7 @@ class Source(namedtuple("Source", ["name", "stored", "whole_partitions", "format
 
 class OwnSource(Source):
     """A table a user brought (``python -m data_prep add``), measured whole, partition by partition,
-    at the profile ``own`` alone. Its frames are what the user's data is: a format that cannot
+    at the profile ``brought`` alone. Its frames are what the user's data is: a format that cannot
     give back one of its columns skips the cell, naming the column, where a built-in source's
     cell would fail."""
 
