@@ -2,11 +2,10 @@
    the order of the chosen view. The state lives in the URL hash, #case=ID[&case=ID…][&view=pandas],
    so that every case, or a set of them, has an address. Data: window.DSIB_RELEASES
    (releases-data.js, or releases-data-<machine>.js for another machine's page, written by
-   `python -m dsib_tools site`). Plain DOM and SVG: no library to load. */
+   `python -m dsib_tools site`). The plots are Vega-Lite's, drawn by the vendored Vega (vega-embed). */
 (function () {
   "use strict";
   var D = window.DSIB_RELEASES;
-  var NS = "http://www.w3.org/2000/svg";
   var COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
   var byId = {};
   D.cases.forEach(function (c) {
@@ -29,14 +28,12 @@
     return human(v, c.unit) + " (IQR " + human(sp[0], c.unit) + "–" + human(sp[1], c.unit) + ", n=" + sp[2] + ")";
   }
 
-  function el(tag, attrs, text, ns) {
-    var node = ns ? document.createElementNS(NS, tag) : document.createElement(tag);
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
     Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
     if (text !== undefined) node.textContent = text;
     return node;
   }
-
-  function svg(tag, attrs, text) { return el(tag, attrs, text, true); }
 
   /* --- the state in the hash ------------------------------------------------------------- */
   function state() {
@@ -84,40 +81,20 @@
     return ratio >= 1 ? ratio.toFixed(2) + "× " + words[0] : (1 / ratio).toFixed(2) + "× " + words[1];
   }
 
-  /* --- the plot ------------------------------------------------------------------------- */
+  /* --- the plot: Vega-Lite (vendored, dsib_tools/vendor_js.py), one chart per unit ---------- */
   var QUANTITY = {seconds: "time", bytes: "memory or size"};
 
-  // The axis is drawn in one unit (the one of its largest value), so that its title names the
-  // unit of every tick.
-  function scale(values, unit, top, bottom) {
+  // The axis is in one unit (the one of its largest value), so that its title names the unit of
+  // every tick; several orders of magnitude give a log axis, which keeps every line readable.
+  function axisOf(values, unit) {
     var step = unitOf(Math.max.apply(null, values), STEPS[unit] || [[1, ""]]);
-    var shown = values.map(function (v) { return v / step[0]; });
-    var lo = Math.min.apply(null, shown), hi = Math.max.apply(null, shown);
-    var log = lo > 0 && hi / lo > 10;  // several orders of magnitude: a log axis keeps every line readable
-    var ticks = [], f, a, b;
-    if (log) {
-      a = Math.floor(Math.log10(lo)); b = Math.ceil(Math.log10(hi));
-      for (var e = a; e <= b; e++) [1, 2, 5].forEach(function (m) { ticks.push(m * Math.pow(10, e)); });
-      ticks = ticks.filter(function (t) { return t >= lo / 1.5 && t <= hi * 1.5; });
-      a = Math.log10(Math.min(lo, ticks[0] || lo)); b = Math.log10(Math.max(hi, ticks[ticks.length - 1] || hi));
-      f = function (v) { return bottom - (Math.log10(v / step[0]) - a) / ((b - a) || 1) * (bottom - top); };
-    } else {
-      hi = hi > 0 ? hi * 1.05 : 1;  // linear from zero, so that heights compare as ratios
-      var tick = Math.pow(10, Math.floor(Math.log10(hi / 5)));
-      tick *= hi / tick > 25 ? 5 : hi / tick > 10 ? 2 : 1;
-      for (var k = 0; k * tick <= hi; k++) ticks.push(k * tick);
-      f = function (v) { return bottom - v / step[0] / hi * (bottom - top); };
-    }
-    return {y: f, log: log, suffix: step[1], ticks: ticks.map(function (t) { return t * step[0]; }),
-            label: function (v) { return number(v / step[0]) + step[1]; }};
+    var lo = Math.min.apply(null, values), hi = Math.max.apply(null, values);
+    return {step: step, log: lo > 0 && hi / lo > 10};
   }
 
-  function plot(cases, colors, view, unit) {
+  function spec(cases, colors, view, unit) {
     var order = D.orders[view], keys = D.views[view];
-    var T = 20 + 16 * cases.length;  // the legend sits above the lines, not over them
-    var W = 820, H = 385 + T, L = 110, R = 20, B = 130;
-    var root = svg("svg", {width: W, height: H, viewBox: "0 0 " + W + " " + H, "data-unit": unit});
-    var values = [];
+    var values = [], rows = [];
     cases.forEach(function (c) {
       order.forEach(function (i) {
         if (!isNumber(c.values[i])) return;
@@ -126,68 +103,62 @@
         if (sp && isNumber(sp[0]) && isNumber(sp[1])) values.push(sp[0], sp[1]);
       });
     });
-    var s = scale(values, unit, T, H - B);
-    var x = function (p) { return L + (p + 0.5) * (W - L - R) / order.length; };
-    var axis = svg("g", {"class": "axis"});
-    s.ticks.forEach(function (t) {
-      axis.appendChild(svg("line", {x1: L, x2: W - R, y1: s.y(t), y2: s.y(t), stroke: "#eee"}));
-      axis.appendChild(svg("text", {"class": "tick", x: L - 6, y: s.y(t) + 4, "text-anchor": "end"}, s.label(t)));
-    });
-    order.forEach(function (i, p) {  // short labels, in the view's order of libraries; the full one on hover
-      var label = svg("text", {x: x(p), y: H - B + 14, "text-anchor": "end",
-                               transform: "rotate(-35 " + x(p) + " " + (H - B + 14) + ")"},
-                      keys.map(function (k) { return (k === "python" ? "py" : "") + D.envs[i][k]; }).join(" / "));
-      label.appendChild(svg("title", {}, D.envs[i].label));
-      axis.appendChild(label);
-    });
-    axis.appendChild(svg("text", {x: L + (W - L - R) / 2, y: H - 6, "text-anchor": "middle"},
-                             keys.join(" / ") + " release"));
-    axis.appendChild(svg("text", {"class": "axis-title", x: 12, y: T + (H - B - T) / 2,
-                                  transform: "rotate(-90 12 " + (T + (H - B - T) / 2) + ")", "text-anchor": "middle"},
-                         (QUANTITY[unit] || unit) + " (" + s.suffix + (s.log ? ", log scale" : "") + ")"));
-    root.appendChild(axis);
-    cases.forEach(function (c, k) {
-      var g = svg("g", {"class": "series", "data-case": c.id, stroke: colors[k], fill: colors[k]});
-      var run = [];
-      var flush = function () {
-        if (run.length > 1) g.appendChild(svg("polyline", {points: run.join(" ")}));
-        run = [];
-      };
+    var a = axisOf(values, unit), k0 = a.step[0];
+    cases.forEach(function (c) {
+      var run = 0;
       order.forEach(function (i, p) {
-        var v = c.values[i];
-        if (!isNumber(v)) { flush(); return; }  // skipped, failed or not run: a gap, not a zero
-        run.push(x(p) + "," + s.y(v));
-        var sp = c.spread[i];
-        if (sp && isNumber(sp[0]) && isNumber(sp[1]) && sp[2] > 1) {  // the interquartile range, as a bar
-          g.appendChild(svg("line", {"class": "iqr", x1: x(p), x2: x(p), y1: s.y(sp[0]), y2: s.y(sp[1])}));
-          [sp[0], sp[1]].forEach(function (q) {
-            g.appendChild(svg("line", {"class": "iqr", x1: x(p) - 4, x2: x(p) + 4, y1: s.y(q), y2: s.y(q)}));
-          });
-        }
-        var dot = svg("circle", {cx: x(p), cy: s.y(v), r: 3.5});
-        dot.appendChild(svg("title", {}, c.label + "\n" + D.envs[i].label + ": " + withSpread(c, i)));
-        g.appendChild(dot);
+        var v = c.values[i], sp = c.spread[i];
+        if (!isNumber(v)) { run += 1; return; }  // skipped, failed or not run: a gap, not a zero
+        var ranged = sp && isNumber(sp[0]) && isNumber(sp[1]) && sp[2] > 1;
+        rows.push({id: c.id, label: c.label, p: p, run: c.id + "#" + run, release: D.envs[i].label, v: v / k0,
+                   lo: ranged ? sp[0] / k0 : null, hi: ranged ? sp[1] / k0 : null, figure: withSpread(c, i)});
       });
-      flush();
-      root.appendChild(g);
     });
-    // The legend, inside the plot: one swatch per line, in the colours of the table's headers.
-    var legend = svg("g", {"class": "legend"});
-    var box = svg("rect", {x: L + 6, y: 4, height: 16 * cases.length + 6, fill: "#fff", "fill-opacity": 0.85,
-                           stroke: "#ccc"});
-    legend.appendChild(box);
-    var width = 0;
-    cases.forEach(function (c, k) {
-      var y = 10 + 16 * k;
-      legend.appendChild(svg("rect", {"class": "swatch", "data-case": c.id, x: L + 12, y: y, width: 10, height: 10,
-                                      fill: colors[k]}));
-      var text = svg("text", {x: L + 28, y: y + 9}, c.label);
-      legend.appendChild(text);
-      width = Math.max(width, c.label.length);
+    var short = order.map(function (i) {  // short labels, in the view's order of libraries; the full one on hover
+      return keys.map(function (k) { return (k === "python" ? "py" : "") + D.envs[i][k]; }).join(" / ");
     });
-    box.setAttribute("width", Math.min(W - L - R - 12, 28 + width * 6));
-    root.appendChild(legend);
-    return root;
+    var x = {field: "p", type: "ordinal", scale: {domain: order.map(function (i, p) { return p; })},
+             axis: {title: keys.join(" / ") + " release", labelAngle: -35,
+                    labelExpr: JSON.stringify(short) + "[datum.value]"}};
+    var y = {field: "v", type: "quantitative",
+             scale: a.log ? {type: "log"} : {type: "linear", zero: true},  // from zero: heights compare as ratios
+             axis: {title: (QUANTITY[unit] || unit) + " (" + a.step[1] + (a.log ? ", log scale" : "") + ")",
+                    labelExpr: "format(datum.value, '~g') + " + JSON.stringify(a.step[1])}};
+    var color = {field: "label", type: "nominal", sort: null,
+                 scale: {domain: cases.map(function (c) { return c.label; }), range: colors},
+                 legend: {title: null, orient: "top", direction: "vertical", labelLimit: 760}};
+    return {
+      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      width: 700, height: 300,
+      data: {values: rows},
+      layer: [
+        {mark: {type: "line", strokeWidth: 1.5}, encoding: {x: x, y: y, color: color, detail: {field: "run"}}},
+        {transform: [{filter: "isValid(datum.lo) && isValid(datum.hi)"}],
+         mark: {type: "rule", strokeWidth: 1.5}, encoding: {x: x, y: dict(y, {field: "lo"}), y2: {field: "hi"},
+                                                           color: color}},
+        {mark: {type: "point", filled: true, size: 40, opacity: 1},
+         encoding: {x: x, y: y, color: color,
+                    tooltip: [{field: "label", title: "case"}, {field: "release", title: "release"},
+                              {field: "figure", title: "median"}]}}
+      ]
+    };
+  }
+
+  function dict(a, b) {
+    var out = {};
+    [a, b].forEach(function (o) { Object.keys(o).forEach(function (k) { out[k] = o[k]; }); });
+    return out;
+  }
+
+  // Each unit's chart in its own box, which carries its unit and, once drawn, its cases.
+  function plot(box, cases, colors, view, unit) {
+    var div = el("div", {"class": "release-plot", "data-unit": unit});
+    box.appendChild(div);
+    return vegaEmbed(div, spec(cases, colors, view, unit),
+                     {renderer: "svg", actions: {export: true, source: false, compiler: false, editor: false}})
+      .then(function () {
+        div.setAttribute("data-cases", JSON.stringify(cases.map(function (c) { return c.id; })));
+      });
   }
 
   /* --- the page ------------------------------------------------------------------------- */
@@ -259,7 +230,7 @@
       headline.appendChild(el("span", {"class": "case-headline", "data-case": c.id}, h
         ? "newest " + D.envs[h.newest].label + ": " + withSpread(c, h.newest) + "; " + against("best") + "; "
           + against("previous") + " (medians, on this machine)"
-        : "measured in one release only"));
+        : c.newest_only || "measured in one release only"));
       headline.appendChild(el("br"));
     });
     var colors = cases.map(function (c, k) { return COLORS[k % COLORS.length]; });
@@ -270,8 +241,8 @@
     units.forEach(function (unit) {  // one plot per unit: seconds and bytes share no axis
       var same = cases.map(function (c, k) { return c.unit === unit ? k : -1; })
         .filter(function (k) { return k >= 0; });
-      box.appendChild(plot(same.map(function (k) { return cases[k]; }), same.map(function (k) { return colors[k]; }),
-                           st.view, unit));
+      plot(box, same.map(function (k) { return cases[k]; }), same.map(function (k) { return colors[k]; }),
+           st.view, unit);
     });
     var table = document.getElementById("case-values");
     table.textContent = "";
