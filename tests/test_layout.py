@@ -136,3 +136,18 @@ def test_the_wheel_asv_installs_holds_the_measured_packages_only():
         if n.split(".")[0] in ("dsib", "data_prep") and os.path.basename(_modules()[n]) == "__init__.py"
     )
     assert packages == on_disk
+
+
+def test_every_module_reads_in_one_sitting():
+    """Issue 33: no module of the project over 500 lines (as ruff formats it), tests included, and the
+    CLI's entry point at most 150: a command's logic lives in the module it belongs to."""
+    import glob
+
+    paths = list(_modules().values()) + glob.glob(os.path.join(ROOT, "tests", "*.py"))
+    lengths = {}
+    for path in paths:
+        with open(path) as f:
+            lengths[os.path.relpath(path, ROOT)] = len(f.read().splitlines())
+    assert len(lengths) > 100, sorted(lengths)
+    assert [p for p, n in sorted(lengths.items()) if n > 500] == []
+    assert lengths[os.path.join("dsib_tools", "__main__.py")] <= 150
