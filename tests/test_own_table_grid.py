@@ -248,7 +248,8 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
     spec, store = open_table("mine", data_dir)
     recorded = {}
     for (key, given), value in zip(cells, values):
-        if key == "sizes.Sizes.track_data_bytes":
+        skipped = isinstance(value, float) and math.isnan(value)  # a rule's skip, checked above
+        if key == "sizes.Sizes.track_data_bytes" and not skipped:
             recorded.setdefault(dict(given)["variant"], set()).add(value)
     assert recorded == dict((v, {data_bytes(store, spec, store.partitions[0], v)}) for v in spec.variants), recorded
     report = subprocess.run(
