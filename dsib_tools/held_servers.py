@@ -74,12 +74,16 @@ def hold(command, say=lambda line: print(line, file=sys.stderr, flush=True)):
     stopped by their PID when it ends, when this process is interrupted (SIGINT, SIGTERM, SIGHUP),
     and, should this process be killed, by the kernel (their parent-death signal). Returns the
     command's exit status as a shell reports it."""
-    stopping = []
+    stopping, running = [], []
 
     def stop_here(signum, frame):
         if not stopping:  # the first signal stops the run; it is already stopping on a later one
             stopping.append(signum)
-            raise _Stopped(signum)
+            # While the servers start, the signal interrupts the start. Once the command runs it is
+            # only noted: an exception raised between the kernel's reaping of the command and
+            # Popen's noting its status would lose that status (Popen then reports 0).
+            if not running:
+                raise _Stopped(signum)
 
     caught = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     previous = dict((sig, signal.signal(sig, stop_here)) for sig in caught)
@@ -94,7 +98,15 @@ def hold(command, say=lambda line: print(line, file=sys.stderr, flush=True)):
             % (", ".join("%s pid %d on %s:%d" % (s.name, s.pid, servers.LOOPBACK, s.port) for s in started) or "none")
         )
         child = subprocess.Popen(command, env=dict(os.environ, **{servers.HELD_ENV: value}))
-        status = child.wait()
+        running.append(child)
+        status = None
+        while status is None and not stopping:
+            try:
+                status = child.wait(timeout=0.2)
+            except subprocess.TimeoutExpired:
+                pass
+        if status is None:
+            status = _end(child, stopping[0])
     except _Stopped as stopped:
         status = _end(child, stopped.signum)
     finally:

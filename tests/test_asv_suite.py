@@ -29,6 +29,11 @@ def expected_skip(benchmark, given, versions):
     from dsib_tools import suite
 
     cls, given = suite.owner(benchmark), dict(given)
+    # asv's own skip of a method's cells (skip_params): an engine that says why it does not measure
+    # that method (Spark's createDataFrame has no driver-side peak memory: Engine.unmeasured).
+    method = getattr(cls, benchmark.rsplit(".", 1)[1])
+    if tuple(given[name] for name in cls.param_names) in [tuple(p) for p in getattr(method, "skip_params", [])]:
+        return "skip_params of %s" % benchmark
     operation = getattr(cls, "operation", None)
     if operation is None:  # the process baseline and the generator
         return FORMATS[given["format"]].unavailable(versions) if "format" in given else None

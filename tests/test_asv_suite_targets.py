@@ -297,7 +297,7 @@ def test_make_bench_runs_real_tlc_files_and_a_table_you_brought(asv_tiny, tmp_pa
             "dsib_tools",
             "report",
             "--results-dir",
-            os.path.join(str(tmp_path), "build-own", "results"),
+            os.path.join(str(tmp_path), "build-brought", "results"),
             "--machine",
             MACHINE,
             "--env",
