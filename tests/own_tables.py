@@ -2,6 +2,9 @@
 and one of nullable columns as real tables have, written as the files a user brings."""
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -109,3 +112,38 @@ def nullable_table(rows=3000):
             "name": name,
         }
     )
+
+
+# ``benchmarks.ready`` of one cell of the brought table 'mine', in a process of its own as asv's
+# case would run it: "ran", or the exception's type and message.
+READY = (
+    "import sys, benchmarks\ntry:\n    benchmarks.ready('read_from_page_cache', 'mine', *sys.argv[1:])\n"
+    "except Exception as exc:\n    print(type(exc).__name__, exc)\nelse:\n    print('ran')"
+)
+
+
+def ready_in_a_case_process(root, data_dir, cache_dir, table=None, *cell):
+    """What ``benchmarks.ready`` of the brought table's ``cell`` (format, and variant) says in a fresh
+    process at the brought profile: "ran", or "<exception> <message>". ``table``: the digest the run
+    was configured for (DSIB_TABLE), None for none."""
+    from data_prep.own import OWN_PROFILE
+
+    env = dict(
+        os.environ,
+        DSIB_PROFILE=OWN_PROFILE,
+        DSIB_DATASET="mine",
+        DSIB_DATA_DIR=data_dir,
+        DSIB_CACHE_DIR=cache_dir,
+        PYTHONPATH=root,
+    )
+    env.pop("DSIB_TABLE", None)
+    if table is not None:
+        env["DSIB_TABLE"] = table
+    return subprocess.run(
+        [sys.executable, "-c", READY] + list(cell),
+        cwd=cache_dir,
+        env=env,
+        check=True,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+    ).stdout.strip()

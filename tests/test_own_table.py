@@ -21,7 +21,7 @@ from dsib.fidelity import assert_same_frame
 from dsib_tools.config import derive_config, table_digest
 
 from .conftest import ROOT
-from .own_tables import ROWS, arrow_table, every_kind, make_file
+from .own_tables import ROWS, arrow_table, every_kind, make_file, ready_in_a_case_process
 
 PARTITION_ROWS = 1000  # three partitions, and batches that straddle them
 
@@ -312,30 +312,11 @@ def test_a_run_configured_for_other_rows_refuses_the_table(tmp_path):
     adding other rows' figures to that series."""
     data_dir = str(tmp_path / "data")
     add_table("mine", make_file(tmp_path, "parquet", every_kind(300)), data_dir, progress=False)
-    code = (
-        "import benchmarks\ntry:\n    benchmarks.ready('read_from_page_cache', 'mine', 'parquet')\n"
-        "except Exception as exc:\n    print(type(exc).__name__, exc)\nelse:\n    print('ran')"
-    )
-    outputs = []
-    for digest in (table_digest("mine", data_dir), "000000000000"):
-        env = dict(
-            os.environ,
-            DSIB_PROFILE=OWN_PROFILE,
-            DSIB_DATASET="mine",
-            DSIB_DATA_DIR=data_dir,
-            DSIB_CACHE_DIR=str(tmp_path / "cache"),
-            PYTHONPATH=ROOT,
-            DSIB_TABLE=digest,
-        )
-        outputs.append(
-            subprocess.run(
-                [sys.executable, "-c", code],
-                cwd=str(tmp_path),
-                env=env,
-                check=True,
-                stdout=subprocess.PIPE,
-                universal_newlines=True,
-            ).stdout.strip()
-        )
+    cache = str(tmp_path / "cache")
+    os.makedirs(cache)
+    outputs = [
+        ready_in_a_case_process(ROOT, data_dir, cache, digest, "parquet")
+        for digest in (table_digest("mine", data_dir), "000000000000")
+    ]
     assert outputs[0] == "ran", outputs
     assert outputs[1].startswith("DatasetError") and "brought again" in outputs[1], outputs

@@ -15,7 +15,7 @@ import pytest
 from data_prep.own import OWN_PROFILE, add_table, open_table
 
 from .conftest import ROOT
-from .own_tables import every_kind, make_file, nullable_table
+from .own_tables import every_kind, make_file, nullable_table, ready_in_a_case_process
 
 # The grid on a brought table: every class of benchmarks/ with a source parameter, each of its
 # cells on the table set up and called as asv does (setup, the timed call, teardown), in a process
@@ -283,10 +283,8 @@ def test_strict_refuses_hdf5s_declared_loss_and_says_which_columns(tmp_path):
     with --strict refuses that loss, and HDF5's cells skip naming the columns; without it they run."""
     table = str(tmp_path / "nulls.parquet")
     pq.write_table(pa.Table.from_pandas(nullable_table(300), preserve_index=False), table)
-    code = (
-        "import benchmarks\ntry:\n    benchmarks.ready('read_from_page_cache', 'mine', 'hdf-table', 'plain')\n"
-        "except NotImplementedError as exc:\n    print('skipped:', exc)\nelse:\n    print('ran')"
-    )
+    cache = str(tmp_path / "cache")
+    os.makedirs(cache)
     outputs = []
     for strict in ([], ["--strict"]):
         data_dir = str(tmp_path / ("data" + "".join(strict)))
@@ -297,26 +295,10 @@ def test_strict_refuses_hdf5s_declared_loss_and_says_which_columns(tmp_path):
             check=True,
             stdout=subprocess.PIPE,
         )
-        env = dict(
-            os.environ,
-            DSIB_PROFILE=OWN_PROFILE,
-            DSIB_DATASET="mine",
-            DSIB_DATA_DIR=data_dir,
-            DSIB_CACHE_DIR=str(tmp_path / "cache"),
-            PYTHONPATH=ROOT,
-        )
-        env.pop("DSIB_TABLE", None)
-        outputs.append(
-            subprocess.run(
-                [sys.executable, "-c", code],
-                cwd=str(tmp_path),
-                env=env,
-                check=True,
-                stdout=subprocess.PIPE,
-                universal_newlines=True,
-            ).stdout.strip()
-        )
+        outputs.append(ready_in_a_case_process(ROOT, data_dir, cache, None, "hdf-table", "plain"))
     assert outputs[0] == "ran", outputs
-    assert outputs[1].startswith("skipped: HDF5 table cannot hold this table: column 'count' (Int64)"), outputs
+    assert outputs[1].startswith("NotImplementedError HDF5 table cannot hold this table: column 'count' (Int64)"), (
+        outputs
+    )
     assert "column 'paid' (boolean)" in outputs[1] and "column 'small' (Int32)" in outputs[1], outputs
     assert "column 'name'" not in outputs[1] and "column 'when'" not in outputs[1], outputs
