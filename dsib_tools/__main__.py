@@ -69,6 +69,8 @@ ORDER = (
     "fetch-go",
     "vendor-js",
     "advise",
+    "budget",
+    "budget-table",
 )
 
 

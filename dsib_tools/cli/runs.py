@@ -367,6 +367,36 @@ def add_advise(sub):
     add_arguments(p)
 
 
+def cmd_budget(args):
+    from .. import budget
+
+    command = _command(args.argv)
+    if command is None:
+        return 2
+    if args.log:  # a run already watched (by watch-load): record it
+        budget.write(budget.record(args.log, args.clone, args.machine, command, args.output), args.out)
+        return 0
+    return budget.run(command, args.machine, args.out, args.workdir)
+
+
+def add_budget(sub):
+    p = sub.add_parser(
+        "budget",
+        help="run a command from a fresh clone and record its wall time, asv's time and the load",
+        description="Clones this repository's HEAD into WORKDIR, runs the command there under the load "
+        "watcher and writes a budget record (records/budget/). With --log, records a run that "
+        "watch-load already watched in CLONE instead.",
+    )
+    p.add_argument("-o", "--out", required=True, help="the record, e.g. records/budget/<machine>-bench.json")
+    p.add_argument("--machine", required=True)
+    p.add_argument("--workdir", help="where to clone (must not exist)")
+    p.add_argument("--log", help="the watch-load log of a run already made in --clone")
+    p.add_argument("--clone", help="with --log: the clone the run was made in")
+    p.add_argument("--output", help="with --log: the run's output, whose last lines the record keeps")
+    p.add_argument("argv", nargs=argparse.REMAINDER, help="-- the command, e.g. make bench MACHINE=<machine>")
+    p.set_defaults(func=cmd_budget)
+
+
 COMMANDS = {
     "config": add_config,
     "machine": add_machine,
@@ -381,4 +411,5 @@ COMMANDS = {
     "hold-servers": add_hold_servers,
     "fetch-go": add_fetch_go,
     "advise": add_advise,
+    "budget": add_budget,
 }

@@ -290,6 +290,19 @@ def add_readme(sub):
     p.set_defaults(func=cmd_readme)
 
 
+def cmd_budget_table(args):
+    from ..budget import table_markdown
+
+    print(table_markdown(glob.glob(os.path.join(args.records, "*.json"))))
+    return 0
+
+
+def add_budget_table(sub):
+    p = sub.add_parser("budget-table", help="the budget table: every budget record beside its target")
+    p.add_argument("--records", default=os.path.join("records", "budget"), help="the folder of budget records")
+    p.set_defaults(func=cmd_budget_table)
+
+
 COMMANDS = {
     "table": add_table,
     "report": add_report,
@@ -303,4 +316,5 @@ COMMANDS = {
     "noise-table": add_noise_table,
     "matrix-table": add_matrix_table,
     "readme": add_readme,
+    "budget-table": add_budget_table,
 }
