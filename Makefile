@@ -282,13 +282,19 @@ browser:
 ## test: every test (CI): ruff, then real asv runs, servers and the site in Chromium included
 # --durations: where CI's time goes, in every log (it should stay near 20 minutes).
 test: lint $(BIN)/.ready browser $(BIN)/actionlint servers
-	$(BIN)/python -m pytest -ra --durations=25 tests
+	$(BIN)/python -m pytest $(call workers_args,$(TEST_WORKERS)) -ra --durations=25 tests
 
+# pytest-xdist workers (0: in pytest's own process). A module's tests, and every test of the tiny
+# make bench, stay on one worker (tests/conftest.py). test-fast runs on one worker a core of the
+# project's 2-core machines; make test stays in one process until a whole run on two is measured.
+FAST_WORKERS ?= 2
+TEST_WORKERS ?= 0
+workers_args = $(if $(filter 0,$(1)),,-n $(1) --dist loadgroup)
 # The tiers are pytest markers (pyproject.toml): asv, server, browser, slow.
 FAST_TIER := not asv and not server and not browser and not slow
 ## test-fast: the tests that need no asv run, server, browser, nor long (a contributor's loop, under 2 min)
 test-fast: $(BIN)/.ready
-	$(BIN)/python -m pytest -q -ra -m "$(FAST_TIER)" --durations=5 tests
+	$(BIN)/python -m pytest $(call workers_args,$(FAST_WORKERS)) -q -ra -m "$(FAST_TIER)" --durations=5 tests
 
 ## lint: ruff's lint rules and its format check over the code (pyproject.toml)
 lint: $(BIN)/.ready

@@ -15,7 +15,10 @@ from .tiny_bench import MACHINE as TINY_BENCH_MACHINE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # asv environments of the tests: kept between local runs (building one takes a minute); CI starts without.
-ENV_DIR = os.path.join(ROOT, ".asv", "env-test")
+# One directory per pytest-xdist worker: asv installs each commit it runs into its environment, so
+# two workers' runs sharing one would measure each other's code.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+ENV_DIR = os.path.join(ROOT, ".asv", "env-test-" + _WORKER if _WORKER else "env-test")
 GIT = ["git", "-c", "user.name=dsib test", "-c", "user.email=test@dsib.invalid"]
 # The published artefacts that the tests check as committed. `make record` rewrites the working
 # tree's copies on purpose (new results, a republished site) before they are committed, so the
@@ -214,9 +217,11 @@ def servers_left(paths):
 
 def pytest_sessionfinish(session, exitstatus):
     """No server a test started outlives the tests: the run fails, naming any left behind after
-    the few seconds a stopped server takes to finish."""
+    the few seconds a stopped server takes to finish. A pytest-xdist worker checks only its own
+    directories (another worker may still be running a server under ROOT); the controller, after
+    every worker, checks them all (its temporary directory holds the workers')."""
     factory = getattr(session.config, "_tmp_path_factory", None)
-    paths = [ROOT] + SERVER_DIRS
+    paths = list(SERVER_DIRS) if hasattr(session.config, "workerinput") else [ROOT] + SERVER_DIRS
     if factory is not None and getattr(factory, "_basetemp", None) is not None:  # made only where a test asked
         paths.append(str(factory.getbasetemp()))
     deadline = time.monotonic() + 15
@@ -224,6 +229,38 @@ def pytest_sessionfinish(session, exitstatus):
     while left and time.monotonic() < deadline:
         time.sleep(0.5)
         left = servers_left(paths)
+    if hasattr(session.config, "workerinput"):
+        session.config.workeroutput["servers_left"] = left  # xdist does not pass a worker's exit status on
+    left += _LEFT_BY_WORKERS
     if left:
         sys.stderr.write("\nservers left running by the tests:\n  %s\n" % "\n  ".join(left))
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_LEFT_BY_WORKERS = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """The xdist controller: a worker finished; the servers it found left join the controller's check."""
+    _LEFT_BY_WORKERS.extend(getattr(node, "workeroutput", {}).get("servers_left", ()))
+
+
+def _shared_fixture(item):
+    """Whether ``item`` uses a fixture that a module (or package) shares between its tests."""
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    return any(defs and defs[-1].scope in ("module", "package") for defs in definitions.values())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``--dist loadgroup``: `make test-fast`, `make test TEST_WORKERS=2`), the
+    tests of a module that shares a fixture between them (a `make compare`, a sweep) stay on one
+    worker, which makes the fixture once, and every test of the tiny `make bench` (the ``asv_tiny``
+    session fixture) is on one worker, which runs it once; the other tests go one at a time to
+    whichever worker is free. Runs before xdist's own hook, which reads the group."""
+    for item in items:
+        if "asv_tiny" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("asv_tiny"))
+        elif _shared_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))

@@ -131,7 +131,12 @@ def test_a_server_that_cannot_start_says_why_and_leaves_nothing(server_tmp_path)
     assert "exited (code 1) before it was ready" in str(info.value), info.value
     assert "database files are incompatible with server" in str(info.value), "the error quotes the server's log"
     assert not servers.running()
-    born = [p for p in psutil.process_iter(["name"]) if p.pid not in before and p.info["name"] == "postgres"]
+    # Only this directory's: another pytest-xdist worker may start a server of its own meanwhile.
+    born = [
+        p
+        for p in psutil.process_iter(["name", "cmdline"])
+        if p.pid not in before and p.info["name"] == "postgres" and directory in " ".join(p.info["cmdline"] or ())
+    ]
     assert not born, born
 
 
