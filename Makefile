@@ -289,7 +289,7 @@ test: lint $(BIN)/.ready browser $(BIN)/actionlint servers
 # project's 2-core machines; make test stays in one process until a whole run on two is measured.
 FAST_WORKERS ?= 2
 TEST_WORKERS ?= 0
-workers_args = $(if $(filter 0,$(1)),,-n $(1) --dist loadgroup)
+workers_args = $(if $(filter 0,$(1)),,-n $(1))
 # The tiers are pytest markers (pyproject.toml): asv, server, browser, slow.
 FAST_TIER := not asv and not server and not browser and not slow
 ## test-fast: the tests that need no asv run, server, browser, nor long (a contributor's loop, under 2 min)

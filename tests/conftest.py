@@ -246,21 +246,30 @@ def pytest_testnodedown(node, error):
     _LEFT_BY_WORKERS.extend(getattr(node, "workeroutput", {}).get("servers_left", ()))
 
 
-def _shared_fixture(item):
-    """Whether ``item`` uses a fixture that a module (or package) shares between its tests."""
-    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-    return any(defs and defs[-1].scope in ("module", "package") for defs in definitions.values())
+def _scope_of(nodeid, _cache={}):
+    """The unit of work a pytest-xdist worker takes whole: every test of the tiny `make bench` (a
+    module that requests ``asv_tiny``), then a module that shares a fixture between its tests (a
+    `make compare`, a sweep), so that the fixture is made once; any other test alone. Read from the
+    modules' text: xdist's own groups (``xdist_group``) rename the test's node id, which pytest 9
+    no longer lets a plugin do."""
+    path = nodeid.split("::", 1)[0]
+    if path not in _cache:
+        try:
+            with open(os.path.join(ROOT, path)) as f:
+                text = f.read()
+        except (IOError, OSError):
+            text = ""
+        _cache[path] = "asv_tiny" if "asv_tiny" in text else path if 'scope="module"' in text else None
+    return _cache[path] or nodeid
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (``--dist loadgroup``: `make test-fast`, `make test TEST_WORKERS=2`), the
-    tests of a module that shares a fixture between them (a `make compare`, a sweep) stay on one
-    worker, which makes the fixture once, and every test of the tiny `make bench` (the ``asv_tiny``
-    session fixture) is on one worker, which runs it once; the other tests go one at a time to
-    whichever worker is free. Runs before xdist's own hook, which reads the group."""
-    for item in items:
-        if "asv_tiny" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("asv_tiny"))
-        elif _shared_fixture(item):
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`make test-fast` and `make test TEST_WORKERS=2` on two workers, by ``_scope_of``."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByScope(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return _scope_of(nodeid)
+
+    return ByScope(config, log)
