@@ -2,7 +2,6 @@
 (the throughput's numerator: MiB/s is those bytes over a time, shown only where a read builds the
 frame)."""
 
-from data_prep.store import data_bytes
 from dsib import catalog
 from dsib.formats import FORMATS
 
@@ -21,7 +20,6 @@ class Sizes(Case):
         if reason:
             raise NotImplementedError(reason)
         self.outcome = CELLS.checked_file(source, FORMATS[format], variant)
-        self.source = catalog.SOURCES[source]
 
     def track_file_size(self, source, format, variant):
         return self.outcome["bytes"]
@@ -37,7 +35,6 @@ class Sizes(Case):
     def track_data_bytes(self, source, format, variant):
         """The data's logical bytes (``data_prep.store.data_bytes``), counted from the store: the
         same in every environment, whatever pandas makes of the text (``track_frame_size``)."""
-        store = CELLS.store(source)
-        return data_bytes(store, self.source.dataset, store.partitions[0], variant, self.source.rows(CELLS.profile))
+        return CELLS.data_bytes(source, variant)
 
     track_data_bytes.unit = "bytes"

@@ -32,6 +32,7 @@ import sysconfig
 import uuid
 
 from data_prep import frame_nbytes, load_frame, open_dataset
+from data_prep.store import data_bytes
 
 from .catalog import SOURCES, BatchSize, batch_size, projection, read_from_bytes
 from .engines import TABLE
@@ -334,6 +335,19 @@ class Cells(object):
             return {"path": None, "skip": None, "error": check(self.frame(source, variant))}
 
         raise_for_outcome(_outcome(_built(self._where(source, "check-" + what, variant), key, build)))
+
+    def data_bytes(self, source, variant):
+        """``data_prep.store.data_bytes`` of the cell's frame: the same for every format of a source
+        and variant, so counted once (a month's text takes a second to count) and kept as files are."""
+        src, store = SOURCES[source], self.store(source)
+        partition, rows = store.partitions[0], src.rows(self.profile)
+        key = _key("data-bytes", store.digest, partition, rows, variant)
+
+        def build(tmp):
+            counted = data_bytes(store, src.dataset, partition, variant, rows)
+            return {"path": None, "skip": None, "error": None, "bytes": counted}
+
+        return _outcome(_built(self._where(source, "_data_bytes", variant), key, build))["bytes"]
 
     def scratch(self, prefix):
         """A new directory of its own for a case's database, in the cache's file system, named

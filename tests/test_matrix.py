@@ -238,7 +238,7 @@ def test_the_release_regex_picks_exactly_the_declared_cells_for_asv_and_for_the_
 
 def test_the_release_matrix_holds_the_posts_cases_and_every_format_and_variant_of_the_taxi_frame():
     from data_prep import VARIANTS
-    from dsib.formats import FORMATS
+    from dsib.formats import FORMATS, POST_2019_FORMATS
     from dsib_tools import suite
 
     for case in suite.POST_2019:
@@ -256,8 +256,9 @@ def test_the_release_matrix_holds_the_posts_cases_and_every_format_and_variant_o
                 (s.Sizes, "track_file_size"),
             ):
                 assert matrix.in_release(suite.name(cls, method), ["nyc_taxi", fmt, variant]), (cls, method, fmt)
-        for method in suite.methods(r.ContinuousRead):
-            assert matrix.in_release(suite.name(r.ContinuousRead, method), ["nyc_taxi", fmt])
+        for method in suite.methods(r.ContinuousRead):  # in the post's formats only: the budget
+            want = fmt in POST_2019_FORMATS
+            assert matrix.in_release(suite.name(r.ContinuousRead, method), ["nyc_taxi", fmt]) == want, fmt
 
 
 def test_engines_cold_durable_batches_projections_questdb_and_prepare_are_newest_only():
