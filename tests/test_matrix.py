@@ -21,20 +21,22 @@ def _entries(name):
     return matrix.entries(os.path.join(ROOT, name))
 
 
-def _with_pyenv_on_path():
+def _with_pyenv_on_path(monkeypatch):
+    """pyenv's Pythons first on PATH, until the test (or fixture) ends: a later test in this process
+    must not find them first (Spark starts its Python workers as the `python3` on PATH)."""
     pyenv = os.path.expanduser("~/.pyenv/versions")
     bins = [os.path.join(pyenv, v, "bin") for v in sorted(os.listdir(pyenv))] if os.path.isdir(pyenv) else []
-    os.environ["PATH"] = os.pathsep.join(bins + [os.environ["PATH"]])
+    monkeypatch.setenv("PATH", os.pathsep.join(bins + [os.environ["PATH"]]))
 
 
 @pytest.fixture(scope="module")
 def resolutions(tmp_path_factory):
     """pip's answer for every entry of both configs, in the pip asv's environments get."""
-    _with_pyenv_on_path()
     work = str(tmp_path_factory.mktemp("resolve"))
     entries = dict((matrix.label(e), e) for name in CONFIGS for e in _entries(name))
     pythons = sorted(set(e["python"] for e in entries.values()))
-    with ThreadPoolExecutor(4) as pool:
+    with pytest.MonkeyPatch.context() as monkeypatch, ThreadPoolExecutor(4) as pool:
+        _with_pyenv_on_path(monkeypatch)
         resolvers = dict(zip(pythons, pool.map(lambda py: matrix.resolver(py, work), pythons)))
         labels = sorted(entries)
         answers = pool.map(lambda label: matrix.resolve(entries[label], resolvers[entries[label]["python"]]), labels)
@@ -49,8 +51,8 @@ def test_every_matrix_environment_resolves_to_its_pins(config, resolutions):
 
 
 @pytest.mark.asv
-def test_resolve_reports_a_pin_pip_cannot_meet(tmp_path):
-    _with_pyenv_on_path()
+def test_resolve_reports_a_pin_pip_cannot_meet(tmp_path, monkeypatch):
+    _with_pyenv_on_path(monkeypatch)
     exe = matrix.resolver("3.7", str(tmp_path))
     problems = matrix.resolve({"python": "3.7", "req": {"pandas": "0.23.4", "numpy": "2.4.6"}}, exe)
     assert problems and "pip cannot resolve" in problems[0]
@@ -105,9 +107,9 @@ def test_asv_lists_one_environment_per_entry_and_make_bench_runs_the_newest():
 
 
 @pytest.mark.asv
-def test_the_plugin_refuses_an_environment_that_did_not_get_its_pins(tmp_path):
+def test_the_plugin_refuses_an_environment_that_did_not_get_its_pins(tmp_path, monkeypatch):
     """A real virtualenv with six 1.16.0 installed, checked against pins the way the plugin checks."""
-    _with_pyenv_on_path()
+    _with_pyenv_on_path(monkeypatch)
     venv = str(tmp_path / "venv")
     subprocess.run([sys.executable, "-m", "virtualenv", "-q", "-p", "python3.11", venv], check=True)
     subprocess.run([os.path.join(venv, "bin", "python"), "-m", "pip", "install", "-q", "six==1.16.0"], check=True)
@@ -130,7 +132,7 @@ def test_the_plugin_refuses_an_environment_that_did_not_get_its_pins(tmp_path):
     assert Virtualenv._install_requirements is dsib_tools.asv_plugin._install_requirements
 
 
-def test_the_plugin_pins_asv_runner_to_the_tools_release_in_every_environment(tmp_path):
+def test_the_plugin_pins_asv_runner_to_the_tools_release_in_every_environment(tmp_path, monkeypatch):
     """asv asks for asv_runner unpinned ("" in its base requirements); the plugin installs the
     release requirements.txt pins, beside the entry's own pins, in the one pip call."""
     import dsib_tools.asv_plugin as plugin
@@ -144,7 +146,7 @@ def test_the_plugin_pins_asv_runner_to_the_tools_release_in_every_environment(tm
         json.dump(derive_config(base, profile="tiny", envs="all", env_dir=str(tmp_path / "env")), f)
     with open(os.path.join(ROOT, "requirements.txt")) as f:
         (runner,) = [line.split("==")[1].strip() for line in f if line.startswith("asv_runner==")]
-    _with_pyenv_on_path()
+    _with_pyenv_on_path(monkeypatch)
     envs = list(environment.get_environments(Config.load(path), None))
     assert len(envs) == len(base["include"])
     for env, entry in zip(envs, base["include"]):
