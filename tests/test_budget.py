@@ -48,7 +48,7 @@ def test_a_run_from_a_fresh_clone_is_recorded_with_its_time_commit_cpu_and_load(
     assert record["kind"] == budget.KIND and record["machine"] == MACHINE
     assert record["commit"] == head
     assert os.path.exists(str(tmp_path / "work" / "Makefile"))  # it ran in the clone
-    assert 1.0 <= record["wall_seconds"] < 60
+    assert record["wall_seconds"] >= 1.0  # the command sleeps a second: a shorter record did not time it
     assert record["load"]["seconds"] > 0 and record["load"]["other_cores"] >= 0
     assert record["cpu"]  # asv's detected model, with family and model where the kernel says them
     assert record["asv"] is None  # no asv run under watch-load in this command
