@@ -56,9 +56,6 @@ def record(log_path, clone, machine, command, output_path=None):
     from .workspace import machine_info
 
     log = machine_load.Log(log_path)
-    with open(log_path) as f:
-        ended = [json.loads(line) for line in f if '"ended"' in line]
-    status = ended[-1]["status"] if ended else None
     runs = _asv_runs(clone, machine, log.start)
     asv = None
     if runs:
@@ -81,7 +78,7 @@ def record(log_path, clone, machine, command, output_path=None):
         "commit": _git(clone, "rev-parse", "HEAD"),
         "started": datetime.datetime.utcfromtimestamp(log.start).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "wall_seconds": round(log.end - log.start, 1),
-        "status": status,
+        "status": log.status,
         "load": machine_load.as_record(log.load(log.start, log.end)),
         "asv": asv,
         "target_minutes": target_of(command),

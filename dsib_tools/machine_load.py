@@ -276,6 +276,9 @@ class Log(object):
         if len(self.readings) < 2:
             raise ValueError("%s holds fewer than two readings" % path)
         self.times = [r["t"] for r in self.readings]
+        ended = [r for r in lines[1:] if "ended" in r]
+        # The watched command's exit status (None: the log of a run still going, or cut short).
+        self.status = ended[-1]["status"] if ended else None
 
     @property
     def start(self):

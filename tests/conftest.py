@@ -246,21 +246,24 @@ def pytest_testnodedown(node, error):
     _LEFT_BY_WORKERS.extend(getattr(node, "workeroutput", {}).get("servers_left", ()))
 
 
-def _scope_of(nodeid, _cache={}):
+def _scope_of(nodeid):
     """The unit of work a pytest-xdist worker takes whole: every test of the tiny `make bench` (a
     module that requests ``asv_tiny``), then a module that shares a fixture between its tests (a
     `make compare`, a sweep), so that the fixture is made once; any other test alone. Read from the
     modules' text: xdist's own groups (``xdist_group``) rename the test's node id, which pytest 9
     no longer lets a plugin do."""
-    path = nodeid.split("::", 1)[0]
-    if path not in _cache:
-        try:
-            with open(os.path.join(ROOT, path)) as f:
-                text = f.read()
-        except (IOError, OSError):
-            text = ""
-        _cache[path] = "asv_tiny" if "asv_tiny" in text else path if 'scope="module"' in text else None
-    return _cache[path] or nodeid
+    return _module_scope(nodeid.split("::", 1)[0]) or nodeid
+
+
+@functools.lru_cache(maxsize=None)
+def _module_scope(path):
+    """``_scope_of`` a module's tests, by the module's text; None where each test is its own."""
+    try:
+        with open(os.path.join(ROOT, path)) as f:
+            text = f.read()
+    except (IOError, OSError):
+        return None
+    return "asv_tiny" if "asv_tiny" in text else path if 'scope="module"' in text else None
 
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)
