@@ -261,6 +261,10 @@ def test_the_release_matrix_holds_the_posts_cases_and_every_format_and_variant_o
         for method in suite.methods(r.ContinuousRead):  # in the post's formats only: the budget
             want = fmt in POST_2019_FORMATS
             assert matrix.in_release(suite.name(r.ContinuousRead, method), ["nyc_taxi", fmt]) == want, fmt
+        for method in suite.methods(s.Sizes):  # the month's sizes in the post's formats only: the budget
+            for variant in VARIANTS:
+                given = ["nyc_taxi_month", fmt, variant]
+                assert matrix.in_release(suite.name(s.Sizes, method), given) == (fmt in POST_2019_FORMATS), given
 
 
 def test_engines_cold_durable_batches_projections_questdb_and_prepare_are_newest_only():
