@@ -16,6 +16,9 @@ from dsib_tools import lock
 from .conftest import snapshot_working_tree
 
 ENGINE_CLASSES = ("engines.IngestIntoEngine", "engines.QueryFromEngine")
+# The checks of an edited copy run `python -m dsib_tools lock` as a contributor does, a few seconds
+# each (the suite's imports): 40 s of make test-fast's two minutes, so they are make test's.
+SUBPROCESS_CHECKS = pytest.mark.slow
 
 
 def _check(repo):
@@ -82,6 +85,7 @@ def test_the_lock_records_the_suite_as_it_is():
     assert lock.problems() == [], "run python -m dsib_tools lock, after deciding each series"
 
 
+@SUBPROCESS_CHECKS
 def test_a_changed_batch_size_fails(repo):
     with Edit(repo, "dsib/catalog.py", "BATCHES_A_FILE = 10\n", "BATCHES_A_FILE = 20\n"):
         proc = _check(repo)
@@ -91,6 +95,7 @@ def test_a_changed_batch_size_fails(repo):
     assert _check(repo).returncode == 0
 
 
+@SUBPROCESS_CHECKS
 @pytest.mark.parametrize(
     "path, old, new",
     [
@@ -115,6 +120,7 @@ def test_a_changed_server_flag_version_or_config_fails(repo, path, old, new):
         assert _changed(name) in proc.stdout, proc.stdout
 
 
+@SUBPROCESS_CHECKS
 def test_a_change_to_a_tool_module_or_a_test_is_quiet(repo):
     with Edit(
         repo, "dsib_tools/report_cells.py", "\nimport itertools\n", "\nimport itertools\n\nTOOL_CHANGE = 1\n"
@@ -123,6 +129,7 @@ def test_a_change_to_a_tool_module_or_a_test_is_quiet(repo):
     assert proc.returncode == 0, proc.stdout
 
 
+@SUBPROCESS_CHECKS
 def test_a_comment_is_a_change_and_a_decision_clears_it(tmp_path):
     repo = str(tmp_path / "repo")
     snapshot_working_tree(repo)
@@ -138,6 +145,7 @@ def test_a_comment_is_a_change_and_a_decision_clears_it(tmp_path):
     assert _check(repo).returncode == 0
 
 
+@SUBPROCESS_CHECKS
 def test_a_new_series_is_a_recorded_decision_too(tmp_path):
     repo = str(tmp_path / "repo")
     snapshot_working_tree(repo)

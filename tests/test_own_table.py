@@ -268,6 +268,7 @@ print(pyarrow.csv.read_csv(sys.argv[1]).num_rows)
 """
 
 
+@pytest.mark.slow  # a file of hundreds of MB, written and ingested: seconds
 def test_a_file_larger_than_the_memory_its_process_may_use_comes_in(tmp_path):
     path, data_dir = str(tmp_path / "big.csv"), str(tmp_path / "data")
     write_big_csv(path, BIG_ROWS)
