@@ -2,8 +2,8 @@
 answered in about two minutes with quick measures, not asv's recorded run.
 
 The file (CSV, Parquet, Feather / Arrow IPC, JSON Lines) is ingested as ``data_prep add`` does, into a
-temporary store; then each format of ``dsib.formats.FORMATS`` runs in a process of its own (this
-interpreter, ``--worker``), which builds the frame from the store, writes it a few times (each write
+temporary store, and the frame is built from it once; then each format of ``dsib.formats.FORMATS``
+runs in a process of its own (this interpreter, ``--worker``), which loads the frame, writes it a few times (each write
 timed alone), reads the file back a few times (each read timed alone) and checks the first read
 against the frame with the suite's own check (``dsib.fidelity``): what the round trip lost, or why the
 format cannot hold the table. Peak memory is the worker's peak RSS during its first write and its
@@ -44,7 +44,7 @@ from .advise_ranking import (  # noqa: F401
     table,
     writer_of,
 )
-from .advise_worker import BUDGET, NAME, _worker, measure  # noqa: F401
+from .advise_worker import BUDGET, NAME, _worker, measure, save_frame  # noqa: F401
 
 SAMPLES = 3
 WORKER_TIMEOUT = 600
@@ -143,6 +143,7 @@ def main(args):
             print("error: no format %s (formats: %s)" % (", ".join(unknown), ", ".join(FORMATS)), file=sys.stderr)
             return 2
         names = [n for n in FORMATS if n in asked]  # a writer's worker before its file's other readers
+        save_frame(data_dir, variant)
         print(
             "%s: %s rows, %d columns%s; measuring %d formats, one process each"
             % (
