@@ -49,15 +49,11 @@ help:
 
 # dsib itself is not installed here: every tool runs as `python -m dsib_tools` / `python -m data_prep`
 # from the checkout, and asv installs dsib into its own environments from each commit.
-# uv installs the 1.3 GB of requirements.txt from its cache in seconds, where pip took about 40
-# (make test-fast from a fresh clone: issue 33); pip installs uv, pinned, into the venv. uv reads
-# no pip configuration: the CA bundle pip is told of (PIP_CERT) is passed on as SSL_CERT_FILE.
-UV_VERSION := 0.13.8
-UV_CERT := $(or $(SSL_CERT_FILE),$(PIP_CERT))
+# pip as python3.11's venv brings it (no upgrade: a download and an install less, in every fresh
+# clone's make test-fast, issue 33); it compiles the packages' bytecode once, here.
 $(BIN)/.ready: requirements.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	$(if $(UV_CERT),SSL_CERT_FILE=$(UV_CERT) )$(BIN)/uv pip install --quiet --python $(BIN)/python -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
 ## bench: prepare the data, run the suite into build/results, publish build/html, print the table

@@ -77,6 +77,7 @@ def disk_dir(tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow  # asv's launcher twice a cell, in processes of its own: seconds each
 # arrow-file-mmap: its first call maps the file, and the eviction that follows must still prove it cold.
 @pytest.mark.parametrize(
     "cell",
