@@ -268,7 +268,7 @@ def _module_scope(path):
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)
 def pytest_xdist_make_scheduler(config, log):
-    """`make test-fast` and `make test TEST_WORKERS=2` on two workers, by ``_scope_of``."""
+    """`make test-fast` and `make test` on two workers, by ``_scope_of``."""
     from xdist.scheduler import LoadScopeScheduling
 
     class ByScope(LoadScopeScheduling):
