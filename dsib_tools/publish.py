@@ -3,11 +3,12 @@
 asv's graph page fetches one graph per environment of ``index.json`` for the benchmark it shows,
 and an environment without results for that benchmark answers with a 404 (and, in asv 0.6.6,
 breaks the plot toggles). The staging copy therefore leaves out every result whose benchmark
-version is gone from ``benchmarks.json`` (asv ignores them anyway), and publishes the benchmarks
-of the environment with the most current results: every other environment that lacks one of them
-is left out, and ``benchmarks.json`` lists no benchmark that environment lacks (a run of a
-selection, ``make bench FORMAT=parquet``, publishes that selection rather than nothing). The
-results directory itself is only read: committed history is never deleted.
+version is gone from ``benchmarks.json`` (asv ignores them anyway), and ``benchmarks.json`` lists
+only the benchmarks some environment has (a run of a selection, ``make bench FORMAT=parquet``,
+publishes that selection). An environment that lacks a benchmark another has (the release
+matrix runs a selection of the suite; the newest environment runs it all) gets an empty graph
+for it after asv publish (``fill_missing_graphs``): its line is absent, not a failed request.
+The results directory itself is only read: committed history is never deleted.
 
 After publishing, asv's generated files get three rewrites (idempotent; each fails loudly when
 asv's text is not the one it was written against):
@@ -29,9 +30,18 @@ from .matrix import version_tuple
 from .workspace import BENCHMARKS_JSON, _load_json as _load
 
 RELEASES_PAGE = "dsib/releases.html"
+# The machine whose report is the dsib page and whose release view opens first: the first machine
+# of the history taken with the current suite (issue 34). Every other machine in results/ follows.
+REFERENCE_MACHINE = "epyc-2c-24g"
 # The release parameters that order the environments, most significant first (as `make bench`
 # picks its one environment: dsib_tools.matrix.newest).
 RELEASE_KEYS = ("pyarrow", "pandas", "python")
+
+
+def published_machines(results_dir, reference=REFERENCE_MACHINE):
+    """The machines of ``results_dir`` (each folder with a machine.json), the reference first."""
+    found = sorted(m for m in os.listdir(results_dir) if os.path.isfile(os.path.join(results_dir, m, "machine.json")))
+    return ([reference] if reference in found else []) + [m for m in found if m != reference]
 
 
 def _write(path, data):
@@ -48,10 +58,11 @@ def current_keys(result, benchmarks):
 
 
 def stage(results_dir, staging):
-    """Copy ``results_dir`` into ``staging`` without stale results, with the benchmarks of its
-    fullest environment and the environments that have them all.
+    """Copy ``results_dir`` into ``staging`` without stale results, with ``benchmarks.json`` listing
+    the benchmarks that some environment has.
 
-    Returns [(machine, environment, benchmarks it lacks)] for each environment left out."""
+    Returns [(machine, environment, benchmarks it lacks)] for each environment left out: those
+    with no current result at all."""
     listed = _load(os.path.join(results_dir, BENCHMARKS_JSON))
     benchmarks = dict((k, v) for k, v in listed.items() if isinstance(v, dict))
     os.makedirs(staging)
@@ -70,22 +81,41 @@ def stage(results_dir, staging):
             result["results"] = dict((k, v) for k, v in result["results"].items() if k in keep)
             environments.setdefault((machine, result["env_name"]), []).append((name, result))
     has = dict((key, set().union(*(set(r["results"]) for _, r in files))) for key, files in environments.items())
-    published = max((has[key] for key in sorted(has)), key=len) if has else set()
+    published = set().union(*has.values()) if has else set()
     _write(
         os.path.join(staging, BENCHMARKS_JSON),
         dict((k, v) for k, v in listed.items() if not isinstance(v, dict) or k in published),
     )
     left_out = []
     for (machine, env_name), files in sorted(environments.items()):
-        lacking = published - has[(machine, env_name)]
-        if lacking:
-            left_out.append((machine, env_name, sorted(lacking)))
+        if not has[(machine, env_name)]:
+            left_out.append((machine, env_name, sorted(published)))
             continue
         for name, result in files:
-            result["results"] = dict((k, v) for k, v in result["results"].items() if k in published)
             if result["results"]:
                 _write(os.path.join(staging, machine, name), result)
     return left_out
+
+
+def fill_missing_graphs(html_dir):
+    """An empty graph (``[]``) for each benchmark of ``index.json`` in each environment that asv
+    published none for; returns how many. asv's graph page then draws no line for that environment
+    instead of failing a request. The paths are asv's own (``Graph.get_file_path``); an environment
+    with no graph at all under them means asv's rule changed, and is an error."""
+    from asv.graph import Graph
+
+    index = _load(os.path.join(html_dir, "index.json"))
+    filled = 0
+    for params in index.get("graph_param_list", []):
+        paths = [os.path.join(html_dir, Graph.get_file_path(params, name) + ".json") for name in index["benchmarks"]]
+        missing = [p for p in paths if not os.path.exists(p)]
+        if paths and len(missing) == len(paths):
+            raise ValueError("asv published no graph under %s: not asv 0.6's layout" % os.path.dirname(paths[0]))
+        for path in missing:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            _write(path, [])
+        filled += len(missing)
+    return filled
 
 
 def newest_environment(graph_param_list):
@@ -177,6 +207,7 @@ def publish(config_path, html_dir=None):
             [sys.executable, "-m", "asv", "publish", "--config", staged_config, "--html-dir", html_dir], check=True
         )
     open_on_newest_release(html_dir)
+    fill_missing_graphs(html_dir)
     for name, anchor, patch in REWRITES:
         rewrite(os.path.join(html_dir, name), anchor, patch)
     return left_out

@@ -8,7 +8,7 @@ import shutil
 import asv
 import pytest
 
-from dsib_tools.publish import REWRITES, open_on_newest_release, rewrite, stage
+from dsib_tools.publish import REWRITES, fill_missing_graphs, open_on_newest_release, rewrite, stage
 
 from .conftest import committed
 from .results_copy import current_benchmarks, current_keys
@@ -25,7 +25,9 @@ def _result_files(results_dir):
                     yield machine, name, os.path.join(folder, name)
 
 
-def test_staging_keeps_whole_environments_of_current_results_and_leaves_results_alone(tmp_path):
+def test_staging_keeps_every_environments_current_results_and_leaves_results_alone(tmp_path):
+    """The release matrix's environments hold a selection of the suite, the newest all of it: each
+    is staged with the current results it has, none left out."""
     source = str(tmp_path / "results")
     shutil.copytree(RESULTS, source)
     staging = str(tmp_path / "staging")
@@ -39,14 +41,38 @@ def test_staging_keeps_whole_environments_of_current_results_and_leaves_results_
         version = result["result_columns"].index("version")
         assert all(benchmarks[k]["version"] == row[version] for k, row in result["results"].items()), name
         staged.setdefault((machine, result["env_name"]), set()).update(result["results"])
-    assert staged and all(keys == set(benchmarks) for keys in staged.values()), "whole environments only"
     complete = {}
     for machine, name, path in _result_files(RESULTS):
         with open(path) as f:
             result = json.load(f)
         complete.setdefault((machine, result["env_name"]), set()).update(current_keys(result, benchmarks))
-    assert set(staged) == set(key for key, keys in complete.items() if keys == set(benchmarks))
-    assert [(m, e) for m, e, _ in left_out] == sorted(set(complete) - set(staged))
+    assert staged == complete and left_out == []
+    assert any(keys != set(benchmarks) for keys in staged.values()), "the matrix's selections are staged too"
+    with open(os.path.join(staging, "benchmarks.json")) as f:
+        assert set(k for k, v in json.load(f).items() if isinstance(v, dict)) == set().union(*staged.values())
+
+
+def test_an_environment_gets_an_empty_graph_for_a_benchmark_it_lacks(tmp_path):
+    """asv publishes no graph of a benchmark for an environment without it; its graph page would
+    fail that request. Each is filled with an empty one, at asv's own path, and nothing else."""
+    html = tmp_path / "html"
+    params = [{"machine": "m", "pyarrow": "1.0"}, {"machine": "m", "pyarrow": "2.0"}]
+    with_both = html / "graphs" / "machine-m" / "pyarrow-2.0"
+    with_one = html / "graphs" / "machine-m" / "pyarrow-1.0"
+    for folder, names in ((with_both, ("a.x", "b.y")), (with_one, ("a.x",))):
+        folder.mkdir(parents=True)
+        for name in names:
+            (folder / (name + ".json")).write_text("[[1, 2.0]]")
+    (html / "index.json").write_text(json.dumps({"benchmarks": {"a.x": {}, "b.y": {}}, "graph_param_list": params}))
+    assert fill_missing_graphs(str(html)) == 1
+    assert json.loads((with_one / "b.y.json").read_text()) == []
+    assert (with_both / "b.y.json").read_text() == "[[1, 2.0]]"
+    assert fill_missing_graphs(str(html)) == 0
+    (html / "index.json").write_text(
+        json.dumps({"benchmarks": {"a.x": {}}, "graph_param_list": [{"machine": "elsewhere"}]})
+    )
+    with pytest.raises(ValueError, match="not asv 0.6's layout"):
+        fill_missing_graphs(str(html))
 
 
 def test_asv_files_are_rewritten_once_and_a_changed_asv_is_refused(tmp_path):
@@ -89,8 +115,9 @@ def test_a_run_of_a_selection_publishes_that_selection(tmp_path):
     files = []
     for machine, name, path in _result_files(RESULTS):
         with open(path) as f:
-            if set(current_keys(json.load(f), benchmarks)) == set(benchmarks):
-                files.append((machine, name, path))
+            whole = set(current_keys(json.load(f), benchmarks)) == set(benchmarks)
+        files.append((not whole, machine, name, path))  # a whole run first, then any other
+    files = [f[1:] for f in sorted(files)]
     source = tmp_path / "results"
     shutil.copytree(RESULTS, str(source), ignore=shutil.ignore_patterns("*-*.json"))
     machine, name, path = files[0]
