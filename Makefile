@@ -176,24 +176,19 @@ table: $(BIN)/.ready
 ## record: copy MACHINE's new results into the committed results/ and republish html/ (review, commit)
 # The deliberate step into the committed history. Review and commit both.
 # Results taken under load (or with no load log) are refused; ALLOW_LOAD=1 records them anyway.
-# `full` is recorded apart, in records/full-profile-results/: it is not published, and the published history's
-# benchmarks.json (results/) keeps the versions that history was taken at.
-COMMITTED_RESULTS_full := records/full-profile-results
-COMMITTED_RESULTS := $(or $(COMMITTED_RESULTS_$(PROFILE)),results)
+# Every profile goes into results/, the one results tree (issue 34): `full` and `default` are different
+# environments (DSIB_PROFILE is in asv's environment name), so their series never mix.
 record: $(BIN)/.ready
-	$(BIN)/python -m dsib_tools record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed $(COMMITTED_RESULTS) \
+	$(BIN)/python -m dsib_tools record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed results \
 		$(if $(ALLOW_LOAD),--allow-load)
-	$(if $(COMMITTED_RESULTS_$(PROFILE)),,$(MAKE) publish)
+	$(MAKE) publish
 
 ## publish: html/ from the committed results/ (what `make record` ends with)
-# A report page for each machine in results/, the reference machine's (with the release view) first.
-REFERENCE_MACHINE := xeon-2c-24g
-PUBLISHED_MACHINES = $(REFERENCE_MACHINE) $(sort $(filter-out $(REFERENCE_MACHINE),$(patsubst results/%/machine.json,%,\
-	$(wildcard results/*/machine.json))))
+# A report page for each machine in results/, the reference machine's (with the release view) first
+# (dsib_tools/publish.py: REFERENCE_MACHINE).
 publish: $(BIN)/.ready
 	$(BIN)/python -m dsib_tools publish --config asv.conf.json
-	$(BIN)/python -m dsib_tools site --results-dir results --html-dir html $(foreach m,$(PUBLISHED_MACHINES),--machine $(m)) \
-		--env DSIB_PROFILE$(PROFILE)
+	$(BIN)/python -m dsib_tools site --results-dir results --html-dir html --published --env DSIB_PROFILEdefault
 
 ## compare: asv continuous BASE..COMMIT (default HEAD~1..HEAD) at the pr profile: the pull-request gate
 # Within 10 minutes; it exits non-zero when a case got slower than FACTOR. SUMMARY=<file> appends a Markdown summary.

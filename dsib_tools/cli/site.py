@@ -35,6 +35,10 @@ def cmd_site(args):
     from ..report_sections import grid_charts, page_sections, results_of
     from ..site import machine_page, write_page
 
+    if args.published:
+        from ..publish import published_machines
+
+        args.machine = published_machines(args.results_dir)
     machines = args.machine or [None]
     pages = []
     for wanted in machines:
@@ -84,6 +88,11 @@ def add_site(sub):
         default=None,
         help="a machine whose report page to write (again for each other; default: the newest "
         "results' machine); the first's is the dsib page and has the release view",
+    )
+    p.add_argument(
+        "--published",
+        action="store_true",
+        help="every machine of --results-dir, the reference machine (dsib_tools/publish.py) first: the published site",
     )
     p.add_argument("--env", default=None)
     p.add_argument("--commit", default=None)
