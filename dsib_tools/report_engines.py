@@ -225,3 +225,81 @@ def engines_report(res, names, sources, variants, load=None):
             lines.append("| %s | %s | %s | %s: %s |" % (label, study, figure, variant, ours))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+# The README's engines beside the studies (issue 34): (what is compared, the operation's benchmark
+# method, path, baseline, variant, the study's figure or None). QuestDB's serialisation alone is its
+# own benchmark (SerializeForQuestDB, the "path" parameter); every other row is an engine's case.
+STUDY_ROWS = (
+    (
+        "QuestDB: dataframe() against the row loop, serialisation alone",
+        "serialize",
+        "dataframe",
+        "rows",
+        "cat",
+        STUDY_COMPARISONS[0][2],
+    ),
+    (
+        "QuestDB: dataframe() against the row loop, with the insert (ILP/HTTP)",
+        "ingest",
+        "questdb-dataframe",
+        "questdb-rows",
+        "cat",
+        STUDY_COMPARISONS[1][2],
+    ),
+    (
+        "Spark: Arrow on against off, createDataFrame",
+        "ingest",
+        "spark-arrow",
+        "spark",
+        "plain",
+        STUDY_COMPARISONS[2][2],
+    ),
+    ("Spark: Arrow on against off, toPandas", "query", "spark-arrow", "spark", "plain", STUDY_COMPARISONS[3][2]),
+    ("SQLite: ADBC against SQLAlchemy, ingest", "ingest", "sqlite-adbc", "sqlite-sqlalchemy", "plain", None),
+    ("SQLite: ADBC against SQLAlchemy, query", "query", "sqlite-adbc", "sqlite-sqlalchemy", "plain", None),
+    ("PostgreSQL: ADBC against SQLAlchemy, ingest", "ingest", "postgres-adbc", "postgres-sqlalchemy", "plain", None),
+    ("PostgreSQL: ADBC against SQLAlchemy, query", "query", "postgres-adbc", "postgres-sqlalchemy", "plain", None),
+    ("DuckDB: ADBC against .df(), ingest", "ingest", "duckdb-adbc", "duckdb", "plain", None),
+    ("DuckDB: ADBC against .df(), query", "query", "duckdb-adbc", "duckdb", "plain", None),
+)
+
+
+def studies_report(res, names, source="tsbs_cpu", load=None):
+    """Markdown: each comparison of two paths that the studies made (and ADBC against each database's
+    usual driver), on ``source``: both medians with their spread and samples, their ratio, and the
+    study's own figure where it gave one."""
+    from benchmarks.engines import IngestIntoEngine, QueryFromEngine, SerializeForQuestDB
+
+    from .report_cells import format_with_spread
+    from .suite import name
+
+    benchmarks = {
+        "ingest": name(IngestIntoEngine, "time_ingest"),
+        "query": name(QueryFromEngine, "time_query"),
+        "serialize": name(SerializeForQuestDB, "time_serialize"),
+    }
+    lines = [
+        "| %s | variant | baseline | path | baseline / path | the study's figure |" % "compared (%s)" % source,
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for label, operation, path, baseline, variant, figure in STUDY_ROWS:
+        key = "path" if operation == "serialize" else "engine"
+        benchmark = benchmarks[operation]
+        (fast, fast_stats), (slow, slow_stats) = [
+            _cell(res, names, benchmark, {"source": source, key: which, "variant": variant})
+            for which in (path, baseline)
+        ]
+        mark = _under_load(res, benchmark, load)
+        lines.append(
+            "| %s | %s | %s | %s | %s | %s |"
+            % (
+                label,
+                variant,
+                format_with_spread(slow, slow_stats) + mark,
+                format_with_spread(fast, fast_stats) + mark,
+                _speedup(fast, slow),
+                figure or "-",
+            )
+        )
+    return "\n".join(lines)

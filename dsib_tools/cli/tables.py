@@ -55,6 +55,12 @@ def cmd_report(args):
 
     machine, res, names = args.results
     print(describe(machine, res, args.load))
+    if args.studies:
+        from ..report_engines import studies_report
+
+        print()
+        print(studies_report(res, names, args.source or "tsbs_cpu", args.load))
+        return 0
     for block in report_blocks(
         res, names, args.load, args.source, args.variant, args.engines, args.batches, args.dataset
     ):
@@ -72,6 +78,11 @@ def add_report(sub):
     p.add_argument("--source", default=None, help="nyc_taxi, tsbs_cpu or rocklin (default: all)")
     p.add_argument("--variant", default=None)
     p.add_argument("--engines", action="store_true", help="the engines' blocks alone")
+    p.add_argument(
+        "--studies",
+        action="store_true",
+        help="the engines beside the studies alone: each pair of paths compared, both medians and their ratio",
+    )
     p.add_argument(
         "--batches",
         action="store_true",
