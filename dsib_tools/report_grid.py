@@ -23,8 +23,8 @@ GRID_LEGEND = (
     "MiB/s is the data's logical bytes over the median time: numbers at their width, timestamps 8 bytes, "
     "text its UTF-8 bytes, categoricals their codes and categories, counted from the store "
     "(sizes.Sizes.track_data_bytes), so the same in every release whatever pandas makes of the text; n/a "
-    'in runs that did not record them. "not run": the run has no such case (results '
-    'of the first suite, whose cases had other names, or a run of some cases only). "under load": other '
+    'in runs that did not record them. "not run": the run has no such case (a run '
+    'of some cases only, or of an earlier suite whose cases had other names). "under load": other '
     "processes used a quarter of a core or more, or the hypervisor took 5 % or more (steal), while "
     "the case ran (dsib_tools/machine_load.py)."
 )

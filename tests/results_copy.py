@@ -8,9 +8,11 @@ import json
 import os
 import shutil
 
+from dsib_tools.publish import REFERENCE_MACHINE
+
 from .conftest import committed
 
-MACHINE = "xeon-2c-24g"
+MACHINE = REFERENCE_MACHINE
 RESULTS = committed("results")
 STATS = ("stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75")
 

@@ -36,8 +36,16 @@ WAIT = 60  # seconds; the machine may be busy with a benchmark run
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
+    """Serves the site silently, keeping each request it could not answer (``failed``: [(status, path)])."""
+
+    failed = None
+
     def log_message(self, *args):
         pass
+
+    def log_request(self, code="-", size="-"):
+        if self.failed is not None and str(code).isdigit() and int(code) >= 400:
+            self.failed.append((int(code), self.path))
 
 
 # The release view's plotted points, in charts drawn to the end (dsib_tools/www/releases.js, Vega-Lite's SVG).
@@ -63,9 +71,6 @@ def publish_dsib_pages(html_dir):
 
     results = committed("results")
     shutil.copytree(HTML, html_dir)
-    machines = sorted(d for d in os.listdir(results) if os.path.exists(os.path.join(results, d, "machine.json")))
-    reference = "xeon-2c-24g"
-    machines = ([reference] if reference in machines else []) + [m for m in machines if m != reference]
     command = [
         sys.executable,
         "-m",
@@ -77,17 +82,20 @@ def publish_dsib_pages(html_dir):
         html_dir,
         "--env",
         "DSIB_PROFILEdefault",
+        "--published",
     ]
-    for machine in machines:
-        command += ["--machine", machine]
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     return html_dir
+
+
+FAILED_REQUESTS = []  # (status, path) of every request the site's server could not answer
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     html_dir = publish_dsib_pages(str(tmp_path_factory.mktemp("site") / "html"))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=html_dir))
+    handler = type("Recording", (_Quiet,), {"failed": FAILED_REQUESTS})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=html_dir))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield "http://127.0.0.1:%d/" % server.server_port
@@ -146,7 +154,7 @@ def _graphed_benchmark():
         if "summary" not in (os.path.basename(os.path.dirname(path)), os.path.basename(path)[: -len(".json")]):
             folders.setdefault(os.path.dirname(path), set()).add(os.path.basename(path)[: -len(".json")])
     everywhere = set.intersection(*folders.values()) if folders else set()
-    for name in sorted(everywhere, key=lambda n: (n != "file_formats.Read.time_read", n)):
+    for name in sorted(everywhere, key=lambda n: (n != "reads.ReadFromPageCache.time_read", n)):
         points = []
         for folder in folders:
             with open(os.path.join(folder, name + ".json")) as f:
@@ -212,3 +220,47 @@ def test_dsib_report_page_loads_cleanly(browser, site):
     _open(browser, site + "dsib/index.html")
     assert browser.find_element("tag name", "h1").text == "dsib report"
     _assert_no_severe(browser)
+
+
+# Every page type of the published site: asv's (the grid, the list, the regressions, a graph of a
+# case every environment ran and one of a case only the newest ran) and dsib's (each machine's
+# report and release view, a case opened by its address, the steps page).
+NEWEST_ONLY = "engines.QueryFromEngine.time_query"
+# Done loading: asv's pages once jQuery has no request open, dsib's once the document has loaded.
+SETTLED = "return document.readyState === 'complete' && (!window.jQuery || jQuery.active === 0)"
+# The text of every table cell on the page, and of the release view's data where it is loaded: a
+# case of the current suite with nothing in an environment is a cell "not run".
+CELLS = "return Array.prototype.map.call(document.querySelectorAll('td'), function (td) { return td.textContent; })"
+RELEASE_GAPS = (
+    "return window.DSIB_RELEASES ? window.DSIB_RELEASES.cases.filter(function (c) {"
+    " return c.values.some(function (v) { return v === null; }); }).map(function (c) { return c.id; }) : []"
+)
+
+
+def _page_types():
+    pages = ["index.html", "index.html#/summarylist", "index.html#/regressions"]
+    pages += ["index.html#" + _graphed_benchmark(), "index.html#" + NEWEST_ONLY]
+    dsib = sorted(os.path.relpath(p, HTML) for p in glob.glob(os.path.join(HTML, "dsib", "*.html")))
+    return pages + dsib + ["dsib/releases.html#case=" + NEWEST_ONLY + "/tsbs_cpu/duckdb/plain&view=pandas"]
+
+
+def test_every_page_type_loads_cleanly_with_no_not_run_cell(browser, site):
+    """No console error, no request the server could not answer, and no "not run" cell: every case
+    of the current suite has a figure, a skip with its reason or a mark of why it is absent
+    (newest only) on every published machine."""
+    pages = _page_types()
+    assert any(p.startswith("dsib/releases") for p in pages) and "dsib/release-regressions.html" in pages
+    with open(os.path.join(HTML, "index.json")) as f:
+        assert NEWEST_ONLY in json.load(f)["benchmarks"]
+    for page in pages:
+        del FAILED_REQUESTS[:]
+        _open(browser, site + page)
+        _wait_for(browser, SETTLED, "the page settling")
+        if page.startswith("index.html#") and "/" not in page[len("index.html#") :]:
+            _wait_for(browser, "var p = window.jQuery && jQuery('#main-graph').data('plot'); return !!p", "asv's graph")
+            _wait_for(browser, SETTLED, "the graph's data")
+        _assert_no_severe(browser)
+        assert FAILED_REQUESTS == [], (page, FAILED_REQUESTS)
+        cells = browser.execute_script(CELLS)
+        assert not [c for c in cells if "not run" in c], (page, [c for c in cells if "not run" in c][:5])
+        assert browser.execute_script(RELEASE_GAPS) == [], page

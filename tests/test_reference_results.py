@@ -1,4 +1,6 @@
-"""The committed reference run: results/ renders the post's table, and html/ was published from it."""
+"""The published history: for each machine in results/, the curated matrix and the newest
+environment's whole suite at one commit, with no failed cell and no series of an earlier suite;
+the post's table renders from it, and html/ was published from it."""
 
 import json
 import os
@@ -6,12 +8,38 @@ import re
 import subprocess
 import sys
 
-from dsib_tools.matrix import newest
+import pytest
+from asv.results import iter_results_for_machine
+
+from dsib_tools import matrix
+from dsib_tools.publish import REFERENCE_MACHINE, published_machines
 
 from .conftest import ROOT, committed, documentation
 from .results_copy import current_benchmarks
 
-MACHINE = "xeon-2c-24g"
+MACHINE = REFERENCE_MACHINE
+RESULTS = committed("results")
+CURATED = os.path.join(ROOT, matrix.CURATED_CONFIG)
+
+
+def _published_profile(res):
+    return (res.env_vars or {}).get("DSIB_PROFILE") == "default"
+
+
+def whole_suite_run(machine):
+    """The newest environment's run of ``machine`` at the published scale: the one `make bench` makes."""
+    wanted = dict(matrix.pins(matrix.newest(matrix.entries(CURATED))))
+    runs = [
+        r
+        for r in iter_results_for_machine(RESULTS, machine)
+        if _published_profile(r) and all(r.params.get(k) == v for k, v in wanted.items())
+    ]
+    assert runs, "machine %s has no run of the newest environment %s" % (machine, wanted)
+    return max(runs, key=lambda r: r.date or 0)
+
+
+def test_the_reference_machine_is_published():
+    assert published_machines(RESULTS)[0] == MACHINE
 
 
 def test_committed_results_render_the_full_table():
@@ -27,7 +55,7 @@ def test_committed_results_render_the_full_table():
             "DSIB_PROFILEdefault",
             "--with-2019",
             "--results-dir",
-            committed("results"),
+            RESULTS,
         ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
@@ -36,15 +64,13 @@ def test_committed_results_render_the_full_table():
     )
     assert table.returncode == 0, table.stderr
     assert "profile `default` (1,000,000 rows per month)" in table.stdout
+    assert "commit `%s`" % whole_suite_run(MACHINE).commit_hash[:8] in table.stdout
     rows = [line for line in table.stdout.splitlines() if line.startswith("| ") and "Benchmark" not in line]
     assert len(rows) == 7
     for row in rows:
         assert "failed" not in row and "skipped" not in row and "n/a" not in row, row
         for measured in row.split("|")[2:4]:  # Parquet, CSV: a median, its spread and sample count
             assert re.search(r"\(IQR \S+–\S+, n=([2-9]|\d\d+)\)$|\(one sample\)$", measured.strip()), row
-    assert "| 3a WRITE | 406ms (IQR 390ms–441ms, n=10) | 10.69s (one sample) |" in table.stdout, (
-        "the committed run's CSV write is one sample, and says so"
-    )
     assert "pyarrow26.0.1" in table.stdout, "of a release matrix, the table shows the newest releases"
     readme = documentation()
     assert (
@@ -56,77 +82,34 @@ def test_committed_results_render_the_full_table():
 def test_committed_site_was_published_from_the_committed_results():
     with open(committed("html/index.json")) as f:
         index = json.load(f)
-    assert MACHINE in index["params"]["machine"]
+    assert index["params"]["machine"] == published_machines(RESULTS)
     assert index["params"]["env-DSIB_PROFILE"] == ["default"], "the scale is a parameter of every graph"
     assert set(current_benchmarks()) == set(index["benchmarks"])
+    assert len(index["graph_param_list"]) == sum(len(matrix.entries(CURATED)) for _ in published_machines(RESULTS)), (
+        "every environment of every published machine is in asv's graphs"
+    )
     assert os.path.exists(committed("html/index.html"))
 
 
-MATRIX_COMMIT = "ff373297"
-
-
-def test_the_curated_matrix_is_committed_with_no_failed_benchmark():
-    """Every environment of asv.conf.json as it was at the matrix commit has a whole run at that
-    commit on the reference machine, at the benchmark versions of benchmarks.json (asv would hide
-    any other), and not one cell of it failed (asv's null). The newest environment has gained the
-    engines' libraries since, and so a name of its own: its history comes with the re-run."""
-    from asv.results import iter_results_for_machine
-
-    include = json.loads(
-        subprocess.run(
-            ["git", "show", MATRIX_COMMIT + ":asv.conf.json"],
-            cwd=ROOT,
-            check=True,
-            stdout=subprocess.PIPE,
-            universal_newlines=True,
-        ).stdout
-    )["include"]
-    with open(os.path.join(ROOT, "asv.conf.json")) as f:
-        now = json.load(f)["include"]
-    assert [e for e in now if e not in include] == [newest(now)], "only the newest environment changed since"
+@pytest.mark.parametrize("machine", published_machines(RESULTS))
+def test_each_machine_has_the_curated_matrix_and_the_whole_suite_at_one_commit(machine):
+    """Every environment of asv.conf.json ran at the commit of the machine's whole-suite run, with
+    no failed cell (asv's null); the newest environment ran every benchmark of benchmarks.json."""
     benchmarks = current_benchmarks()
-    runs = [
-        r
-        for r in iter_results_for_machine(committed("results"), MACHINE)
-        if r.commit_hash.startswith(MATRIX_COMMIT) and (r.env_vars or {}).get("DSIB_PROFILE") == "default"
-    ]
-    for entry in include:
-        wanted = dict(entry["req"], python=entry["python"])
-        found = [r for r in runs if all(r.params.get(k) == v for k, v in wanted.items())]
-        assert len(found) == 1, "no run (or several) of %s: %s" % (wanted, [r.env_name for r in found])
-        res = found[0]
-        assert set(res.get_all_result_keys()) == set(benchmarks), res.env_name
-        for key in benchmarks:
-            assert res.benchmark_version[key] == benchmarks[key]["version"], (res.env_name, key)
-            values = res.get_result_value(key, res.get_result_params(key))
-            values = values if isinstance(values, list) else [values]
-            assert None not in values, "%s failed in %s" % (key, res.env_name)
+    whole = whole_suite_run(machine)
+    assert set(whole.get_all_result_keys()) == set(benchmarks), "the whole suite on the newest environment"
+    record = matrix.run_check(RESULTS, machine, whole.commit_hash, "default", CURATED)
+    for environment in record["environments"]:
+        assert environment["found"] == 1, "no run (or several) of %s at %s" % (environment, whole.commit_hash[:8])
+        assert environment["failed"] == [], environment
+        assert environment["ran"] > 0, environment
 
 
-def test_a_report_of_the_first_suites_results_says_not_run_not_failed():
-    """The committed history is the first suite's: its cases had other names, and a report of it
-    says so rather than calling every cell failed."""
-    report = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "dsib_tools",
-            "report",
-            "--machine",
-            MACHINE,
-            "--env",
-            "DSIB_PROFILEdefault",
-            "--results-dir",
-            committed("results"),
-            "--source",
-            "nyc_taxi",
-            "--variant",
-            "plain",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        universal_newlines=True,
-    )
-    assert report.returncode == 0, report.stderr
-    assert "failed" not in report.stdout and "| read, page cache | not run |" in report.stdout
+@pytest.mark.parametrize("machine", published_machines(RESULTS))
+def test_no_published_result_is_of_an_earlier_suite(machine):
+    """Every result in results/ is at a benchmark version of benchmarks.json: asv would hide any
+    other, and the report would show its cases as "not run" (the first suite is retired: issue 34)."""
+    benchmarks = current_benchmarks()
+    for res in iter_results_for_machine(RESULTS, machine):
+        for key in res.get_all_result_keys():
+            assert key in benchmarks and res.benchmark_version[key] == benchmarks[key]["version"], (res.env_name, key)

@@ -15,6 +15,7 @@ import pytest
 
 from dsib_tools import matrix
 from dsib_tools.config import derive_config
+from dsib_tools.publish import REFERENCE_MACHINE
 from dsib_tools.merge import MergeError, merge
 
 from .conftest import ROOT, committed
@@ -141,7 +142,7 @@ def test_make_stops_on_a_bad_shard_before_asv_runs(text):
 
 # --- merge-results, on copies of the committed history's real results files ---
 
-COMMITTED_MACHINE = "xeon-2c-24g"
+COMMITTED_MACHINE = REFERENCE_MACHINE
 
 
 def _shard_tree(path, result_files):
@@ -156,7 +157,9 @@ def _shard_tree(path, result_files):
 
 
 def _committed_result_files():
-    return sorted(f for f in os.listdir(committed("results/" + COMMITTED_MACHINE)) if f != "machine.json")
+    return sorted(
+        f for f in os.listdir(committed("results/" + COMMITTED_MACHINE)) if f.endswith(".json") and f != "machine.json"
+    )
 
 
 def _edit_json(path, change):
@@ -218,7 +221,7 @@ def _into_holds_other_hardware(trees):
         (_other_cpu, "must run on one hardware class"),
         (_same_file_other_contents, "two shards ran the same environment at the same commit"),
         (_other_suite, "the shards ran different benchmarks"),
-        (_other_machine_name, "holds no results of machine 'xeon-2c-24g'"),
+        (_other_machine_name, "holds no results of machine '%s'" % REFERENCE_MACHINE),
         (_into_holds_other_hardware, "merge them under another machine name"),
     ],
 )
