@@ -84,6 +84,10 @@ FORCE:
 # At `full` a sample takes seconds to minutes, and asv keeps a setup_cache's files (up to 25 GB)
 # until its cases' last round: one round, not two, halves the run and the disk it needs.
 RUN_ATTRIBUTES_full := --attribute rounds=1
+# At `tiny` (the tests' profile: whether every cell runs, not how fast) a sample takes milliseconds
+# and a case's process start is most of its time: one round a case, not two or three, shortens the
+# tests' make bench (issue 32's make test budget). Its figures are not a published series.
+RUN_ATTRIBUTES_tiny := --attribute rounds=1
 
 # FORMAT=<name> and/or SOURCE=<name>: only those cells run, and only their files are built
 # (DSIB_SELECT tells the suite's setup_cache which cells the run selects).

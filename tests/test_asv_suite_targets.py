@@ -122,7 +122,10 @@ def test_make_record_is_the_deliberate_way_into_the_committed_history(asv_tiny):
     # asv names the file after the environment, or its hash where the name is 128 characters or more
     added = "results/" + get_filename(MACHINE, res.commit_hash, res.env_name)
     assert ("??", added) in changes and ("??", "results/%s/machine.json" % MACHINE) in changes, changes
-    assert (" M", "results/benchmarks.json") in changes, changes
+    with open(os.path.join(asv_tiny["results"], "benchmarks.json")) as f, open(
+        os.path.join(asv_tiny["repo"], "results", "benchmarks.json")
+    ) as g:
+        assert json.load(f) == json.load(g), "benchmarks.json goes with them: the versions they were taken at"
     assert not [path for status, path in changes if path.startswith("results/") and "D" in status], changes
     assert any(path.startswith("html/") for _, path in changes), "html/ was republished from results/"
     with open(os.path.join(asv_tiny["repo"], "html", "index.json")) as f:
