@@ -21,14 +21,15 @@ VIEWS = {"pyarrow": ("pyarrow", "pandas", "python"), "pandas": ("pandas", "pyarr
 FORMAT_LABELS = {"parquet": "Parquet", "csv": "CSV", "feather": "Feather"}
 # (label, [case ids, the first one present wins]): the figures the page opens with. The post's
 # cases are also found under their first suite's names, in history taken before the reorganisation.
+def _post_headline(case, fmt):
+    """A post case's headline label: "Parquet read, plain"; the continuous read has no variant."""
+    if "variant" not in case.given:
+        return "%s continuous read (six months)" % FORMAT_LABELS[fmt]
+    return "%s %s, %s" % (FORMAT_LABELS[fmt], case.label.split()[1].lower(), case.given["variant"])
+
+
 HEADLINES = [
-    (
-        "%s %s, %s" % (FORMAT_LABELS[f], case.label.split()[1].lower(), case.given["variant"]),
-        suite.post_case_ids(case, f),
-    )
-    for case in suite.POST_2019
-    if "variant" in case.given
-    for f in ("parquet", "csv")
+    (_post_headline(case, f), suite.post_case_ids(case, f)) for case in suite.POST_2019 for f in ("parquet", "csv")
 ] + [
     (
         "%s %s, nyc_taxi plain (every format)" % (FORMAT_LABELS[f], op),
