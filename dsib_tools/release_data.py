@@ -19,6 +19,8 @@ PUBLISHED_PROFILE = "default"
 # Each view orders the environments by these result params, most significant first.
 VIEWS = {"pyarrow": ("pyarrow", "pandas", "python"), "pandas": ("pandas", "pyarrow", "python")}
 FORMAT_LABELS = {"parquet": "Parquet", "csv": "CSV", "feather": "Feather"}
+
+
 # (label, [case ids, the first one present wins]): the figures the page opens with. The post's
 # cases are also found under their first suite's names, in history taken before the reorganisation.
 def _post_headline(case, fmt):
