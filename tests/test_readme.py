@@ -36,6 +36,7 @@ def test_every_table_of_figures_in_the_readme_and_docs_is_generated_and_current(
         "table --results-dir results ",
         "table --results-dir records/full-profile-results",
         "speedups ",
+        "report --studies ",
         "matrix-table ",
         "noise-table ",
         "audit-table ",

@@ -113,3 +113,28 @@ def test_no_published_result_is_of_an_earlier_suite(machine):
     for res in iter_results_for_machine(RESULTS, machine):
         for key in res.get_all_result_keys():
             assert key in benchmarks and res.benchmark_version[key] == benchmarks[key]["version"], (res.env_name, key)
+
+
+def test_the_engines_beside_the_studies_give_both_medians_their_spread_and_ratio():
+    """The README's engines table, from the reference machine's whole-suite run: every compared pair
+    measured (no skip, failure or gap), each median with its IQR and samples, and their ratio."""
+    from dsib_tools.report_engines import STUDY_ROWS
+
+    command = "report --studies --results-dir results --machine %s --env DSIB_PROFILEdefault" % MACHINE
+    assert "<!-- generated: %s -->" % command in documentation(), "the README shows this table, generated"
+    out = subprocess.run(
+        [sys.executable, "-m", "dsib_tools"]
+        + command.replace("--results-dir results", "--results-dir " + RESULTS).split(),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "commit `%s`" % whole_suite_run(MACHINE).commit_hash[:8] in out.stdout
+    rows = [line.split(" | ") for line in out.stdout.splitlines() if line.startswith("| ") and "compared" not in line]
+    assert [row[0][2:] for row in rows] == [label for label, *_ in STUDY_ROWS]
+    for row in rows:
+        for median in row[2:4]:
+            assert re.fullmatch(r"\S+ \(IQR \S+–\S+, n=([3-9]|\d\d+)\)", median), row
+        assert re.fullmatch(r"\d+(\.\d)?x", row[4]), row
