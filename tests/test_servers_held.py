@@ -168,15 +168,24 @@ def test_make_run_and_run_matrix_hold_the_servers_around_asv():
 def _held_pids(data_dir):
     """{pid: ports} of the held servers' main processes (a postmaster, a JVM) under ``data_dir``."""
     found = {}
-    for process in psutil.process_iter(["name", "cmdline", "status"]):
+    for process in psutil.process_iter(["name", "cmdline", "status", "ppid"]):
         cmdline = process.info["cmdline"] or []
         if process.info["status"] == psutil.STATUS_ZOMBIE or not any(data_dir in part for part in cmdline):
             continue
         if process.info["name"] == "postgres" and "-D" in cmdline:
+            if _is_postgres(process.info["ppid"]):
+                continue  # a backend just forked: it shows the postmaster's command line until it sets its title
             found[process.pid] = ("postgres", int(cmdline[cmdline.index("-p") + 1]))
         elif process.info["name"] == "java" and "io.questdb/io.questdb.ServerMain" in cmdline:
             found[process.pid] = ("questdb", None)
     return found
+
+
+def _is_postgres(pid):
+    try:
+        return psutil.Process(pid).name() == "postgres"
+    except psutil.Error:
+        return False
 
 
 def _all_gone(pids, ports, within=45.0):
