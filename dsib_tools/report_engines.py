@@ -228,41 +228,28 @@ def engines_report(res, names, sources, variants, load=None):
 
 
 # The README's engines beside the studies (issue 34): (what is compared, the operation's benchmark
-# method, path, baseline, variant, the study's figure or None). QuestDB's serialisation alone is its
-# own benchmark (SerializeForQuestDB, the "path" parameter); every other row is an engine's case.
+# method, path, baseline, variant); a row the studies made gives their figure (STUDY_COMPARISONS,
+# by its label). QuestDB's serialisation alone is its own benchmark (SerializeForQuestDB, the "path"
+# parameter); every other row is an engine's case.
 STUDY_ROWS = (
-    (
-        "QuestDB: dataframe() against the row loop, serialisation alone",
-        "serialize",
-        "dataframe",
-        "rows",
-        "cat",
-        STUDY_COMPARISONS[0][2],
-    ),
+    ("QuestDB: dataframe() against the row loop, serialisation alone", "serialize", "dataframe", "rows", "cat"),
     (
         "QuestDB: dataframe() against the row loop, with the insert (ILP/HTTP)",
         "ingest",
         "questdb-dataframe",
         "questdb-rows",
         "cat",
-        STUDY_COMPARISONS[1][2],
     ),
-    (
-        "Spark: Arrow on against off, createDataFrame",
-        "ingest",
-        "spark-arrow",
-        "spark",
-        "plain",
-        STUDY_COMPARISONS[2][2],
-    ),
-    ("Spark: Arrow on against off, toPandas", "query", "spark-arrow", "spark", "plain", STUDY_COMPARISONS[3][2]),
-    ("SQLite: ADBC against SQLAlchemy, ingest", "ingest", "sqlite-adbc", "sqlite-sqlalchemy", "plain", None),
-    ("SQLite: ADBC against SQLAlchemy, query", "query", "sqlite-adbc", "sqlite-sqlalchemy", "plain", None),
-    ("PostgreSQL: ADBC against SQLAlchemy, ingest", "ingest", "postgres-adbc", "postgres-sqlalchemy", "plain", None),
-    ("PostgreSQL: ADBC against SQLAlchemy, query", "query", "postgres-adbc", "postgres-sqlalchemy", "plain", None),
-    ("DuckDB: ADBC against .df(), ingest", "ingest", "duckdb-adbc", "duckdb", "plain", None),
-    ("DuckDB: ADBC against .df(), query", "query", "duckdb-adbc", "duckdb", "plain", None),
+    ("Spark: Arrow on against off, createDataFrame", "ingest", "spark-arrow", "spark", "plain"),
+    ("Spark: Arrow on against off, toPandas", "query", "spark-arrow", "spark", "plain"),
+    ("SQLite: ADBC against SQLAlchemy, ingest", "ingest", "sqlite-adbc", "sqlite-sqlalchemy", "plain"),
+    ("SQLite: ADBC against SQLAlchemy, query", "query", "sqlite-adbc", "sqlite-sqlalchemy", "plain"),
+    ("PostgreSQL: ADBC against SQLAlchemy, ingest", "ingest", "postgres-adbc", "postgres-sqlalchemy", "plain"),
+    ("PostgreSQL: ADBC against SQLAlchemy, query", "query", "postgres-adbc", "postgres-sqlalchemy", "plain"),
+    ("DuckDB: ADBC against .df(), ingest", "ingest", "duckdb-adbc", "duckdb", "plain"),
+    ("DuckDB: ADBC against .df(), query", "query", "duckdb-adbc", "duckdb", "plain"),
 )
+STUDY_FIGURES = dict((label, figure) for label, _, figure, _, _ in STUDY_COMPARISONS)
 
 
 def studies_report(res, names, source="tsbs_cpu", load=None):
@@ -280,10 +267,10 @@ def studies_report(res, names, source="tsbs_cpu", load=None):
         "serialize": name(SerializeForQuestDB, "time_serialize"),
     }
     lines = [
-        "| %s | variant | baseline | path | baseline / path | the study's figure |" % "compared (%s)" % source,
+        "| compared (%s) | variant | baseline | path | baseline / path | the study's figure |" % source,
         "|---|---|---:|---:|---:|---|",
     ]
-    for label, operation, path, baseline, variant, figure in STUDY_ROWS:
+    for label, operation, path, baseline, variant in STUDY_ROWS:
         key = "path" if operation == "serialize" else "engine"
         benchmark = benchmarks[operation]
         (fast, fast_stats), (slow, slow_stats) = [
@@ -299,7 +286,7 @@ def studies_report(res, names, source="tsbs_cpu", load=None):
                 format_with_spread(slow, slow_stats) + mark,
                 format_with_spread(fast, fast_stats) + mark,
                 _speedup(fast, slow),
-                figure or "-",
+                STUDY_FIGURES.get(label, "-"),
             )
         )
     return "\n".join(lines)
