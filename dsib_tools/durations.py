@@ -23,6 +23,63 @@ def durations_markdown(path, prefix=""):
     return "\n".join(lines + ["| total | %s |" % _minutes(sum(d for _, d in rows))])
 
 
+# Issue 32, item 6: no median rests on fewer than three samples where a sample takes under a second.
+FLOOR_SAMPLES, FLOOR_UNDER_SECONDS = 3, 1.0
+
+
+def floor_markdown(path):
+    """Where a run's asv time went, a benchmark class a row, from the asv results file ``path``
+    (its samples recorded, ``--record-samples``): its cases' time; of it, the samples themselves;
+    the rest (each case's process, its ``setup``, its untimed first call, the peak-memory and
+    tracked cases, which keep no samples); and the samples' floor under item 6's rule, each cell's
+    median taken three times where it is under a second and once where it is not. The classes'
+    ``setup_cache`` (building and checking every cell's files) is a row of its own."""
+    with open(path) as f:
+        data = json.load(f)
+    columns = data["result_columns"]
+    at = {c: columns.index(c) for c in ("duration", "samples", "stats_number")}
+    classes = {}
+    for name, values in data["results"].items():
+        row = classes.setdefault(name.rsplit(".", 1)[0], [0, 0.0, 0.0, 0.0])
+        row[1] += (values[at["duration"]] or 0) if len(values) > at["duration"] else 0
+        samples = values[at["samples"]] if len(values) > at["samples"] else None
+        numbers = values[at["stats_number"]] if len(values) > at["stats_number"] else None
+        for cell, number in zip(samples or [], numbers or []):
+            if not cell:
+                continue
+            calls = [s * (number or 1) for s in cell]
+            median = sorted(calls)[len(calls) // 2]
+            row[0] += 1
+            row[2] += sum(calls)
+            row[3] += median * (FLOOR_SAMPLES if median < FLOOR_UNDER_SECONDS else 1)
+    rows = sorted(classes.items(), key=lambda kv: -kv[1][1])
+    setup_cache = sum(data.get("durations", {}).values())
+    lines = [
+        "| benchmark class | cells sampled | asv's time | of it, samples | the rest | samples at the floor |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for cls, (cells, cases, samples, floor) in rows:
+        lines.append(
+            "| `%s` | %d | %s | %s | %s | %s |"
+            % (cls, cells, _minutes(cases), _minutes(samples), _minutes(cases - samples), _minutes(floor))
+        )
+    total = [sum(r[i] for _, r in rows) for i in range(4)]
+    lines.append(
+        "| `setup_cache` (every cell's files built and checked) | | %s | | %s | |" % ((_minutes(setup_cache),) * 2)
+    )
+    lines.append(
+        "| total | %d | %s | %s | %s | %s |"
+        % (
+            total[0],
+            _minutes(total[1] + setup_cache),
+            _minutes(total[2]),
+            _minutes(total[1] - total[2] + setup_cache),
+            _minutes(total[3]),
+        )
+    )
+    return "\n".join(lines)
+
+
 def engine_durations_markdown(directory):
     """Per engine, asv's duration of each of its benchmarks, from ``directory``/<engine>.json: the
     results file after `make run ENGINE=<engine>` (asv keeps other benchmarks' durations from

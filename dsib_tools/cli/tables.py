@@ -190,9 +190,9 @@ def add_speedups(sub):
 
 
 def cmd_durations(args):
-    from ..durations import durations_markdown
+    from ..durations import durations_markdown, floor_markdown
 
-    print(durations_markdown(args.record, args.prefix))
+    print(floor_markdown(args.record) if args.floor else durations_markdown(args.record, args.prefix))
     return 0
 
 
@@ -200,6 +200,11 @@ def add_durations(sub):
     p = sub.add_parser("durations", help="each benchmark's total duration in an asv results file, and their sum")
     p.add_argument("record")
     p.add_argument("--prefix", default="", help="only the benchmarks whose name starts so, e.g. engines.")
+    p.add_argument(
+        "--floor",
+        action="store_true",
+        help="a class a row: its time, its samples', the rest, and its samples' floor under issue 32's rules",
+    )
     p.set_defaults(func=cmd_durations)
 
 

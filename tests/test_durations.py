@@ -1,0 +1,78 @@
+"""The durations tables: where a run's asv time went, and the samples' floor under issue 32's rules."""
+
+import json
+import os
+import subprocess
+import sys
+
+from dsib_tools.durations import durations_markdown, floor_markdown
+
+from .conftest import ROOT
+
+COLUMNS = ["result", "params", "version", "started_at", "duration", "samples", "stats_number"]
+
+
+def results_file(tmp_path, results, setup_cache):
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"result_columns": COLUMNS, "results": results, "durations": setup_cache}))
+    return str(path)
+
+
+def row(markdown, label):
+    [line] = [line for line in markdown.splitlines() if line.startswith("| %s |" % label)]
+    return [cell.strip() for cell in line.strip("|").split("|")]
+
+
+def test_the_floor_takes_three_samples_under_a_second_and_one_over(tmp_path):
+    path = results_file(
+        tmp_path,
+        {
+            # Two cells: a fast one (median 0.2 s, five samples) and a slow one (median 4 s, three).
+            "reads.Read.time_read": [
+                [0.2, 4.0],
+                [["'a'", "'b'"]],
+                "1",
+                0,
+                60.0,
+                [[0.1, 0.2, 0.2, 0.3, 0.2], [3.0, 4.0, 5.0]],
+                [1, 1],
+            ],
+            # A peak-memory case keeps no samples: all its time is the rest.
+            "reads.Read.peakmem_read": [[1e8, 1e8], [["'a'", "'b'"]], "1", 0, 6.0],
+            # number 2: a sample is two calls, whose time is the sample times two.
+            "writes.Write.time_write": [[0.8], [["'a'"]], "1", 0, 10.0, [[0.3, 0.4, 0.5]], [2]],
+            "writes.Write.time_skipped": [[None], [["'a'"]], "1", 0, 1.5, [None], [None]],
+        },
+        {"<setup_cache reads:10>": 30.0, "<setup_cache writes:5>": 12.0},
+    )
+    table = floor_markdown(path)
+    # reads.Read: 66 s of cases; samples 1.0 + 12.0 s; floor 3 x 0.2 + 1 x 4.0 = 4.6 s.
+    assert row(table, "`reads.Read`") == ["`reads.Read`", "2", "1.10 min", "13.0 s", "53.0 s", "4.6 s"]
+    # writes.Write: samples 2 x (0.3 + 0.4 + 0.5) = 2.4 s; median call 0.8 s, under a second: 3 x 0.8.
+    assert row(table, "`writes.Write`") == ["`writes.Write`", "1", "11.5 s", "2.4 s", "9.1 s", "2.4 s"]
+    assert row(table, "`setup_cache` (every cell's files built and checked)")[2:5] == ["42.0 s", "", "42.0 s"]
+    assert row(table, "total") == ["total", "3", "1.99 min", "15.4 s", "1.73 min", "7.0 s"]
+    # Longest class first.
+    assert table.index("`reads.Read`") < table.index("`writes.Write`")
+
+
+def test_the_cli_prints_the_floor_of_the_committed_tiny_run():
+    record = "records/budget/floor/fe31ade5-env-84d9fbba986b8a98543d997b91c91abf.json"
+    printed = subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "durations", "--floor", record],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+    ).stdout
+    assert printed.strip() == floor_markdown(os.path.join(str(ROOT), record))
+    assert row(printed, "`engines.QueryFromEngine`")[0] == "`engines.QueryFromEngine`"
+    # Without --floor, the plain durations table.
+    plain = subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "durations", record, "--prefix", "engines."],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+    ).stdout
+    assert plain.strip() == durations_markdown(os.path.join(str(ROOT), record), "engines.")
