@@ -47,10 +47,10 @@ def floor_markdown(path):
         for cell, number in zip(samples or [], numbers or []):
             if not cell:
                 continue
-            calls = [s * (number or 1) for s in cell]
-            median = sorted(calls)[len(calls) // 2]
+            sample_times = [s * (number or 1) for s in cell]  # asv keeps a call's time: a sample is `number` calls
+            median = sorted(sample_times)[len(sample_times) // 2]
             row[0] += 1
-            row[2] += sum(calls)
+            row[2] += sum(sample_times)
             row[3] += median * (FLOOR_SAMPLES if median < FLOOR_UNDER_SECONDS else 1)
     rows = sorted(classes.items(), key=lambda kv: -kv[1][1])
     setup_cache = sum(data.get("durations", {}).values())

@@ -39,7 +39,7 @@ def test_the_floor_takes_three_samples_under_a_second_and_one_over(tmp_path):
             ],
             # A peak-memory case keeps no samples: all its time is the rest.
             "reads.Read.peakmem_read": [[1e8, 1e8], [["'a'", "'b'"]], "1", 0, 6.0],
-            # number 2: a sample is two calls, whose time is the sample times two.
+            # number 2: a sample is two calls; asv keeps a call's time, so a sample takes twice it.
             "writes.Write.time_write": [[0.8], [["'a'"]], "1", 0, 10.0, [[0.3, 0.4, 0.5]], [2]],
             "writes.Write.time_skipped": [[None], [["'a'"]], "1", 0, 1.5, [None], [None]],
         },
@@ -48,7 +48,7 @@ def test_the_floor_takes_three_samples_under_a_second_and_one_over(tmp_path):
     table = floor_markdown(path)
     # reads.Read: 66 s of cases; samples 1.0 + 12.0 s; floor 3 x 0.2 + 1 x 4.0 = 4.6 s.
     assert row(table, "`reads.Read`") == ["`reads.Read`", "2", "1.10 min", "13.0 s", "53.0 s", "4.6 s"]
-    # writes.Write: samples 2 x (0.3 + 0.4 + 0.5) = 2.4 s; median call 0.8 s, under a second: 3 x 0.8.
+    # writes.Write: samples 2 x (0.3 + 0.4 + 0.5) = 2.4 s; median sample 0.8 s, under a second: 3 x 0.8.
     assert row(table, "`writes.Write`") == ["`writes.Write`", "1", "11.5 s", "2.4 s", "9.1 s", "2.4 s"]
     assert row(table, "`setup_cache` (every cell's files built and checked)")[2:5] == ["42.0 s", "", "42.0 s"]
     assert row(table, "total") == ["total", "3", "1.99 min", "15.4 s", "1.73 min", "7.0 s"]
