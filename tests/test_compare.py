@@ -1,8 +1,8 @@
 """`make compare`, proven on an unmistakable regression, on a busy machine as on a quiet one.
 
-A throwaway copy of this repository gets a second commit that makes two adapters four times
-slower: CSV's writer and Parquet's reader each spin for three times their own call after it, as
-a slower codec would. The real ``python -m dsib_tools compare`` (asv continuous at
+A throwaway copy of this repository gets a second commit that makes two adapters slower: CSV's
+writer four times, Parquet's reader ten times (each spins after its call for the rest of that
+time, as a slower codec would). The real ``python -m dsib_tools compare`` (asv continuous at
 the pr profile, narrowed to those adapters' cases and some of their neighbours') must flag every
 case that calls them, fail with a non-zero status, and, read the other way (the slow commit as
 the base), report the same cases as improvements.
@@ -25,12 +25,17 @@ from dsib_tools import compare, noise, suite
 from .conftest import ENV_DIR, GIT, ROOT, prepared_data, run_with_progress, snapshot_working_tree
 
 MACHINE = "dsib-test"
-# Each slowed call takes four times its own time (noise.slowdown_source spins after it). The spin
-# is proportional to the call's measured time, so contention inflates both sides alike; but a
+# Each slowed call takes that many times its own time (noise.slowdown_source spins after it). The
+# spin is proportional to the call's measured time, so contention inflates both sides alike; but a
 # process pinned to a core that two others share runs up to 3x slower for a while, and asv's test
 # needs the two sides' samples almost apart. At 2.5x, beside a second benchmark suite on both
-# cores (load 2.5), samples spread +-40 % and a slowed Parquet read at 2.31x went unflagged.
-SLOWDOWN = {("csv", "write"): 4.0, ("parquet", "read"): 4.0}
+# cores (load 2.5), samples spread +-40 % and a slowed Parquet read at 2.31x went unflagged. At
+# 4x, a CI run (other processes 1.2 cores) left the Parquet read of the str frame unflagged at
+# 2.92x: its timed call frees 600,000 strings after the reader returns, which the spin does not
+# multiply, and its base reads (about 20 ms) are the ones a shared core slows most. Parquet's
+# reads are cheap to slow (under a second a sample at 10x); CSV's writes, a second a call, flagged at
+# 3.3-3.8x every time, stay at 4x.
+SLOWDOWN = {("csv", "write"): 4.0, ("parquet", "read"): 10.0}
 # The slowed adapters' cases, and cases of other adapters beside them as the control.
 BENCH = (
     "^" + re.escape(suite.name(suite.reads.ReadFromPageCache, "time_read")) + r"\('nyc_taxi', '(parquet|feather|csv)'",
@@ -49,7 +54,7 @@ SKIP_SOURCE = "\nFORMATS[%r].unavailable = lambda versions: 'made unavailable by
 # An affected cell's median moves at least this far.
 UNMISTAKABLE = 1.6
 # A control whose median is this much slower was touched by the change: the slowdown leaked (half
-# the injected 4x, in ratio). Less than that, either way, a machine as busy as a user's laptop
+# the smaller injected factor, 4x, in ratio). Less than that, either way, a machine as busy as a user's laptop
 # does: a CI run beside two other test jobs moved a control CSV read to 0.594.
 LEAKED = 2.0
 
@@ -75,7 +80,7 @@ def slowed(pr_data_dir, tmp_path_factory, request):
     with open(os.path.join(repo, noise.COMMENT_FILE), "a") as f:
         f.write(noise.slowdown_source(SLOWDOWN) + SKIP_SOURCE)
     subprocess.run(
-        GIT + ["commit", "-q", "-am", "CSV writes and Parquet reads 4x slower, pickle unavailable"],
+        GIT + ["commit", "-q", "-am", "CSV writes 4x and Parquet reads 10x slower, pickle unavailable"],
         cwd=repo,
         check=True,
     )
@@ -145,7 +150,7 @@ def test_every_case_of_the_slowed_adapters_is_flagged_slower(slowed):
 @pytest.mark.asv
 def test_the_slowdown_stays_in_its_adapters(slowed):
     """A busy machine moves a control's median, even by half; the injected slowdown would make it
-    about 4x slower."""
+    at least 4x slower."""
     controls = sorted(set(_timed(slowed["ratios"])) - set(_affected(slowed["ratios"])))
     assert len(controls) == 10, controls
     leaked = ["%s %.3f" % (c, slowed["ratios"][c]) for c in controls if slowed["ratios"][c] >= LEAKED]
