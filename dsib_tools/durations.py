@@ -3,6 +3,7 @@
 
 import json
 import os
+import statistics
 
 
 def durations_markdown(path, prefix=""):
@@ -48,7 +49,7 @@ def floor_markdown(path):
             if not cell:
                 continue
             sample_times = [s * (number or 1) for s in cell]  # asv keeps a call's time: a sample is `number` calls
-            median = sorted(sample_times)[len(sample_times) // 2]
+            median = statistics.median(sample_times)
             row[0] += 1
             row[2] += sum(sample_times)
             row[3] += median * (FLOOR_SAMPLES if median < FLOOR_UNDER_SECONDS else 1)

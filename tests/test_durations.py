@@ -56,6 +56,14 @@ def test_the_floor_takes_three_samples_under_a_second_and_one_over(tmp_path):
     assert table.index("`reads.Read`") < table.index("`writes.Write`")
 
 
+def test_the_floor_of_a_cell_with_an_even_number_of_samples_is_the_mean_of_its_middle_two(tmp_path):
+    # Ten samples a cell at `default`: asv's median is the mean of the two middle ones (0.3 s
+    # here), not the upper one (0.4 s), so the floor is 3 x 0.3 s, not 3 x 0.4 s.
+    samples = [0.1, 0.2, 0.4, 0.9]
+    path = results_file(tmp_path, {"reads.Even.time_read": [[0.3], [["'a'"]], "1", 0, 5.0, [samples], [1]]}, {})
+    assert row(floor_markdown(path), "`reads.Even`") == ["`reads.Even`", "1", "5.0 s", "1.6 s", "3.4 s", "0.9 s"]
+
+
 def test_the_cli_prints_the_floor_of_the_committed_tiny_run():
     record = "records/budget/floor/fe31ade5-env-84d9fbba986b8a98543d997b91c91abf.json"
     printed = subprocess.run(
