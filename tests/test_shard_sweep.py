@@ -195,8 +195,8 @@ def _interrupt_between_saves(command, repo, env, build, deadline):
     results are saved, while the second environment's cases run (about 3 s at `tiny`), its process
     group is frozen (SIGSTOP) and the saved files counted, then sent Ctrl-C's SIGINT and let go.
 
-    The attempt is ``fair`` when the count was one and asv got the SIGINT. A count of two (a poller
-    starved on a loaded machine) came too late. And CPython loses a SIGINT that lands while a fork
+    An attempt counts when the count was one (``between``) and asv got the SIGINT. A count of two (a
+    poller starved on a loaded machine) came too late. And CPython loses a SIGINT that lands while a fork
     returns: its KeyboardInterrupt is raised in a Python at-fork hook (filelock's, logging's) and
     printed as "Exception ignored", and asv runs on (dsib's wrappers send SIGINT again after 10 s, by
     when `tiny`'s second environment is saved). The second waited for lets asv's fork of the second
@@ -245,7 +245,6 @@ def _interrupt_between_saves(command, repo, env, build, deadline):
     )
     lost = between and len(first) == 2 and any("threading" not in where for where in ignored)
     return {
-        "fair": between and not lost,
         "between": between,
         "lost_in_a_fork": lost,
         "interrupted_returncode": proc.returncode,
@@ -260,9 +259,9 @@ def _interrupt_between_saves(command, repo, env, build, deadline):
 def resumed(sweep, tiny_data_dir, request):
     """`make run-matrix SHARD=1/1` over the sweep's two environments (the unsharded run's cells), in
     a build directory of its own: started, interrupted as Ctrl-C would (SIGINT to its process group)
-    once the first environment's results are saved and before the second's, then run again. An
-    attempt that was not fair (_interrupt_between_saves) is made again, in a fresh build directory,
-    up to three times."""
+    after the first environment's results are saved and before the second's, then run again. An
+    attempt that does not count (_interrupt_between_saves) is made again, in a fresh build
+    directory, up to three times."""
     repo = os.path.dirname(sweep["build-all"])
     env = dict(os.environ, DSIB_DATA_DIR=tiny_data_dir)
     env.pop("MAKEFLAGS", None)
@@ -272,7 +271,7 @@ def resumed(sweep, tiny_data_dir, request):
     for attempt in range(1, 4):
         build = "build-resumed-%d" % attempt
         attempts.append(_interrupt_between_saves(command, repo, env, build, deadline))
-        if attempts[-1]["fair"]:
+        if attempts[-1]["between"] and not attempts[-1]["lost_in_a_fork"]:
             break
     interrupted = attempts[-1]
     done = run_with_progress(
