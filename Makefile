@@ -40,7 +40,7 @@ SHARD ?=
 MATRIX_CONF := .asv-matrix-$(MATRIX)-$(PROFILE)$(if $(SHARD),-shard$(subst /,of,$(SHARD))).conf.json
 
 .PHONY: help bench bench-matrix data workspace servers run run-matrix merge-results site table record publish compare noise audit \
-	test test-fast lint format lint-workflows browser vendor-js advise go clean-env clean-cache FORCE
+	test test-fast lint format lint-workflows browser vendor-js advise go clean-env clean-cache constraints FORCE
 .DEFAULT_GOAL := help
 
 ## help: this list: every target, one line each (the lines that start with two hashes in the Makefile)
@@ -51,10 +51,23 @@ help:
 # from the checkout, and asv installs dsib into its own environments from each commit.
 # pip as python3.11's venv brings it (no upgrade: a download and an install less, in every fresh
 # clone's make test-fast, issue 33); it compiles the packages' bytecode once, here.
-$(BIN)/.ready: requirements.txt
+# constraints.txt holds every package that the install brings, at the version the tests last passed
+# with: a dependency's new release (filelock 3.30 brought an at-fork hook that can drop a Ctrl-C sent
+# to asv) reaches a fresh clone only through `make constraints`.
+$(BIN)/.ready: requirements.txt constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt
 	touch $@
+
+## constraints: constraints.txt anew, from pip's resolution of requirements.txt alone (after a pin changed)
+CONSTRAINTS_VENV := $(BUILD)/constraints-venv
+constraints:
+	rm -rf $(CONSTRAINTS_VENV)
+	$(PYTHON) -m venv $(CONSTRAINTS_VENV)
+	$(CONSTRAINTS_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	{ sed -n '/^# /p' constraints.txt; $(CONSTRAINTS_VENV)/bin/python -m pip freeze; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf $(CONSTRAINTS_VENV)
 
 ## bench: prepare the data, run the suite into build/results, publish build/html, print the table
 bench: data run site table

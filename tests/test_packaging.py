@@ -5,6 +5,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 
 import pytest
 import yaml
@@ -109,3 +110,49 @@ def test_every_package_directory_of_the_installed_code_is_packaged():
         for init in glob.glob(os.path.join(ROOT, top, "**", "__init__.py"), recursive=True)
     )
     assert sorted(json.loads(listed.group(1))) == on_disk
+
+
+def _canonical(name):
+    """PyPI's one spelling of a project's name (PEP 503): pip freeze says adbc-driver-manager where
+    requirements.txt says adbc_driver_manager."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _canonical_pins(path):
+    return dict((_canonical(name), version) for name, version in _pins(path).items())
+
+
+def test_every_pin_of_requirements_txt_is_the_same_in_constraints_txt():
+    pins, constraints = (
+        _canonical_pins(os.path.join(ROOT, "requirements.txt")),
+        _canonical_pins(os.path.join(ROOT, "constraints.txt")),
+    )
+    differ = dict(
+        (name, (version, constraints.get(name))) for name, version in pins.items() if constraints.get(name) != version
+    )
+    assert not differ, "requirements.txt against constraints.txt (make constraints): %s" % differ
+
+
+def test_the_tools_environment_is_constraints_txt_exactly():
+    """What pip freeze says of the environment the tests run in (a fresh clone's .venv, made by
+    make) is constraints.txt: no package it brought is left unpinned, none is at another version."""
+    freeze = subprocess.run(
+        [sys.executable, "-m", "pip", "freeze", "--disable-pip-version-check"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    installed = dict(
+        (_canonical(name), version)
+        for name, version in (line.split("==") for line in freeze.splitlines() if "==" in line)
+    )
+    constraints = _canonical_pins(os.path.join(ROOT, "constraints.txt"))
+    unpinned = sorted(set(installed) - set(constraints))
+    other = dict(
+        (n, (installed[n], constraints[n])) for n in installed if n in constraints and installed[n] != constraints[n]
+    )
+    missing = sorted(set(constraints) - set(installed))
+    assert not (unpinned or other or missing), (
+        "installed but not in constraints.txt: %s; at another version (installed, constrained): %s; "
+        "constrained but not installed: %s (make constraints)" % (unpinned, other, missing)
+    )
