@@ -64,9 +64,17 @@ def samples():
     return seconds
 
 
+def done(processes):
+    # Ends as asv ends a case's process, with os._exit: the interpreter's teardown is not timed, and
+    # pyarrow's thread pools can abort it ("terminate called without an active exception", apache/arrow
+    # #34314) after every sample has been printed.
+    sys.stdout.write(json.dumps(processes) + "\\n")
+    sys.stdout.flush()
+    os._exit(0)
+
+
 if not spec["forked"]:
-    print(json.dumps([samples()]))
-    sys.exit(0)
+    done([samples()])
 processes = []
 for _ in range(spec["processes"]):
     read, write = os.pipe()
@@ -93,7 +101,7 @@ for _ in range(spec["processes"]):
     if os.waitpid(pid, 0)[1] != 0:
         sys.exit("a forked process of samples failed")
     processes.append(json.loads(b"".join(chunks).decode("utf-8")))
-print(json.dumps(processes))
+done(processes)
 """
 ROUNDS = 3
 # The columns, in the order of a case's first round; each later round starts one further on, so

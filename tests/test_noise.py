@@ -3,6 +3,7 @@
 import glob
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -173,6 +174,41 @@ def test_the_audit_says_whether_asvs_median_lies_within_each_columns_spread():
         "the first calls' column: each fresh interpreter's first call"
     )
     assert audit.quartiles([1.0, 2.0, 3.0, 4.0, 5.0]) == (2.0, 3.0, 4.0)
+
+
+# A suite module whose interpreter aborts in its teardown, after its work is done, as pyarrow's
+# thread pools can ("terminate called without an active exception").
+ABORTS_AT_EXIT = """
+import atexit, os, time
+
+atexit.register(os.abort)
+
+
+class AbortsAtExit(object):
+    def setup(self, n):
+        pass
+
+    def time_sleep(self, n):
+        time.sleep(n)
+"""
+
+
+@pytest.mark.parametrize("column", ["forked", "gc_off", "gc_on"])
+def test_the_audits_processes_are_judged_by_their_samples_not_by_their_teardown(tmp_path, column):
+    from dsib_tools import audit
+
+    os.makedirs(str(tmp_path / "benchmarks"))
+    (tmp_path / "benchmarks" / "__init__.py").write_text("")
+    (tmp_path / "benchmarks" / "aborts_at_exit.py").write_text(ABORTS_AT_EXIT)
+    aborts = subprocess.run(
+        [sys.executable, "-c", "import benchmarks.aborts_at_exit"], cwd=str(tmp_path), stderr=subprocess.DEVNULL
+    )
+    assert aborts.returncode != 0, "the module's teardown aborts a plain interpreter"
+    cls = type("AbortsAtExit", (object,), {"__module__": "benchmarks.aborts_at_exit"})
+    cell = ("1a READ", "parquet", "aborts_at_exit.AbortsAtExit.time_sleep(0.001)", cls, "time_sleep", [0.001])
+    root = str(tmp_path)
+    processes = audit.outside_samples(sys.executable, root, cell, root, "tiny", (2, 3, 5.0), 2, column)
+    assert len(processes) == 2 and all(len(p) in (2, 3) and all(t >= 0.001 for t in p) for p in processes), processes
 
 
 def test_the_audit_samples_as_asv_runner_does():
