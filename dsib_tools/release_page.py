@@ -2,15 +2,15 @@
 per release and the case picker the script fills; the figures' text (ratios, sizes, spreads) and
 the pages' names, shared with the steps page."""
 
+import decimal
 import html
+import math
 from urllib.parse import quote
-
-from asv.util import human_value
 
 from . import vendor_js
 from .matrix import NEWEST_ONLY_NOTE
 from .release_data import NOT_IN_MATRIX, is_number
-from .site import markdown_table_to_html
+from .site import table_to_html
 
 
 def change_text(unit, ratio):
@@ -21,17 +21,36 @@ def change_text(unit, ratio):
     return "%.2f× %s" % (ratio, better) if ratio >= 1 else "%.2f× %s" % (1 / ratio, worse)
 
 
-# Memory and sizes in MiB (1 MiB = 2**20 bytes), as the README and the report give them.
+# The units' steps, as the page's script has them (www/releases.js: STEPS), so that a figure reads
+# the same on the steps page, in a headline and in the script's table. Memory and sizes in MiB
+# (1 MiB = 2**20 bytes), as the README and the report give them.
 BYTE_STEPS = ((1, "B"), (2**10, "KiB"), (2**20, "MiB"), (2**30, "GiB"), (2**40, "TiB"))
+STEPS = {
+    "seconds": ((1e-9, "ns"), (1e-6, "μs"), (1e-3, "ms"), (1, "s"), (60, "m"), (3600, "h")),
+    "bytes": BYTE_STEPS,
+}
 
 
 def human(value, unit):
-    """A median as the page's script writes it: asv's human_value for times, binary units for bytes."""
-    if unit != "bytes" or not is_number(value):
-        return human_value(value, unit)
-    factor, suffix = [step for step in BYTE_STEPS if abs(value) >= step[0]][-1] if abs(value) >= 1 else BYTE_STEPS[0]
-    scaled = value / factor
-    return ("%d" % round(scaled) if abs(scaled) >= 1000 else "%.3g" % scaled) + suffix
+    """A median as the page's script writes it (www/releases.js: human)."""
+    if not is_number(value):
+        return "—" if value is None else str(value)
+    if value == 0:
+        return "0"
+    steps = STEPS.get(unit, ((1, ""),))
+    factor, suffix = ([step for step in steps if abs(value) >= step[0]] or steps[:1])[-1]
+    return _number(value / factor) + suffix
+
+
+def _number(x):
+    """Three significant digits without trailing zeros, halves rounded up as JavaScript's
+    toPrecision rounds them; a whole number from 1000 on (www/releases.js: number)."""
+    if abs(x) >= 999.5:
+        return "%d" % math.floor(x + 0.5)
+    exact = decimal.Decimal(x)
+    rounded = exact.quantize(decimal.Decimal(1).scaleb(exact.adjusted() - 2), rounding=decimal.ROUND_HALF_UP)
+    text = format(rounded, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def page_name(machine, reference):
@@ -180,7 +199,7 @@ def render(data, machines):
     )
     tables = "".join(
         "<div class='table-2019' data-env='%d'%s>%s</div>"
-        % (i, "" if i == newest else " hidden", markdown_table_to_html(t))
+        % (i, "" if i == newest else " hidden", table_to_html(t, "table-2019-%d" % i))
         for i, t in enumerate(data["tables_2019"])
     )
     return """<!DOCTYPE html>

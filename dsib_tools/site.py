@@ -38,20 +38,6 @@ VENDORED = {
 }
 
 
-def markdown_table_to_html(text):
-    rows = [line.strip().strip("|").split("|") for line in text.strip().splitlines()]
-    head, body = rows[0], rows[2:]
-    out = [
-        "<table>",
-        "<thead><tr>%s</tr></thead>" % "".join("<th>%s</th>" % html.escape(c.strip()) for c in head),
-        "<tbody>",
-    ]
-    for row in body:
-        out.append("<tr>%s</tr>" % "".join("<td>%s</td>" % html.escape(c.strip().strip("`")) for c in row))
-    out.append("</tbody></table>")
-    return "\n".join(out)
-
-
 # The report page links the release view of the same site.
 RELEASES = "dsib/releases.html"
 # CommonMark with GitHub's tables and no raw HTML: code spans become <code>, every other character

@@ -185,6 +185,66 @@ def test_a_step_of_the_regressions_page_opens_its_case(browser, site):
     _assert_no_severe(browser)
 
 
+def _shown_figures(driver, site, cases):
+    """{(release label, case): text} of the release view's table of figures, the cases plotted."""
+    _show(driver, site, cases)
+    return dict(
+        ((label, case), text)
+        for label, case, text in driver.execute_script(
+            "var cases = Array.prototype.map.call(document.querySelectorAll('#case-values th[data-case]'),"
+            "  function (th) { return th.getAttribute('data-case'); }), out = [];"
+            "Array.prototype.forEach.call(document.querySelectorAll('#case-values tr'), function (tr) {"
+            "  var tds = tr.querySelectorAll('td');"
+            "  for (var k = 1; k < tds.length; k++)"
+            "    out.push([tds[0].textContent, cases[k - 1], tds[k].textContent]); });"
+            "return out;"
+        )
+    )
+
+
+def test_a_figure_reads_the_same_on_the_steps_page_in_a_headline_and_in_the_script_s_table(browser, site):
+    """The steps page and the headlines are written by Python, the table of figures by the page's
+    script: one median and spread, one text ("16ms", not "16.0ms" on one page and "16ms" on the other)."""
+    _open(browser, site + "dsib/" + release_view.REGRESSIONS_PAGE)
+    written = browser.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll(\"table.steps[data-view='pyarrow'] tr.step\"),"
+        " function (tr) { var td = tr.querySelectorAll('td'); return [tr.getAttribute('data-case'),"
+        "  td[1].textContent, td[2].textContent, td[3].textContent, td[4].textContent]; })"
+    )
+    cases = list(dict.fromkeys(case for case, *_ in written))[:8]
+    assert cases, "the published history has steps in pyarrow order"
+    on_steps_page = {}
+    for case, before, after, before_text, after_text in written:
+        if case in cases:
+            on_steps_page[(before, case)] = before_text
+            on_steps_page[(after, case)] = after_text
+
+    _open(browser, site + "dsib/releases.html")
+    headlines = browser.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('tr.headline'), function (tr) {"
+        " return [tr.getAttribute('data-case')].concat(Array.prototype.map.call("
+        "  tr.querySelectorAll('td.best, td.previous, td.newest'), function (td) {"
+        "   return [td.firstChild.textContent, td.lastChild.textContent]; })); })"
+    )
+    assert headlines, "the release view has its headlines"
+    in_headlines = {}
+    for case, *cells in headlines:
+        for label, text in cells:
+            in_headlines[(label, case)] = text
+
+    shown = _shown_figures(browser, site, cases)
+    assert on_steps_page and all(shown[key] == text for key, text in on_steps_page.items()), [
+        (key, text, shown.get(key)) for key, text in on_steps_page.items() if shown.get(key) != text
+    ]
+    headline_cases = list(dict.fromkeys(case for case, *_ in headlines))
+    shown = _shown_figures(browser, site, headline_cases[:8])
+    checked = dict((key, text) for key, text in in_headlines.items() if key[1] in headline_cases[:8])
+    assert checked and all(shown[key] == text for key, text in checked.items()), [
+        (key, text, shown.get(key)) for key, text in checked.items() if shown.get(key) != text
+    ]
+    _assert_no_severe(browser)
+
+
 OTHER = "posed-2c"
 
 

@@ -52,7 +52,7 @@
     return "#" + parts.join("&");
   }
 
-  /* --- numbers as asv shows them (asv.util.human_value) ---------------------------------- */
+  /* --- numbers: three significant digits, no trailing zeros (release_page.human too) ------- */
   function human(v, unit) {
     if (!isNumber(v)) return v === null || v === undefined ? "—" : v;
     if (v === 0) return "0";
@@ -70,8 +70,9 @@
     return step;
   }
 
+  // From 999.5 on, toPrecision(3) would write "1.00e+3".
   function number(x) {
-    return Math.abs(x) >= 1000 ? String(Math.round(x))
+    return Math.abs(x) >= 999.5 ? String(Math.round(x))
       : x.toPrecision(3).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
   }
 
