@@ -61,7 +61,7 @@ def write(html_dir, results_dir, machine, *others):
     pages, one machine selector across them), their data and script, and the steps page; returns
     the pages' paths."""
     machines = [machine] + list(others)
-    datas = [build(results_dir, m) for m in machines]
+    datas = [_published(build(results_dir, m)) for m in machines]
     out = os.path.join(html_dir, "dsib")
     os.makedirs(out, exist_ok=True)
     shutil.copy(os.path.join(WWW, "releases.js"), os.path.join(out, "releases.js"))
@@ -71,19 +71,8 @@ def write(html_dir, results_dir, machine, *others):
         with open(os.path.join(out, data_name(data["machine"], k == 0)), "w") as f:
             # allow_nan=False: JSON has no NaN; a skipped case is spelled "skipped" by _cell.
             numbers = dict((key, v) for key, v in data.items() if key != "tables_2019")  # the tables are in the page
-            # 4 significant digits plot the same and halve the file; the ratios were taken before. The
-            # steps are on their own page.
-            numbers["cases"] = [
-                dict(
-                    [(key, v) for key, v in c.items() if key != "steps"],
-                    values=[float("%.4g" % v) if is_number(v) else v for v in c["values"]],
-                    spread=[
-                        [float("%.4g" % q) if is_number(q) else None for q in sp[:2]] + sp[2:] if sp else None
-                        for sp in c["spread"]
-                    ],
-                )
-                for c in data["cases"]
-            ]
+            # The steps are on their own page.
+            numbers["cases"] = [dict((key, v) for key, v in c.items() if key != "steps") for c in data["cases"]]
             f.write("window.DSIB_RELEASES = %s;\n" % json.dumps(numbers, allow_nan=False, separators=(",", ":")))
         paths.append(os.path.join(out, page_name(data["machine"], k == 0)))
         with open(paths[-1], "w") as f:
@@ -92,3 +81,25 @@ def write(html_dir, results_dir, machine, *others):
     with open(paths[-1], "w") as f:
         f.write(render_regressions(datas))
     return paths
+
+
+def _published(data):
+    """``data`` with its medians and quartiles at 4 significant digits: they plot the same and halve
+    the script's data file, and every page writes its figures from these same numbers (rounding
+    once, not twice, so a text agrees across pages). The ratios and steps were taken before."""
+
+    def rounded(v):
+        return float("%.4g" % v) if is_number(v) else v
+
+    data = dict(data)
+    data["cases"] = [
+        dict(
+            c,
+            values=[rounded(v) for v in c["values"]],
+            spread=[
+                [rounded(q) if is_number(q) else None for q in sp[:2]] + sp[2:] if sp else None for sp in c["spread"]
+            ],
+        )
+        for c in data["cases"]
+    ]
+    return data

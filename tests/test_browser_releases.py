@@ -223,7 +223,7 @@ def test_a_figure_reads_the_same_on_the_steps_page_in_a_headline_and_in_the_scri
     headlines = browser.execute_script(
         "return Array.prototype.map.call(document.querySelectorAll('tr.headline'), function (tr) {"
         " return [tr.getAttribute('data-case')].concat(Array.prototype.map.call("
-        "  tr.querySelectorAll('td.best, td.previous, td.newest'), function (td) {"
+        "  tr.querySelectorAll('td[data-release]'), function (td) {"
         "   return [td.firstChild.textContent, td.lastChild.textContent]; })); })"
     )
     assert headlines, "the release view has its headlines"

@@ -284,6 +284,16 @@ def test_bytes_are_written_in_binary_units():
     assert release_view.with_spread(case, 0) == "517MiB (IQR 515MiB–520MiB, n=3)"
 
 
+def test_times_are_written_as_the_page_s_script_writes_them():
+    """Three significant digits without trailing zeros, halves up (JavaScript's toPrecision), a whole
+    number from 999.5 on; the browser test compares the two pages' texts on the published history."""
+    assert release_view.human(0.016, "seconds") == "16ms"
+    assert release_view.human(10.25, "seconds") == "10.3s"
+    assert release_view.human(0.9996, "seconds") == "1000ms"
+    assert release_view.human(65, "seconds") == "1.08m"
+    assert release_view.human(None, "seconds") == "—"
+
+
 def test_cases_outside_the_release_selection_say_they_are_newest_only_instead_of_gaps(tmp_path):
     """Suite v2's committed run (records/suite-v2-results/) as the newest release, and beside it the same file posed
     as an older release that ran what the release matrix runs: the benchmarks the selection leaves
