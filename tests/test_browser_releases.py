@@ -202,6 +202,11 @@ def _shown_figures(driver, site, cases):
     )
 
 
+def _differing(written, shown):
+    """(release label and case, text written by Python, text the script shows) where they differ."""
+    return [(key, text, shown.get(key)) for key, text in written.items() if shown.get(key) != text]
+
+
 def test_a_figure_reads_the_same_on_the_steps_page_in_a_headline_and_in_the_script_s_table(browser, site):
     """The steps page and the headlines are written by Python, the table of figures by the page's
     script: one median and spread, one text ("16ms", not "16.0ms" on one page and "16ms" on the other)."""
@@ -232,16 +237,10 @@ def test_a_figure_reads_the_same_on_the_steps_page_in_a_headline_and_in_the_scri
         for label, text in cells:
             in_headlines[(label, case)] = text
 
-    shown = _shown_figures(browser, site, cases)
-    assert on_steps_page and all(shown[key] == text for key, text in on_steps_page.items()), [
-        (key, text, shown.get(key)) for key, text in on_steps_page.items() if shown.get(key) != text
-    ]
+    assert on_steps_page and not _differing(on_steps_page, _shown_figures(browser, site, cases))
     headline_cases = list(dict.fromkeys(case for case, *_ in headlines))
-    shown = _shown_figures(browser, site, headline_cases[:8])
     checked = dict((key, text) for key, text in in_headlines.items() if key[1] in headline_cases[:8])
-    assert checked and all(shown[key] == text for key, text in checked.items()), [
-        (key, text, shown.get(key)) for key, text in checked.items() if shown.get(key) != text
-    ]
+    assert checked and not _differing(checked, _shown_figures(browser, site, headline_cases[:8]))
     _assert_no_severe(browser)
 
 
