@@ -106,7 +106,7 @@ def format_seconds(value):
         return "skipped"
     if value >= 60:
         minutes, seconds = divmod(value, 60)
-        return "%dmin %4.1fs" % (minutes, seconds)
+        return "%dmin %.1fs" % (minutes, seconds)
     if value >= 1:
         return "%.2fs" % value
     if value >= 0.001:

@@ -138,3 +138,11 @@ def test_the_engines_beside_the_studies_give_both_medians_their_spread_and_ratio
         for median in row[2:4]:
             assert re.fullmatch(r"\S+ \(IQR \S+–\S+, n=([3-9]|\d\d+)\)", median), row
         assert re.fullmatch(r"\d+(\.\d)?x", row[4]), row
+
+
+def test_a_figure_over_a_minute_reads_minutes_then_seconds_with_one_space_between():
+    from dsib_tools.report_cells import format_seconds
+
+    assert format_seconds(184.0) == "3min 4.0s"
+    assert format_seconds(255.0) == "4min 15.0s"
+    assert not re.search(r"\dmin  ", documentation()), "a generated figure of minutes has two spaces"
