@@ -2,6 +2,7 @@
 README stays a front door."""
 
 import glob
+import json
 import os
 import re
 import shutil
@@ -10,7 +11,7 @@ import sys
 
 from dsib_tools import readme
 
-from .conftest import ROOT, documentation
+from .conftest import ROOT, committed, documentation
 
 
 def _readme_check(path):
@@ -97,3 +98,14 @@ def test_readme_rewrites_a_block_from_its_command(tmp_path):
     text = path.read_text()
     assert "old" not in text and text.startswith("before\n") and text.endswith("<!-- /generated -->\nafter\n")
     assert "The curated matrix at profile `tiny`" in text and "| environment | cells run | skipped | failed |" in text
+
+
+def test_every_case_address_in_the_readme_and_docs_opens_a_case_of_the_published_release_view():
+    """A `releases.html#case=…` written in the documentation names a case that the committed release
+    view has: a renamed suite leaves no address that opens on "unknown case"."""
+    with open(committed("html/dsib/releases-data.js")) as f:
+        text = f.read()
+    cases = set(c["id"] for c in json.loads(text[text.index("=") + 1 :].strip().rstrip(";"))["cases"])
+    addresses = re.findall(r"releases(?:-[\w-]+)?\.html#case=([^\s`&)]+)", documentation())
+    assert addresses, "the documentation gives a case's address"
+    assert not [a for a in addresses if a not in cases], "addresses of no published case"
