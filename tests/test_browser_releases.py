@@ -245,30 +245,36 @@ def test_a_figure_reads_the_same_on_the_steps_page_in_a_headline_and_in_the_scri
 
 
 OTHER = "posed-2c"
+OTHER_COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 
 @pytest.fixture(scope="module")
 def two_machine_site(tmp_path_factory):
     """The published site, with the release views republished for the reference machine and a second
-    one whose results are the reference's, every value doubled."""
+    one whose results are the reference's, every value doubled, at another commit (a second machine
+    runs the matrix in a later session, at that session's commit)."""
     root = tmp_path_factory.mktemp("two-machines")
     html_dir, results_dir = str(root / "html"), str(root / "results")
     shutil.copytree(HTML, html_dir)
     shutil.copytree(RESULTS, results_dir)
     os.makedirs(os.path.join(results_dir, OTHER))
     for path in glob.glob(os.path.join(results_dir, MACHINE, "*.json")):
+        name = os.path.basename(path)
         with open(path) as f:
             d = json.load(f)
-        if os.path.basename(path) == "machine.json":
+        if name == "machine.json":
             d["machine"] = OTHER
         else:
+            assert d["commit_hash"] != OTHER_COMMIT
+            d["commit_hash"] = OTHER_COMMIT
+            name = OTHER_COMMIT[:8] + name[name.index("-") :]
             d["params"]["machine"] = OTHER
             columns = d["result_columns"]
             for row in d["results"].values():
                 for column in ("result",) + STATS:
                     if columns.index(column) < len(row) and row[columns.index(column)] is not None:
                         row[columns.index(column)] = [None if v is None else v * 2 for v in row[columns.index(column)]]
-        with open(os.path.join(results_dir, OTHER, os.path.basename(path)), "w") as f:
+        with open(os.path.join(results_dir, OTHER, name), "w") as f:
             json.dump(d, f)
     release_view.write(html_dir, results_dir, MACHINE, OTHER)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=html_dir))
@@ -312,4 +318,11 @@ def test_the_machine_selector_shows_the_other_machine_s_data(browser, two_machin
     )
     assert after != before
     assert browser.find_element("id", "machine-select").get_attribute("value") == "releases-%s.html" % OTHER
+    commits = (
+        "return Array.prototype.map.call(document.querySelectorAll('td:nth-child(2) > code'),"
+        " function (c) { return c.textContent; })"
+    )
+    assert set(browser.execute_script(commits)) == {OTHER_COMMIT[:8]}, "each release at the other machine's commit"
     _assert_no_severe(browser)
+    _open(browser, two_machine_site + "dsib/releases.html")
+    assert OTHER_COMMIT[:8] not in browser.execute_script(commits)
