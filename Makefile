@@ -200,11 +200,13 @@ record: $(BIN)/.ready
 		$(if $(ALLOW_LOAD),--allow-load)
 	$(MAKE) publish
 
-## publish: html/ from the committed results/ (what `make record` ends with)
+## publish: html/ from the committed results/ at the published scale, default (what `make record` ends with)
+# A run at another scale (full) stays in results/ and out of asv's graphs, whose summaries join every
+# environment's results along the commits.
 # A report page for each machine in results/, the reference machine's (with the release view) first
 # (dsib_tools/publish.py: REFERENCE_MACHINE).
 publish: $(BIN)/.ready
-	$(BIN)/python -m dsib_tools publish --config asv.conf.json
+	$(BIN)/python -m dsib_tools publish --config asv.conf.json --profile default
 	$(BIN)/python -m dsib_tools site --results-dir results --html-dir html --published --env DSIB_PROFILEdefault
 
 ## compare: asv continuous BASE..COMMIT (default HEAD~1..HEAD) at the pr profile: the pull-request gate

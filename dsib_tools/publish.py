@@ -57,9 +57,11 @@ def current_keys(result, benchmarks):
     )
 
 
-def stage(results_dir, staging):
+def stage(results_dir, staging, profile=None):
     """Copy ``results_dir`` into ``staging`` without stale results, with ``benchmarks.json`` listing
-    the benchmarks that some environment has.
+    the benchmarks that some environment has; with ``profile``, only the results at that profile
+    (asv's summary graphs take every environment's results along the commits, so two scales there
+    would make one line).
 
     Returns [(machine, environment, benchmarks it lacks)] for each environment left out: those
     with no current result at all."""
@@ -77,6 +79,8 @@ def stage(results_dir, staging):
             if not name.endswith(".json") or name == "machine.json":
                 continue
             result = _load(os.path.join(folder, name))
+            if profile is not None and (result.get("env_vars") or {}).get("DSIB_PROFILE") != profile:
+                continue
             keep = current_keys(result, benchmarks)
             result["results"] = dict((k, v) for k, v in result["results"].items() if k in keep)
             environments.setdefault((machine, result["env_name"]), []).append((name, result))
@@ -118,9 +122,20 @@ def fill_missing_graphs(html_dir):
     return filled
 
 
-def newest_environment(graph_param_list):
-    """The graph parameters of the environment of the newest pyarrow, then pandas, then Python."""
-    return max(graph_param_list, key=lambda params: tuple(version_tuple(params.get(k) or "0") for k in RELEASE_KEYS))
+def newest_environment(graph_param_list, reference=REFERENCE_MACHINE):
+    """The graph parameters of the environment of the newest pyarrow, then pandas, then Python; of
+    equals (the newest releases at another profile, or on another machine), the published profile's
+    on the reference machine, where a reader of the dashboard starts."""
+    from .release_data import PUBLISHED_PROFILE
+
+    return max(
+        graph_param_list,
+        key=lambda params: (
+            tuple(version_tuple(params.get(k) or "0") for k in RELEASE_KEYS),
+            params.get("env-DSIB_PROFILE") == PUBLISHED_PROFILE,
+            params.get("machine") == reference,
+        ),
+    )
 
 
 def open_on_newest_release(html_dir):
@@ -186,9 +201,9 @@ def rewrite(path, anchor, patch):
     return True
 
 
-def publish(config_path, html_dir=None):
-    """asv publish of ``config_path``'s results into its html (or ``html_dir``), from a staging
-    copy; returns the environments left out."""
+def publish(config_path, html_dir=None, profile=None):
+    """asv publish of ``config_path``'s results (those at ``profile``, if given) into its html (or
+    ``html_dir``), from a staging copy; returns the environments left out."""
     conf = _load(config_path)
     # asv reads a config's paths from the config's directory, and the staged config is elsewhere.
     base = os.path.dirname(os.path.abspath(config_path))
@@ -199,7 +214,7 @@ def publish(config_path, html_dir=None):
     html_dir = os.path.abspath(html_dir or os.path.join(base, conf["html_dir"]))
     with tempfile.TemporaryDirectory(prefix="dsib-publish-") as tmp:
         staging = os.path.join(tmp, "results")
-        left_out = stage(results_dir, staging)
+        left_out = stage(results_dir, staging, profile)
         conf["results_dir"] = staging
         staged_config = os.path.join(tmp, "asv.conf.json")
         _write(staged_config, conf)

@@ -8,7 +8,14 @@ import shutil
 import asv
 import pytest
 
-from dsib_tools.publish import REWRITES, fill_missing_graphs, open_on_newest_release, rewrite, stage
+from dsib_tools.publish import (
+    REFERENCE_MACHINE,
+    REWRITES,
+    fill_missing_graphs,
+    open_on_newest_release,
+    rewrite,
+    stage,
+)
 
 from .conftest import committed
 from .results_copy import current_benchmarks, current_keys
@@ -50,6 +57,20 @@ def test_staging_keeps_every_environments_current_results_and_leaves_results_alo
     assert any(keys != set(benchmarks) for keys in staged.values()), "the matrix's selections are staged too"
     with open(os.path.join(staging, "benchmarks.json")) as f:
         assert set(k for k, v in json.load(f).items() if isinstance(v, dict)) == set().union(*staged.values())
+
+
+def test_staging_one_profile_leaves_the_other_scales_results_out(tmp_path):
+    """results/ holds a `full` run beside the `default` history: `make publish` stages `default`
+    alone, every one of its files, and no file of another scale."""
+    profiles = {}
+    for machine, name, path in _result_files(RESULTS):
+        with open(path) as f:
+            profiles[(machine, name)] = (json.load(f).get("env_vars") or {}).get("DSIB_PROFILE")
+    assert "default" in profiles.values() and set(profiles.values()) - {"default"}, "a run of another scale"
+    staging = str(tmp_path / "staging")
+    stage(RESULTS, staging, "default")
+    staged = set((machine, name) for machine, name, _ in _result_files(staging))
+    assert staged == set(key for key, profile in profiles.items() if profile == "default")
 
 
 def test_an_environment_gets_an_empty_graph_for_a_benchmark_it_lacks(tmp_path):
@@ -105,6 +126,28 @@ def test_the_newest_release_comes_first(tmp_path):
     with open(str(tmp_path / "index.json")) as f:
         params = json.load(f)["params"]
     assert params == {"pyarrow": ["26.0.1", "0.11.1", "8.0.0"], "python": ["3.11", "3.7"], "machine": ["m"]}
+
+
+def test_of_the_newest_releases_the_dashboard_opens_on_the_published_scale_on_the_reference_machine(tmp_path):
+    """The newest releases also ran at `full`, and on a second machine: asv's dashboard still opens
+    on `default` on the reference machine, whatever order asv lists them in."""
+    newest = {"pyarrow": "26.0.1", "python": "3.11"}
+    graphs = [
+        dict(newest, machine="other-2c", **{"env-DSIB_PROFILE": "default"}),
+        dict(newest, machine=REFERENCE_MACHINE, **{"env-DSIB_PROFILE": "full"}),
+        dict(newest, machine=REFERENCE_MACHINE, **{"env-DSIB_PROFILE": "default"}),
+        {"pyarrow": "0.11.1", "python": "3.7", "machine": REFERENCE_MACHINE, "env-DSIB_PROFILE": "default"},
+    ]
+    index = {
+        "params": {"machine": ["other-2c", REFERENCE_MACHINE], "env-DSIB_PROFILE": ["full", "default"]},
+        "graph_param_list": graphs,
+    }
+    with open(str(tmp_path / "index.json"), "w") as f:
+        json.dump(index, f)
+    open_on_newest_release(str(tmp_path))
+    with open(str(tmp_path / "index.json")) as f:
+        params = json.load(f)["params"]
+    assert params == {"machine": [REFERENCE_MACHINE, "other-2c"], "env-DSIB_PROFILE": ["default", "full"]}
 
 
 def test_a_run_of_a_selection_publishes_that_selection(tmp_path):

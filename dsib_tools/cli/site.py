@@ -8,7 +8,7 @@ import sys
 def cmd_publish(args):
     from ..publish import publish
 
-    for machine, env_name, lacking in publish(args.config, html_dir=args.html_dir):
+    for machine, env_name, lacking in publish(args.config, html_dir=args.html_dir, profile=args.profile):
         print(
             "left out of asv's graphs: %s %s (no results for %d benchmarks, e.g. %s)"
             % (machine, env_name, len(lacking), lacking[0])
@@ -24,6 +24,7 @@ def add_publish(sub):
     )
     p.add_argument("--config", required=True, help="the asv config whose results_dir and html_dir to use")
     p.add_argument("--html-dir", default=None, help="default: the config's html_dir")
+    p.add_argument("--profile", default=None, help="only the results at this profile (default: every profile's)")
     p.set_defaults(func=cmd_publish)
 
 
