@@ -211,14 +211,12 @@ def test_a_figure_reads_the_same_on_the_steps_page_in_a_headline_and_in_the_scri
     """The steps page and the headlines are written by Python, the table of figures by the page's
     script: one median and spread, one text ("16ms", not "16.0ms" on one page and "16ms" on the other)."""
     _open(browser, site + "dsib/" + release_view.REGRESSIONS_PAGE)
-    # releases.html is the reference machine's, whose steps come first; another machine's steps are
-    # other figures of the same cases.
+    # releases.html is the reference machine's; another machine's steps are other figures of the same cases.
     written = browser.execute_script(
-        "var m = document.querySelector('table.steps').getAttribute('data-machine');"
         "return Array.prototype.map.call(document.querySelectorAll("
-        "\"table.steps[data-machine='\" + m + \"'][data-view='pyarrow'] tr.step\"),"
+        "\"table.steps[data-machine='%s'][data-view='pyarrow'] tr.step\"),"
         " function (tr) { var td = tr.querySelectorAll('td'); return [tr.getAttribute('data-case'),"
-        "  td[1].textContent, td[2].textContent, td[3].textContent, td[4].textContent]; })"
+        "  td[1].textContent, td[2].textContent, td[3].textContent, td[4].textContent]; })" % MACHINE
     )
     cases = list(dict.fromkeys(case for case, *_ in written))[:8]
     assert cases, "the published history has steps in pyarrow order"
