@@ -22,9 +22,12 @@ Each class's ``version`` is ``series(N)``: N changes only by a decision, recorde
 does not say whether its series continues).
 """
 
+import atexit
 import functools
+import gc
 import hashlib
 import itertools
+import json
 import os
 import re
 import sys
@@ -51,6 +54,23 @@ def _let_finders_be_called_without_target():
 
 
 _let_finders_be_called_without_target()
+
+
+def _end_without_native_teardown():
+    """At the end of a case's process started by asv's own launcher (``python -m asv.benchmark``):
+    out with ``os._exit`` once every Python ``atexit`` handler has run (this one, registered before
+    the libraries are imported, runs last), so that no native library's thread is torn down while
+    the interpreter exits: a joinable C++ thread destroyed then aborts the process ("terminate
+    called without an active exception"), after its case had skipped or run. asv's forkserver ends
+    its processes with ``os._exit`` already. The status is the interpreter's: 1 after an uncaught
+    exception (``sys.last_value``), else 0, as the launcher's ``sys.exit(0)`` says."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(1 if getattr(sys, "last_value", None) is not None else 0)
+
+
+if getattr(getattr(sys.modules.get("__main__"), "__spec__", None), "name", None) == "asv.benchmark":
+    atexit.register(_end_without_native_teardown)
 
 
 def _preload():
@@ -124,7 +144,7 @@ def ready(operation, source, format, variant="plain"):
     reason = catalog.skip_reason(operation, source, format, variant, PROFILE, VERSIONS)
     if reason:
         raise NotImplementedError(reason)
-    fmt = FORMATS[format]
+    fmt = catalog.format_for(source, format)
     if catalog.SOURCES[source].own:  # a table a user brought: a format that cannot hold it skips, saying why
         holds = CELLS.store(source).digest[:12]
         if TABLE and holds != TABLE:
@@ -135,6 +155,43 @@ def ready(operation, source, format, variant="plain"):
         CELLS.checked_file(source, fmt, variant)
     fmt.warm_up()
     return fmt
+
+
+def trace(case, event, cell, **fields):
+    """Where ``DSIB_TRACE`` names a file (the tests), one JSON line of an untimed step of a case's
+    setup, with the process's id, appended to it."""
+    where = os.environ.get("DSIB_TRACE")
+    if where:
+        fields.update(case=type(case).__name__, event=event, cell=list(cell), pid=os.getpid())
+        with open(where, "a") as f:
+            f.write(json.dumps(fields, sort_keys=True) + "\n")
+
+
+def untimed_call(case, cell, call, **fields):
+    """In ``setup``: one full call of what the case times, untimed, its result dropped, so that the
+    samples pay none of a process's first-call costs (a memory pool growing, pages of the
+    libraries faulted in, per-schema set-up, a JVM's compilation). Traced as the "first call"."""
+    result = call()
+    if hasattr(result, "columns"):  # a frame, or an Arrow table
+        fields["rows"] = len(result)
+    elif isinstance(result, bytes):
+        fields["bytes"] = len(result)
+    trace(case, "first call", cell, **fields)
+    del result
+    gc.collect()  # nothing of it left holding pages of a file (a memory map) or the pool
+
+
+def first_call(case, fmt, source, hints, cell):
+    """``untimed_call`` of a read: one full read of ``source``; a warm and a cold case of a cell
+    make the same one."""
+    untimed_call(
+        case,
+        cell,
+        lambda: fmt.read(source, **hints),
+        format=fmt.name,
+        hints=dict((k, list(v)) for k, v in hints.items()),
+        source=source if not isinstance(source, bytes) else "%d bytes" % len(source),
+    )
 
 
 def hints(source, variant):
@@ -203,9 +260,9 @@ def build_files(operation, partitioned=False):
         if catalog.skip_reason(operation, source, format, variant, PROFILE, VERSIONS) is None:
             for partition in CELLS.partitions(source) if partitioned else [None]:
                 if reader:
-                    CELLS.checked_reader(source, FORMATS[format], variant, reader, partition)
+                    CELLS.checked_reader(source, catalog.format_for(source, format), variant, reader, partition)
                 else:
-                    CELLS.checked_file(source, FORMATS[format], variant, partition)
+                    CELLS.checked_file(source, catalog.format_for(source, format), variant, partition)
 
     return build
 

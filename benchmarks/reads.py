@@ -5,10 +5,6 @@ was written, before any case times it (``dsib.cells``): a case whose check faile
 format missing from the environment skips.
 """
 
-import gc
-import json
-import os
-
 from dsib import catalog, pagecache
 from dsib.formats import FORMATS
 
@@ -20,40 +16,14 @@ from . import (
     Case,
     build_every_cell,
     build_files,
+    first_call,
     hints,
     loads_once,
     ready,
     series,
+    trace,
     warm,
 )
-
-
-def trace(case, event, cell, **fields):
-    """Where ``DSIB_TRACE`` names a file (the tests), one JSON line of an untimed step of a case's
-    setup, with the process's id, appended to it."""
-    where = os.environ.get("DSIB_TRACE")
-    if where:
-        fields.update(case=type(case).__name__, event=event, cell=list(cell), pid=os.getpid())
-        with open(where, "a") as f:
-            f.write(json.dumps(fields, sort_keys=True) + "\n")
-
-
-def first_call(case, fmt, source, hints, cell):
-    """In ``setup``: one full read, untimed, its result dropped, so that the samples pay none of a
-    process's first-call costs (a memory pool growing, pages of the libraries faulted in,
-    per-schema set-up); a warm and a cold case of a cell make the same one."""
-    result = fmt.read(source, **hints)
-    trace(
-        case,
-        "first call",
-        cell,
-        format=fmt.name,
-        rows=len(result),
-        hints=dict((k, list(v)) for k, v in hints.items()),
-        source=source if not isinstance(source, bytes) else "%d bytes" % len(source),
-    )
-    del result
-    gc.collect()  # nothing of it left holding pages of the file (a memory map) or the pool
 
 
 class ReadFromBytes(Case):

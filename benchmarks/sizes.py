@@ -3,7 +3,6 @@
 frame)."""
 
 from dsib import catalog
-from dsib.formats import FORMATS
 
 from . import CELLS, PARAM_NAMES, VERSIONS, Case, loads_once, series
 
@@ -19,7 +18,7 @@ class Sizes(Case):
         reason = catalog.skip_reason(self.operation, source, format, variant, CELLS.profile, VERSIONS)
         if reason:
             raise NotImplementedError(reason)
-        self.outcome = CELLS.checked_file(source, FORMATS[format], variant)
+        self.outcome = CELLS.checked_file(source, catalog.format_for(source, format), variant)
 
     def track_file_size(self, source, format, variant):
         return self.outcome["bytes"]

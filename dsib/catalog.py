@@ -25,9 +25,16 @@ from .engines import ENGINES
 from .formats import FORMATS, POST_2019_FORMATS
 
 
-class Source(namedtuple("Source", ["name", "stored", "whole_partitions", "formats", "description"])):
+class Source(
+    namedtuple("Source", ["name", "stored", "whole_partitions", "formats", "description", "library_defaults"])
+):
     """``whole_partitions``: the stored partitions as they are (the post's month), else their
-    first ``grid_rows`` rows. ``formats``: the formats measured on it (None: every one)."""
+    first ``grid_rows`` rows. ``formats``: the formats measured on it (None: every one).
+    ``library_defaults``: its formats are written and read as their libraries' defaults make them
+    in each release (the post's cases), not with the options the grid states (``format_for``)."""
+
+    def __new__(cls, name, stored, whole_partitions, formats, description, library_defaults=False):
+        return super(Source, cls).__new__(cls, name, stored, whole_partitions, formats, description, library_defaults)
 
     own = False
 
@@ -116,7 +123,8 @@ SOURCES = OrderedDict(
             "nyc_taxi",
             True,
             POST_2019_FORMATS,
-            "one month of taxi trips at the profile's scale: the 2019 post's cases",
+            "one month of taxi trips at the profile's scale: the 2019 post's cases, libraries' defaults",
+            library_defaults=True,
         ),
         Source("nyc_taxi", "nyc_taxi", False, None, "the first grid_rows taxi trips of each month: every format"),
         Source("tsbs_cpu", "tsbs_cpu", False, None, "TSBS cpu rows, as in the QuestDB ingestion study"),
@@ -241,6 +249,13 @@ def engine_skip_reason(operation, source, engine, variant, profile, versions):
     if op.name == "query" and found.queried_as:
         return "%s's query is %s's: it is timed there" % (found.label, ENGINES[found.queried_as].label)
     return None
+
+
+def format_for(source, name):
+    """The format ``name`` as the cells of ``source`` write and read it: with the options the
+    grid states, or as its libraries' defaults make it where the source measures those."""
+    fmt = FORMATS[name]
+    return fmt.with_library_defaults() if SOURCES[source].library_defaults else fmt
 
 
 def get_operation(name):

@@ -42,6 +42,44 @@ def pandas_version():
     return library_version("pandas")
 
 
+@functools.lru_cache(maxsize=None)
+def takes(function, option):
+    """Whether the Python function ``function`` has a parameter ``option`` in this release. An
+    adapter passes an option only where the release takes it, and says beside it why a release
+    without it does the same work (it knew only that behaviour)."""
+    return option in inspect.signature(function).parameters
+
+
+def taken(function, **options):
+    """``options`` less those ``function`` does not take (``takes``)."""
+    return dict((name, value) for name, value in options.items() if takes(function, name))
+
+
+@functools.lru_cache(maxsize=None)
+def arrow_to_pandas_kwargs():
+    """``Table.to_pandas`` as every release makes it: ``use_threads=True`` (Arrow's pool), and
+    nanosecond datetimes, which pyarrow >= 13 keeps in the file's unit unless asked
+    (``coerce_temporal_nanoseconds``) and earlier releases always made."""
+    kwargs = {"use_threads": True}
+    if library_version("pyarrow") >= (13,):
+        kwargs["coerce_temporal_nanoseconds"] = True
+    return kwargs
+
+
+def one_parser_thread():
+    """A context in which ``read_csv``'s C parser runs on one thread, as in every release before
+    pandas 3.1 (whose ``mode.max_threads`` lets it use a pool); a no-op where pandas has no pool."""
+    import contextlib
+
+    import pandas as pd
+
+    try:
+        pd.get_option("mode.max_threads")
+    except KeyError:  # pandas' OptionError is one
+        return contextlib.nullcontext()
+    return pd.option_context("mode.max_threads", 1)
+
+
 def read_csv_datetime_kwargs():
     """The post's ``infer_datetime_format=True``, where pandas still has it (removed in 3.0,
     a no-op with a warning since 2.0)."""

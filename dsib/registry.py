@@ -11,7 +11,12 @@ A format is registered once (``dsib.formats``), with its capabilities as fields,
 - ``to_frame``: for a reader that returns something other than a frame (a summed Arrow table),
   how the round-trip check gets the frame from what the timed read returned;
 - ``columns``: a reader of some of the columns (None: the format reads every column);
-  ``batches``: a reader of the file in batches of a size asked (None: it has none).
+  ``batches``: a reader of the file in batches of a size asked (None: it has none);
+- ``settings``: the options its writer and reader state, as (option, value) pairs, where a
+  library's default could change between releases (codec, index, timestamp unit, memory map,
+  protocol, threads), so that every release does the same work; ``defaults``: where the format
+  is also measured with its libraries' defaults (the 2019 post's cases), that writer and reader
+  (``LibraryDefaults``): ``with_library_defaults`` gives the format as they make it.
 
 ``unavailable(versions)`` and ``losses_in(versions)`` read those fields against a mapping of
 package versions: inside a benchmark environment its installed versions
@@ -20,6 +25,7 @@ same data, so a report can say why a cell of another environment was skipped.
 """
 
 import importlib
+import platform
 from collections import namedtuple
 
 from data_prep.datasets import VARIANTS
@@ -92,10 +98,19 @@ class Reader(namedtuple("Reader", ["call", "needs", "writes"])):
         return None
 
 
+class LibraryDefaults(namedtuple("LibraryDefaults", ["write", "read", "description"])):
+    """A format's writer and reader as its libraries' defaults make them (``to_parquet(buf)``,
+    ``read_table(path)``): what a user who states nothing gets, in each release its own."""
+
+
 def installed_versions(packages):
-    """{package: version} of the importable ``packages`` in this interpreter."""
+    """{package: version} of the importable ``packages`` in this interpreter; ``python`` is the
+    interpreter's own (as asv names it among an environment's parameters)."""
     found = {}
     for package in packages:
+        if package == "python":
+            found[package] = platform.python_version()
+            continue
         try:
             module = importlib.import_module(package)
         except ImportError:
@@ -197,8 +212,12 @@ class Format(Registered):
         to_frame=None,
         columns=None,
         batches=None,
+        settings=(),
+        defaults=None,
     ):
         super(Format, self).__init__(name, label, family, needs, losses, variants, description)
+        self.settings = tuple(settings)
+        self.defaults = defaults
         self.suffix = suffix
         self.write = write
         self.read = read
@@ -207,6 +226,18 @@ class Format(Registered):
         self.to_frame = to_frame
         self.columns = columns if columns is None or isinstance(columns, Reader) else Reader(columns)
         self.batches = batches if batches is None or isinstance(batches, Reader) else Reader(batches)
+
+    def with_library_defaults(self):
+        """This format written and read as its libraries' defaults make it, in each release its
+        own (``defaults``); the format itself where it has no such twin."""
+        if self.defaults is None:
+            return self
+        import copy
+
+        twin = copy.copy(self)
+        twin.write, twin.read, twin.description = self.defaults
+        twin.settings, twin.defaults = (), None
+        return twin
 
     @property
     def builds_frame(self):

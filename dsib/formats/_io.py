@@ -2,6 +2,7 @@
 
 import io
 
+from .. import compat
 from ..fidelity import is_nullable
 
 
@@ -21,6 +22,15 @@ def arrow_source(source):
     import pyarrow as pa
 
     return pa.BufferReader(source) if isinstance(source, bytes) else source
+
+
+def arrow_input(source):
+    """An Arrow input over bytes (``BufferReader``) or over a path, opened to be read (``OSFile``),
+    never memory-mapped: a reader given a map reads nothing until its frame is used, so its read
+    would be timed without its I/O (pyarrow <= 8 maps a path it is given). Close it after use."""
+    import pyarrow as pa
+
+    return pa.BufferReader(source) if isinstance(source, bytes) else pa.OSFile(source, "r")
 
 
 def to_text(frame):
@@ -130,7 +140,9 @@ def plain_strings(table):
 def arrow_to_pandas(table, categoricals, dtypes=()):
     # Dictionary columns become categoricals anyway; pyarrow < 0.12 refuses to be asked again.
     dictionaries = set(f.name for f in table.schema if str(f.type).startswith("dictionary"))
-    frame = table.to_pandas(categories=[c for c in categoricals if c not in dictionaries] or None)
+    frame = table.to_pandas(
+        categories=[c for c in categoricals if c not in dictionaries] or None, **compat.arrow_to_pandas_kwargs()
+    )
     return as_nullable(frame, table, dtypes) if dtypes else frame
 
 

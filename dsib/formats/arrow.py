@@ -2,6 +2,7 @@
 
 import io
 
+from .. import compat
 from ..registry import Format, Needs, Reader
 from . import _io
 
@@ -9,22 +10,35 @@ PANDAS = Needs("pandas")
 PYARROW = Needs("pyarrow")
 
 
-def _feather_write(frame):
+# Feather v2 as to_feather writes it in every release that has it (pyarrow >= 0.17), stated:
+# lz4, record batches of 64Ki rows, no index.
+FEATHER_CHUNK_ROWS = 64 * 1024
+# Every IPC reader of a path reads the file (pyarrow <= 8 maps a path it is given, and later ones
+# do not); the memory-mapped read is a format of its own, ``arrow-file-mmap``.
+READ = (("memory map", "no: read"), ("threads", "Arrow's pool"))
+
+
+def _feather_write(frame, chunksize=FEATHER_CHUNK_ROWS):
+    import pyarrow.feather as feather
+
     buf = io.BytesIO()
-    frame.to_feather(buf)
+    feather.write_feather(_io.arrow_table(frame), buf, compression="lz4", chunksize=chunksize, version=2)
     return buf.getvalue()
 
 
-def _feather_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
+def _feather_table(source, **options):
     import pyarrow.feather as feather
 
-    return _io.arrow_to_pandas(feather.read_table(_io.arrow_source(source)), categoricals)
+    with _io.arrow_input(source) as f:
+        return feather.read_table(f, **dict(options, **compat.taken(feather.read_table, use_threads=True)))
+
+
+def _feather_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    return _io.arrow_to_pandas(_feather_table(source), categoricals)
 
 
 def _feather_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
-    import pyarrow.feather as feather
-
-    return _io.arrow_to_pandas(feather.read_table(path, columns=list(names)), categoricals)
+    return _io.arrow_to_pandas(_feather_table(path, columns=list(names)), categoricals)
 
 
 def _ipc_writer(kind):
@@ -63,11 +77,7 @@ def _ipc_batch_writer(kind):
 
 def _feather_batch_write(frame, size):
     """Feather v2 in record batches of a batch (to_feather's are 64Ki rows)."""
-    import pyarrow.feather as feather
-
-    buf = io.BytesIO()
-    feather.write_feather(frame, buf, chunksize=size.rows)
-    return buf.getvalue()
+    return _feather_write(frame, chunksize=size.rows)
 
 
 def _ipc_file_batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
@@ -75,8 +85,13 @@ def _ipc_file_batches(path, size, datetimes=(), categoricals=(), texts=(), dtype
     pages would stay in the process's memory)."""
     import pyarrow as pa
 
-    reader = pa.ipc.open_file(path)
-    return _io.arrow_batches((reader.get_batch(i) for i in range(reader.num_record_batches)), categoricals)
+    def batches():
+        with pa.OSFile(path, "r") as f:
+            reader = pa.ipc.open_file(f)
+            for i in range(reader.num_record_batches):
+                yield reader.get_batch(i)
+
+    return _io.arrow_batches(batches(), categoricals)
 
 
 def _ipc_stream_batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
@@ -94,18 +109,20 @@ def _ipc_stream_batches(path, size, datetimes=(), categoricals=(), texts=(), dty
     return _io.arrow_batches(batches(), categoricals)
 
 
-def _ipc_file_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
-    """Given a path, old pyarrow's reader maps the file (``get_reader(source, True, ...)``): its
-    pages are then in the process's RSS, so in the peak memory of the read."""
-    import pyarrow as pa
+def _ipc_reader(kind):
+    """The IPC file or stream read whole from the file (``_io.arrow_input``): given a path,
+    pyarrow's readers map it (the file's reader up to pyarrow 8, the stream's in every release),
+    and a frame of Arrow-backed text then holds pages of the map, read only when used."""
 
-    return _io.arrow_to_pandas(pa.ipc.open_file(_io.arrow_source(source)).read_all(), categoricals)
+    def read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
+        import pyarrow as pa
 
+        opener = pa.ipc.open_file if kind == "file" else pa.ipc.open_stream
+        with _io.arrow_input(source) as f:
+            table = opener(f).read_all()
+        return _io.arrow_to_pandas(table, categoricals)
 
-def _ipc_stream_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
-    import pyarrow as pa
-
-    return _io.arrow_to_pandas(pa.ipc.open_stream(_io.arrow_source(source)).read_all(), categoricals)
+    return read
 
 
 def _buffers(array):
@@ -159,7 +176,8 @@ FORMATS = [
         _feather_read,
         "arrow",
         needs=_needs_feather_v2(),
-        description="DataFrame.to_feather (lz4) / pyarrow.feather.read_table",
+        description="pyarrow.feather.write_feather (lz4, as to_feather) / read_table",
+        settings=(("compression", "lz4"), ("record batch", "64Ki rows"), ("index", "none")) + READ,
         columns=_feather_columns,
         batches=Reader(_ipc_file_batches, writes=_feather_batch_write),
     ),
@@ -168,10 +186,11 @@ FORMATS = [
         "Arrow IPC file",
         ".arrow",
         _ipc_writer("file"),
-        _ipc_file_read,
+        _ipc_reader("file"),
         "arrow",
         needs=(PANDAS, PYARROW),
         description="uncompressed, read fully into pandas",
+        settings=(("compression", "none"), ("index", "none")) + READ,
         batches=Reader(_ipc_file_batches, writes=_ipc_batch_writer("file")),
     ),
     Format(
@@ -179,10 +198,11 @@ FORMATS = [
         "Arrow IPC stream",
         ".arrows",
         _ipc_writer("stream"),
-        _ipc_stream_read,
+        _ipc_reader("stream"),
         "arrow",
         needs=(PANDAS, PYARROW),
         description="uncompressed, read fully into pandas",
+        settings=(("compression", "none"), ("index", "none")) + READ,
         batches=Reader(_ipc_stream_batches, writes=_ipc_batch_writer("stream")),
     ),
     Format(
@@ -197,5 +217,6 @@ FORMATS = [
         reads_bytes=False,
         to_frame=_mmap_frame,
         description="a memory map of the file, then every byte of every buffer summed; no pandas frame",
+        settings=(("memory map", "yes: every byte summed"),),
     ),
 ]

@@ -1,7 +1,7 @@
 """CSV: pandas' writer and C parser, pandas' pyarrow engine on the same file, and pyarrow.csv."""
 
 from .. import compat
-from ..registry import Format, Loss, Needs, Reader
+from ..registry import Format, LibraryDefaults, Loss, Needs, Reader
 from . import _io
 
 PANDAS = Needs("pandas")
@@ -21,7 +21,8 @@ def _read_csv_kwargs(datetimes, categoricals, texts, dtypes=()):
     return dict(kwargs, parse_dates=list(datetimes), index_col=False)
 
 
-def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
+def _default_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    """read_csv as each release makes it: pandas 3.1's C parser may use a pool of threads."""
     import pandas as pd
 
     with _io.buffer(source) as f:
@@ -29,23 +30,34 @@ def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     return _io.categorize(frame, categoricals)
 
 
+def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    with compat.one_parser_thread():
+        return _default_read(source, datetimes, categoricals, texts, dtypes)
+
+
 def _columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
     """Every line is still read and split; only ``names`` are converted and kept."""
     import pandas as pd
 
-    frame = pd.read_csv(path, usecols=list(names), **_read_csv_kwargs(datetimes, categoricals, texts, dtypes))
+    with compat.one_parser_thread():
+        frame = pd.read_csv(path, usecols=list(names), **_read_csv_kwargs(datetimes, categoricals, texts, dtypes))
     return _io.categorize(frame, categoricals)
 
 
 def _batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pandas as pd
 
-    reader = pd.read_csv(path, chunksize=size.rows, **_read_csv_kwargs(datetimes, categoricals, texts, dtypes))
-    try:
-        for frame in reader:
-            yield _io.categorize(frame, categoricals)
-    finally:
-        reader.close()
+    with compat.one_parser_thread():
+        reader = pd.read_csv(path, chunksize=size.rows, **_read_csv_kwargs(datetimes, categoricals, texts, dtypes))
+        try:
+            for frame in reader:
+                yield _io.categorize(frame, categoricals)
+        finally:
+            reader.close()
+
+
+# The 2019 post's CSV: to_csv(index=False) and read_csv as each release's defaults make them.
+DEFAULTS = LibraryDefaults(_write, _default_read, "pandas to_csv / read_csv: each release's defaults")
 
 
 def _pandas_pyarrow_read(source, datetimes=(), categoricals=(), texts=(), usecols=None, dtypes=()):
@@ -95,7 +107,9 @@ def _pyarrow_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow.csv as pcsv
 
     table = pcsv.read_csv(
-        _io.arrow_source(source), convert_options=_pyarrow_convert(categoricals, texts, dtypes=dtypes)
+        _io.arrow_source(source),
+        read_options=pcsv.ReadOptions(use_threads=True),
+        convert_options=_pyarrow_convert(categoricals, texts, dtypes=dtypes),
     )
     return _io.as_nullable(table.to_pandas(), table, dtypes) if dtypes else table.to_pandas()
 
@@ -141,9 +155,11 @@ FORMATS = [
             # pandas < 3's default float parsers can miss the last bit of what to_csv wrote
             Loss("float_ulp", below=("pandas", "3.0")),
         ),
-        description="pandas to_csv / read_csv with the C parser",
+        description="pandas to_csv / read_csv with the C parser, one thread",
         columns=_columns,
         batches=_batches,
+        settings=(("index", "none"), ("parser threads", "1")),
+        defaults=DEFAULTS,
     ),
     Format(
         "csv-pandas-pyarrow",
@@ -184,6 +200,7 @@ FORMATS = [
         ),
         losses=(Loss("datetime_unit"), Loss("category_order")),
         description="pyarrow.csv.write_csv / read_csv, then to_pandas",
+        settings=(("threads", "Arrow's pool"),),
         columns=_pyarrow_columns,
         batches=Reader(
             _pyarrow_batches, needs=(Needs("pyarrow", "2.0", why="pyarrow.csv.open_csv arrived in pyarrow 2.0"),)

@@ -19,7 +19,7 @@ def _writer(layout):
         frame = _io.nullables_as_float(frame)
         # An in-memory HDF5 file (the CORE driver without a backing store), so no disk is timed.
         with pd.HDFStore("dsib-write.h5", mode="w", driver="H5FD_CORE", driver_core_backing_store=0) as store:
-            store.put("frame", frame, format=layout, **compat.hdf_put_kwargs())
+            store.put("frame", frame, format=layout, complevel=0, **compat.hdf_put_kwargs())
             return store._handle.get_file_image()
 
     return write
@@ -67,6 +67,7 @@ FORMATS = [
         needs=NEEDS,
         losses=LOSSES,
         description="pandas HDFStore, format='fixed' (categoricals stored as text)",
+        settings=(("compression", "none"),),
     ),
     Format(
         "hdf-table",
@@ -78,6 +79,7 @@ FORMATS = [
         needs=NEEDS,
         losses=LOSSES,
         description="pandas HDFStore, format='table'",
+        settings=(("compression", "none"),),
         columns=_table_columns,
         batches=_table_batches,
     ),

@@ -1,5 +1,6 @@
 """ORC through pyarrow."""
 
+from .. import compat
 from ..registry import Format, Loss, Needs
 from . import _io
 
@@ -9,22 +10,30 @@ def _write(frame):
     import pyarrow.orc as orc
 
     sink = pa.BufferOutputStream()
-    orc.write_table(_io.plain_strings(_io.arrow_table(frame)), sink)
+    # ZLIB, the codec pyarrow 4 and 5 always write; from 6.0 the writer takes one, and its default
+    # is uncompressed.
+    orc.write_table(
+        _io.plain_strings(_io.arrow_table(frame)), sink, **compat.taken(orc.write_table, compression="zlib")
+    )
     return sink.getvalue().to_pybytes()
 
 
-def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
+def _table(source, **options):
     import pyarrow.orc as orc
 
-    # ORCFile is there from pyarrow 0.13; orc.read_table only from 6.0. ORC keeps no pandas types:
-    # a table a user brought has its nullable columns converted by types_mapper, as its user would.
-    return _io.arrow_to_pandas(orc.ORCFile(_io.arrow_source(source)).read(), categoricals, dtypes)
+    # ORCFile is there from pyarrow 0.13; orc.read_table only from 6.0.
+    with _io.arrow_input(source) as f:
+        return orc.ORCFile(f).read(**options)
+
+
+def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    # ORC keeps no pandas types: a table a user brought has its nullable columns converted by
+    # types_mapper, as its user would.
+    return _io.arrow_to_pandas(_table(source), categoricals, dtypes)
 
 
 def _columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
-    import pyarrow.orc as orc
-
-    return _io.arrow_to_pandas(orc.ORCFile(path).read(columns=list(names)), categoricals, dtypes)
+    return _io.arrow_to_pandas(_table(path, columns=list(names)), categoricals, dtypes)
 
 
 FORMATS = [
@@ -41,7 +50,8 @@ FORMATS = [
         ),
         # ORC stores no zone and no dictionary type: categories come back in order of appearance.
         losses=(Loss("timezone"), Loss("category_order")),
-        description="pyarrow.orc",
+        description="pyarrow.orc, ZLIB",
         columns=_columns,
+        settings=(("compression", "zlib"), ("memory map", "no: read")),
     ),
 ]

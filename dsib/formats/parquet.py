@@ -2,7 +2,8 @@
 
 import io
 
-from ..registry import Format, Loss, Needs, Reader
+from .. import compat
+from ..registry import Format, LibraryDefaults, Loss, Needs, Reader
 from . import _io
 
 PYARROW = Needs("pyarrow", modules=("pyarrow.parquet",))
@@ -11,34 +12,89 @@ PANDAS = Needs("pandas")
 CATEGORY_ORDER = Loss("category_order", below=("pyarrow", "0.15"))
 
 
-def _writer(**options):
+# What every pyarrow Parquet writer of the grid states, so that every release writes the same
+# file: no index column (pyarrow 0.11 with pandas 0.23 stores the RangeIndex as one), format 1.0
+# and microsecond timestamps (the newest pair every release can write: the defaults moved from
+# 1.0/ms to 2.6/ns), dictionary encoding and statistics, one row group up to 1Mi rows.
+WRITE = (
+    ("index", "none"),
+    ("format version", "1.0"),
+    ("data page version", "1.0"),
+    ("timestamp unit", "us"),
+    ("dictionary", "on"),
+    ("row group", "up to 1Mi rows"),
+)
+# How every pyarrow Parquet reader of the grid reads: the file read, not memory-mapped (old
+# releases map a path), nothing read ahead (pre_buffer, from pyarrow 5.0), Arrow's thread pool,
+# nanosecond datetimes in the frame.
+READ = (("memory map", "no: read"), ("pre-buffer", "off"), ("threads", "Arrow's pool"), ("datetimes", "ns"))
+ROW_GROUP_ROWS = 1 << 20
+
+
+def _writer(compression, row_group_size=ROW_GROUP_ROWS):
     def write(frame):
-        buf = io.BytesIO()
-        frame.to_parquet(buf, engine="pyarrow", **options)
-        return buf.getvalue()
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        sink = pa.BufferOutputStream()
+        options = dict(
+            version="1.0",
+            coerce_timestamps="us",
+            use_dictionary=True,
+            row_group_size=row_group_size,
+            compression=compression,
+        )
+        # Releases without these options write statistics and data pages of version 1.0 only.
+        options.update(compat.taken(pq.write_table, write_statistics=True, data_page_version="1.0"))
+        pq.write_table(_io.arrow_table(frame), sink, **options)
+        return sink.getvalue().to_pybytes()
 
     return write
 
 
-def _batch_writer(**options):
-    """The writer's file in row groups of a batch: to_parquet's own are up to 1Mi rows."""
+def _batch_writer(compression):
+    """The writer's file in row groups of a batch."""
 
     def write(frame, size):
-        return _writer(row_group_size=size.rows, **options)(frame)
+        return _writer(compression, row_group_size=size.rows)(frame)
 
     return write
+
+
+def _read_table(source, **options):
+    import pyarrow.parquet as pq
+
+    # pyarrow < 5.0 reads nothing ahead; pre_buffer=False asks the same of later releases.
+    options.update(compat.taken(pq.read_table, pre_buffer=False))
+    with _io.arrow_input(source) as f:
+        return pq.read_table(f, use_threads=True, **options)
 
 
 def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    return _io.arrow_to_pandas(_read_table(source), categoricals)
+
+
+def _default_write(frame):
+    buf = io.BytesIO()
+    frame.to_parquet(buf, engine="pyarrow")
+    return buf.getvalue()
+
+
+def _default_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow.parquet as pq
 
     return _io.arrow_to_pandas(pq.read_table(_io.arrow_source(source)), categoricals)
 
 
-def _columns(source, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
-    import pyarrow.parquet as pq
+# The 2019 post's Parquet: DataFrame.to_parquet(buf) and pyarrow.parquet.read_table(source), as
+# each release's defaults make them (codec, format version, timestamp unit, index, memory map).
+DEFAULTS = LibraryDefaults(
+    _default_write, _default_read, "DataFrame.to_parquet(buf) / pyarrow.parquet.read_table: each release's defaults"
+)
 
-    return _io.arrow_to_pandas(pq.read_table(source, columns=list(names)), categoricals)
+
+def _columns(source, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    return _io.arrow_to_pandas(_read_table(source, columns=list(names)), categoricals)
 
 
 def _batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
@@ -47,19 +103,31 @@ def _batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
     # pre_buffer (from pyarrow 5.0; off by default in 5-16, on in 26) reads ahead the bytes of
     # every row group to come: with it, a 2M-row file of 100k-row groups peaked 50 MB above a
     # 1M-row one; without it, both the same (measured here, pyarrow 26). A row group is the bound
-    # either way: the file is written in row groups of a batch (_batch_writer).
-    try:
-        found = pq.ParquetFile(path, pre_buffer=False)
-    except TypeError:  # before pyarrow 5.0: nothing read ahead
-        found = pq.ParquetFile(path)
+    # either way: the file is written in row groups of a batch (_batch_writer). Releases before
+    # pyarrow 5.0 read nothing ahead; before 3.0 (no iter_batches) the reader is not measured.
+    found = pq.ParquetFile(path, **compat.taken(pq.ParquetFile.__init__, memory_map=False, pre_buffer=False))
     return _io.arrow_batches(found.iter_batches(batch_size=size.rows), categoricals)
 
 
 _ITER_BATCHES = (Needs("pyarrow", "3.0", why="ParquetFile.iter_batches arrived in pyarrow 3.0"),)
 
 
-def _pyarrow_readers(**options):
-    return dict(columns=_columns, batches=Reader(_batches, needs=_ITER_BATCHES, writes=_batch_writer(**options)))
+def _pyarrow_format(name, label, compression, description, defaults=None):
+    return Format(
+        name,
+        label,
+        ".parquet",
+        _writer(compression),
+        _read,
+        "parquet",
+        needs=(PANDAS, PYARROW),
+        losses=(CATEGORY_ORDER,),
+        description=description,
+        columns=_columns,
+        batches=Reader(_batches, needs=_ITER_BATCHES, writes=_batch_writer(compression)),
+        settings=(("compression", compression or "none"),) + WRITE + READ,
+        defaults=defaults,
+    )
 
 
 class _KeptOpen(io.BytesIO):
@@ -75,7 +143,7 @@ def _fastparquet_write(frame):
     buf = _KeptOpen()
     # fastparquet's own API, as pandas' engine="fastparquet" called it (snappy is pandas' default
     # compression): pandas 3 deprecates that engine.
-    fastparquet.write(buf, frame, compression="snappy")
+    fastparquet.write(buf, frame, compression="snappy", write_index=False, times="int64", stats="auto")
     return buf.getvalue()
 
 
@@ -96,42 +164,9 @@ def _fastparquet_columns(path, names, datetimes=(), categoricals=(), texts=(), d
 
 
 FORMATS = [
-    Format(
-        "parquet",
-        "Parquet",
-        ".parquet",
-        _writer(),
-        _read,
-        "parquet",
-        needs=(PANDAS, PYARROW),
-        losses=(CATEGORY_ORDER,),
-        description="pyarrow, default options (snappy)",
-        **_pyarrow_readers(),
-    ),
-    Format(
-        "parquet-none",
-        "Parquet (uncompressed)",
-        ".parquet",
-        _writer(compression=None),
-        _read,
-        "parquet",
-        needs=(PANDAS, PYARROW),
-        losses=(CATEGORY_ORDER,),
-        description="pyarrow, compression=None",
-        **_pyarrow_readers(compression=None),
-    ),
-    Format(
-        "parquet-zstd",
-        "Parquet (zstd)",
-        ".parquet",
-        _writer(compression="zstd"),
-        _read,
-        "parquet",
-        needs=(PANDAS, PYARROW),
-        losses=(CATEGORY_ORDER,),
-        description="pyarrow, compression='zstd'",
-        **_pyarrow_readers(compression="zstd"),
-    ),
+    _pyarrow_format("parquet", "Parquet", "snappy", "pyarrow.parquet, snappy", DEFAULTS),
+    _pyarrow_format("parquet-none", "Parquet (uncompressed)", None, "pyarrow.parquet, uncompressed"),
+    _pyarrow_format("parquet-zstd", "Parquet (zstd)", "zstd", "pyarrow.parquet, zstd"),
     Format(
         "fastparquet",
         "Parquet (fastparquet)",
@@ -150,5 +185,6 @@ FORMATS = [
         ),
         description="fastparquet.write (snappy) / ParquetFile.to_pandas, as pandas' engine='fastparquet'",
         columns=_fastparquet_columns,
+        settings=(("compression", "snappy"), ("index", "none"), ("timestamp unit", "ns (int64)")),
     ),
 ]
