@@ -22,9 +22,9 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def run_as_asv(benchmark, cell, data_dir, cache_dir, workdir, trace):
+def run_as_asv(benchmark, cell, data_dir, cache_dir, workdir, trace, profile="tiny"):
     """asv's setup_cache and then one run of ``benchmark`` (``module.Class.method``) for ``cell``,
-    each in a new process as asv makes them: (result, the run's output)."""
+    each in a new process as asv makes them, at ``profile``: (result, the run's output)."""
     from dsib_tools import suite
 
     cls = suite.owner(benchmark)
@@ -32,7 +32,7 @@ def run_as_asv(benchmark, cell, data_dir, cache_dir, workdir, trace):
     env = dict(
         os.environ,
         ASV_PYTHONPATH=ROOT,
-        DSIB_PROFILE="tiny",
+        DSIB_PROFILE=profile,
         DSIB_DATA_DIR=data_dir,
         DSIB_CACHE_DIR=cache_dir,
         DSIB_TRACE=trace,
