@@ -156,19 +156,15 @@ def _syscall():
     if _syscall_handle is not None:
         return _syscall_handle
     if not sys.platform.startswith("linux"):
-        raise CountersUnavailable(
-            "hardware counters unavailable: perf_event_open is Linux-only (this is %s)" % sys.platform
-        )
+        raise CountersUnavailable("counters unavailable: perf_event_open is Linux-only (this is %s)" % sys.platform)
     machine = platform.machine().lower()
     if machine not in _SYSCALL_NUMBERS:
-        raise CountersUnavailable(
-            "hardware counters unavailable: perf_event_open's number on %s is not known" % machine
-        )
+        raise CountersUnavailable("counters unavailable: perf_event_open's number on %s is not known" % machine)
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
         call = libc.syscall
     except (OSError, AttributeError) as exc:
-        raise CountersUnavailable("hardware counters unavailable: cannot call syscall(2) through libc: %s" % exc)
+        raise CountersUnavailable("counters unavailable: cannot call syscall(2) through libc: %s" % exc)
     call.restype = ctypes.c_long
     _syscall_handle = (call, _SYSCALL_NUMBERS[machine])
     return _syscall_handle
@@ -199,9 +195,6 @@ def _switched_off():
     if os.environ.get(_SWITCH, "").strip().lower() == "off":
         return "counters switched off by %s=off" % _SWITCH
     return None
-
-
-_probe_reason = []
 
 
 _probed = {}
