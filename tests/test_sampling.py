@@ -57,3 +57,13 @@ def test_every_cell_under_a_second_gets_three_samples_at_every_profile():
                 if rounds * samples < 3:
                     short.append("%s at %s: %d x %d" % (suite.name(cls, method), profile, rounds, samples))
     assert not short, "fewer than three samples:\n" + "\n".join(short)
+
+
+def test_the_sampled_tracks_say_what_they_take():
+    """The cold-minus-warm pairs and the device's passes are samples as asv keeps a time's."""
+    from benchmarks import reads
+
+    low, high, seconds = reads.ColdMinusWarm.pairs
+    assert 3 <= low <= high and seconds > 0
+    assert reads.DeviceThroughput.passes >= 3
+    assert reads.ReadCold.repeat >= 3 and reads.ReadCold.repeat == reads.ReadFromPageCache.repeat
