@@ -6,6 +6,7 @@ import glob
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -178,3 +179,27 @@ def test_asv_keeps_the_differences_and_the_device_as_samples_with_their_spread(t
         assert samples and len(samples) == stats["repeat"] >= low, (name, samples, stats)
         assert stats["q_25"] <= value <= stats["q_75"], (name, value, stats)
         assert compute_stats(samples, 1)[0] == value, "the median of the samples, as of a time's"
+    # The report shows the difference with its spread, and the device beside the cold rows.
+    report = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dsib_tools",
+            "report",
+            "--results-dir",
+            str(work / "results"),
+            "--machine",
+            "cold-test",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
+    assert report.returncode == 0, report.stdout[-3000:]
+    (table,) = [t for t in report.stdout.split("\n\n") if t.startswith("| rocklin / plain |")]
+    header = table.splitlines()[0].split(" | ")
+    (row,) = [line for line in table.splitlines() if line.startswith("| read, cold minus warm |")]
+    cell = row.split(" | ")[header.index("parquet")]
+    assert re.match(r"^[+-]\S+ \(IQR [+-]\S+\.\.[+-]\S+, n=\d+\)", cell), cell
+    assert re.search(r"past the page cache \(O_DIRECT.*\): read \d+ MB/s \(IQR \d+-\d+, n=3\)", report.stdout)
