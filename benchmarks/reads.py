@@ -234,13 +234,14 @@ class ColdMinusWarm(Case):
 
 
 class DeviceThroughput(Case):
-    """What the device behind the cell cache delivers past the page cache, in MB/s (10^6 bytes a
-    second): a 256 MiB file written with ``O_DIRECT`` and fsynced, and read back with ``O_DIRECT``,
-    8 MiB a call, three passes each, their MB/s as asv's samples. Once per run, whatever the
-    profile: the figure to read the cold reads and durable writes against. On a virtual machine
-    the device is the host's virtual disk, which may answer from the host's memory; the cold reads
-    cannot be faster than what it delivers here, so a cold read near or above it came from there.
-    Skips where O_DIRECT is refused, or where the cache keeps files only in memory (tmpfs)."""
+    """What the block device behind the cell cache delivers past the page cache, in MB/s (10^6
+    bytes a second): a 256 MiB file written with ``O_DIRECT`` and fsynced, and read back with
+    ``O_DIRECT``, one 8 MiB request at a time, three passes each, their MB/s as asv's samples.
+    Once a run, whatever the profile: the figure to set the cold reads and durable writes against.
+    On a virtual machine the device is the host's virtual disk, which may answer from the host's
+    memory (the file was just written). It is not a ceiling for a cold read: the kernel's
+    readahead keeps more than one request in flight. Skips where O_DIRECT is refused, or where the
+    cache keeps files only in memory (tmpfs)."""
 
     version = series(1)
     measures = Case.measures + ("dsib.pagecache",)
