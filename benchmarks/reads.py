@@ -245,6 +245,7 @@ class DeviceThroughput(Case):
 
     version = series(1)
     measures = Case.measures + ("dsib.pagecache",)
+    params, param_names = [], []  # one cell: the machine's
     rounds = 1
     unit = "MB/s"
     passes = SAMPLES
