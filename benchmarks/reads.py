@@ -120,7 +120,37 @@ class ReadFromPageCache(Case):
         self.fmt.read(self.path, **self.hints)
 
 
-class ReadCold(Case):
+class _Cold(Case):
+    """What the cold cases share: their cells (those of ``read_cold``), one load a process with
+    the warm case's untimed full read (``first_call``), and the eviction, shown by mincore."""
+
+    operation = "read_cold"
+    measures = Case.measures + ("dsib.pagecache",)
+    params, param_names = catalog.params(operation), PARAM_NAMES
+    rounds = 1
+
+    def setup_cache(self):
+        build_every_cell(type(self), build_files(self.operation))
+
+    @loads_once
+    def load(self, source, format, variant):
+        self.fmt = ready(self.operation, source, format, variant)
+        self.hints = hints(source, variant)
+        self.path = CELLS.checked_file(source, self.fmt, variant)["path"]
+        pagecache.require_eviction(CELLS.cache_dir)
+        first_call(self, self.fmt, self.path, self.hints, (source, format, variant))
+        # What the process holds now (the forkserver's imports: 0.1 s a collection) stays out of
+        # the collection before each eviction, which need only find what a read left.
+        gc.freeze()
+
+    def evict(self, cell):
+        """The file out of the page cache, shown by mincore; no frame of a read before keeps a
+        mapped file's pages."""
+        gc.collect()
+        trace(self, "evicted", cell, resident=pagecache.evict_and_verify(self.path))
+
+
+class ReadCold(_Cold):
     """The same reader on the same file as ``ReadFromPageCache``, with none of the file in this
     kernel's page cache: evicted (fsync + POSIX_FADV_DONTNEED) before every sample and shown by
     mincore to be out. Where that cannot be shown (a filesystem that caches elsewhere, tmpfs), the
@@ -133,30 +163,11 @@ class ReadCold(Case):
     be the host's memory: ``DeviceThroughput`` measures it, ``ColdMinusWarm`` the difference."""
 
     version = series(2)
-    operation = "read_cold"
-    measures = Case.measures + ("dsib.pagecache",)
-    params, param_names = catalog.params(operation), PARAM_NAMES
-    rounds = 1
     repeat = SAMPLES
 
-    def setup_cache(self):
-        build_every_cell(type(self), build_files(self.operation))
-
     def setup(self, source, format, variant):
-        cell = (source, format, variant)
-        if getattr(self, "_loaded_for", None) != cell:
-            self.fmt = ready(self.operation, source, format, variant)
-            self.hints = hints(source, variant)
-            self.path = CELLS.checked_file(source, self.fmt, variant)["path"]
-            pagecache.require_eviction(CELLS.cache_dir)
-            first_call(self, self.fmt, self.path, self.hints, cell)
-            gc.freeze()  # what the process holds now stays out of every collection below
-            self._loaded_for = cell
-        # asv runs setup before every sample: each one starts from an evicted file. The frame
-        # of the sample before is gone (nothing of a mapped file may stay mapped).
-        gc.collect()
-        left = pagecache.evict_and_verify(self.path)
-        trace(self, "evicted", cell, resident=left)
+        self.load(source, format, variant)
+        self.evict((source, format, variant))  # asv runs setup before every sample
 
     def time_read(self, source, format, variant):
         self.fmt.read(self.path, **self.hints)
@@ -167,7 +178,7 @@ class ReadCold(Case):
 PAIRS = (5, 10, 4.0)
 
 
-class ColdMinusWarm(Case):
+class ColdMinusWarm(_Cold):
     """Cold minus warm, with its spread: in one process, after the untimed first call, pairs of a
     cold read (the file evicted and shown out by mincore) and a warm one (the file read with
     ``read()`` and shown resident), alternately, each pair's cold seconds minus its warm seconds a
@@ -184,26 +195,11 @@ class ColdMinusWarm(Case):
     than the warm one: the device answered from a cache of its own (a virtual disk's host)."""
 
     version = series(1)
-    operation = "read_cold"
-    measures = Case.measures + ("dsib.pagecache",)
-    params, param_names = catalog.params(operation), PARAM_NAMES
-    rounds = 1
     unit = "seconds"
     pairs = PAIRS
 
-    def setup_cache(self):
-        build_every_cell(type(self), build_files(self.operation))
-
-    @loads_once
     def setup(self, source, format, variant):
-        self.fmt = ready(self.operation, source, format, variant)
-        self.hints = hints(source, variant)
-        self.path = CELLS.checked_file(source, self.fmt, variant)["path"]
-        pagecache.require_eviction(CELLS.cache_dir)
-        first_call(self, self.fmt, self.path, self.hints, (source, format, variant))
-        # What the process holds now (the forkserver's imports: 0.1 s a collection) stays out of
-        # the collection before each eviction, which need only find what a read left.
-        gc.freeze()
+        self.load(source, format, variant)
 
     def _timed_read(self):
         enabled = gc.isenabled()
@@ -222,9 +218,7 @@ class ColdMinusWarm(Case):
         differences = []
         began = time.perf_counter()
         while len(differences) < high and (len(differences) < low or time.perf_counter() - began < seconds):
-            gc.collect()
-            left = pagecache.evict_and_verify(self.path)
-            trace(self, "evicted", cell, resident=left)
+            self.evict(cell)
             cold = self._timed_read()
             warm(self.path)
             if tracing():
