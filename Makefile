@@ -95,7 +95,8 @@ $(MATRIX_CONF): $(MATRIX_BASE) $(BIN)/.ready FORCE
 FORCE:
 
 # At `full` a sample takes seconds to minutes, and asv keeps a setup_cache's files (up to 25 GB)
-# until its cases' last round: one round, not two, halves the run and the disk it needs.
+# until its cases' last round: one round, not two, halves the run and the disk it needs. Every
+# class takes its three samples in one process (tests/test_sampling.py), so one round keeps them.
 RUN_ATTRIBUTES_full := --attribute rounds=1
 # At `tiny` (the tests' profile: whether every cell runs, not how fast) a sample takes milliseconds
 # and a case's process start is most of its time: one round a case, not two or three, shortens the

@@ -18,6 +18,9 @@ whole machine. This module works on one file, as any user:
 * :func:`write_to_disk` is the timed operation of a "to disk" write: the data reaches stable
   storage (``fsync`` of the file and of its directory), not just the page cache.
   :func:`require_durable` skips it where there is no stable storage behind the directory (tmpfs).
+* :func:`direct_write` and :func:`direct_read` move a file with ``O_DIRECT``, past the page
+  cache: what the device behind a directory delivers (:func:`require_direct_io` skips where
+  the filesystem refuses it or keeps files only in memory).
 
 Limits:
 
@@ -34,7 +37,10 @@ Limits:
   neither owns the file nor may write it. Such files cannot be proven cold, so they are
   skipped too (the error message says why).
 * The disk's own cache and a RAID controller's are out of reach; so is readahead of a cold
-  read, which is part of what a cold read measures.
+  read, which is part of what a cold read measures. So is the host's cache where the disk is a
+  virtual one: ``mincore`` proves this kernel's page cache empty, and a cold read then goes to
+  the virtual disk, which the host may answer from its own memory. ``direct_read`` measures
+  what that disk delivers, so that a cold figure can be read beside it.
 
 Linux only in practice: where ``os.posix_fadvise`` or ``mincore`` is missing, the functions
 raise ``NotImplementedError`` saying so. Stdlib only, importable on Python 3.7.
@@ -376,3 +382,79 @@ def require_eviction(directory):
     if not supported:
         raise NotImplementedError("no cold read here: %s" % how)
     return how
+
+
+# O_DIRECT moves whole blocks between the device and memory aligned to them: chunks a multiple of
+# any logical block size (512 B to 4 KiB) from page-aligned anonymous maps.
+DIRECT_CHUNK = 8 << 20
+DIRECT_BYTES = 256 << 20
+
+
+def require_direct_io(directory):
+    """Skip, with the reason, where ``O_DIRECT`` cannot measure the device behind ``directory``:
+    no ``O_DIRECT`` on this system, a filesystem that keeps files only in memory (tmpfs accepts
+    ``O_DIRECT`` since Linux 6.6, and then measures memory), or one that refuses the flag (its
+    ``open`` fails with ``EINVAL``). Returns the filesystem's type."""
+    flag = getattr(os, "O_DIRECT", None)
+    if flag is None:
+        raise NotImplementedError("no direct I/O on %s: os.O_DIRECT is not available" % sys.platform)
+    fstype = filesystem_type(directory)
+    if fstype in MEMORY_FILESYSTEMS:
+        raise NotImplementedError(
+            "no device to measure: %s is on %s, which keeps files only in memory" % (directory, fstype)
+        )
+    probe = os.path.join(directory, ".dsib-direct-probe-%d-%s" % (os.getpid(), os.urandom(4).hex()))
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | flag, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.EINVAL:
+            raise NotImplementedError(
+                "no direct I/O in %s: its filesystem (%s) refuses O_DIRECT" % (directory, fstype or "unknown")
+            )
+        raise
+    os.close(fd)
+    os.unlink(probe)
+    return fstype
+
+
+def direct_write(path, size=DIRECT_BYTES, chunk=DIRECT_CHUNK):
+    """Write ``size`` bytes (a multiple of ``chunk``) to a new file ``path`` with ``O_DIRECT``,
+    then ``fsync`` it: the seconds that took. Nothing of the file enters the page cache."""
+    if size % chunk:
+        raise ValueError("size %d is not a multiple of the chunk %d" % (size, chunk))
+    buffer = mmap.mmap(-1, chunk)  # page-aligned, as O_DIRECT needs
+    try:
+        buffer.write(os.urandom(chunk))  # incompressible, should the device compress
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_DIRECT, 0o600)
+        try:
+            start = time.perf_counter()
+            for _ in range(size // chunk):
+                if os.write(fd, buffer) != chunk:
+                    raise OSError(errno.EIO, "a short direct write", path)
+            os.fsync(fd)
+            return time.perf_counter() - start
+        finally:
+            os.close(fd)
+    finally:
+        buffer.close()
+
+
+def direct_read(path, chunk=DIRECT_CHUNK):
+    """Read all of ``path`` (a size that is a multiple of ``chunk``) with ``O_DIRECT``, past the
+    page cache: the seconds that took."""
+    buffer = mmap.mmap(-1, chunk)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+        try:
+            size = os.fstat(fd).st_size
+            if size % chunk:
+                raise ValueError("%s: size %d is not a multiple of the chunk %d" % (path, size, chunk))
+            start = time.perf_counter()
+            for _ in range(size // chunk):
+                if os.readv(fd, [buffer]) != chunk:
+                    raise OSError(errno.EIO, "a short direct read", path)
+            return time.perf_counter() - start
+        finally:
+            os.close(fd)
+    finally:
+        buffer.close()

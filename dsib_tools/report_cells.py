@@ -114,6 +114,23 @@ def format_seconds(value):
     return "%.0fµs" % (value * 1e6)
 
 
+def format_signed(value):
+    """A difference of seconds with its sign: ``+12ms``, ``-3ms``."""
+    return ("-" if value < 0 else "+") + format_seconds(abs(value))
+
+
+def format_difference(value, stats):
+    """A grid cell's difference, with its spread: ``+12ms (IQR -3ms..+20ms, n=10)``."""
+    if not stats or stats.get("q_25") is None or stats.get("q_75") is None:
+        return format_signed(value) + _relative_spread(value, stats)
+    return "%s (IQR %s..%s, n=%d)" % (
+        format_signed(value),
+        format_signed(stats["q_25"]),
+        format_signed(stats["q_75"]),
+        stats["repeat"],
+    )
+
+
 def format_with_spread(value, stats):
     """A median with its spread and sample count: ``89ms (IQR 87ms–96ms, n=10)``; a figure of one
     sample says so, and one whose run kept no statistics says that."""

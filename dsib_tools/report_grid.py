@@ -11,6 +11,7 @@ from .report_cells import (
     _relative_spread,
     _under_load,
     case_value,
+    format_difference,
     format_seconds,
     format_with_spread,
     skip_reason,
@@ -53,6 +54,8 @@ def grid_cell(res, names, row, fmt, given, reasons, load=None):
         return format_seconds(value) + _relative_spread(value, stats) + _under_load(res, benchmark, load)
     if row.kind == "mib":
         return "%.0f" % (value / MIB) if value >= MIB else "%.2f" % (value / MIB)
+    if row.kind == "difference":
+        return format_difference(value, stats) + _under_load(res, benchmark, load)
     if not FORMATS[fmt].builds_frame:
         return "no frame"
     from benchmarks import sizes
@@ -88,10 +91,49 @@ def grid_table(res, names, source, variant, formats, load=None, labels=None):
     return "\n".join(lines)
 
 
+COLD_LEGEND = (
+    "Read, cold: the file evicted from this kernel's page cache before each sample and shown out "
+    "by mincore. Cold minus warm: pairs of a cold and a warm read taken alternately in one process, "
+    "the median of their differences with its interquartile range; a negative one is a cold read "
+    "faster than the warm one, its device answering from a cache of its own."
+)
+
+
+def device_line(res):
+    """The device behind the cell cache, past the page cache (``reads.DeviceThroughput``): what
+    the cold reads and durable writes are to be read against; "" where the run did not measure it."""
+    from benchmarks import reads
+
+    from .suite import name
+
+    figures = []
+    for method, what in (("track_direct_read", "read"), ("track_direct_write", "write + fsync")):
+        value, stats = _cell(res, {}, name(reads.DeviceThroughput, method), {})
+        if value is None:
+            continue
+        if _missing(value):
+            figures.append("%s skipped (O_DIRECT refused, or the cell cache in memory)" % what)
+        else:
+            spread = ""
+            if stats and stats.get("q_25") is not None:
+                spread = " (IQR %.0f-%.0f, n=%d)" % (stats["q_25"], stats["q_75"], stats["repeat"])
+            figures.append("%s %.0f MB/s%s" % (what, value, spread))
+    if not figures:
+        return ""
+    return (
+        "The device behind the cell cache, past the page cache (O_DIRECT, 256 MiB, "
+        "reads.DeviceThroughput): %s. mincore proves a cold read's file absent from this kernel's "
+        "page cache, not from a cache below it: on a virtual machine the disk is the host's, which "
+        "may answer from its memory. Set a cold read's file size over its time beside this." % "; ".join(figures)
+    )
+
+
 def grid_report(res, names, sources, variants, formats, load=None, labels=None):
     from .suite import GRID
 
     blocks = [GRID_LEGEND]
+    if any(r.label.startswith("read, cold") for r in GRID if labels is None or r.label in labels):
+        blocks.append(" ".join(filter(None, [COLD_LEGEND, device_line(res)])))
     for source in sources:
         if labels is not None and not measured_on([r for r in GRID if r.label in labels], source):
             continue

@@ -126,6 +126,7 @@ GRID = [
     GridRow("read, page cache", reads.ReadFromPageCache, "time_read", "time"),
     GridRow("read, page cache MiB/s", reads.ReadFromPageCache, "time_read", "throughput"),
     GridRow("read, cold", reads.ReadCold, "time_read", "time"),
+    GridRow("read, cold minus warm", reads.ColdMinusWarm, "track_cold_minus_warm", "difference"),
     GridRow("read, peak MiB", reads.ReadFromPageCache, "peakmem_read", "mib"),
     GridRow("write, memory", writes.WriteToBytes, "time_write", "time"),
     GridRow("write, memory MiB/s", writes.WriteToBytes, "time_write", "throughput"),
