@@ -9,7 +9,8 @@ def _write(frame):
     import pyarrow.orc as orc
 
     sink = pa.BufferOutputStream()
-    orc.write_table(_io.plain_strings(_io.arrow_table(frame)), sink)
+    # ORC has no unsigned integers: they are written as signed, bit for bit (a reader told turns them back).
+    orc.write_table(_io.plain_strings(_io.arrow_table(_io.signed(frame))), sink)
     return sink.getvalue().to_pybytes()
 
 
@@ -17,7 +18,8 @@ def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow.orc as orc
 
     # ORCFile is there from pyarrow 0.13; orc.read_table only from 6.0. ORC keeps no pandas types:
-    # a table a user brought has its nullable columns converted by types_mapper, as its user would.
+    # a table a user brought has its nullable columns converted by types_mapper, and its unsigned
+    # integers and zones as told (_io.as_told), as its user would.
     return _io.arrow_to_pandas(orc.ORCFile(_io.arrow_source(source)).read(), categoricals, dtypes)
 
 
