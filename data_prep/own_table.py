@@ -14,7 +14,7 @@ KINDS = ("integer", "float", "boolean", "datetime", "text", "categorical", "deci
 TEXT_KINDS = ("text", "categorical")
 # What --strict refuses besides left-out columns: a format that holds the table only by turning a
 # kind into another (dsib.fidelity.ALLOWED_LOSSES; HDF5 writes nullable integers as floats).
-STRICT_REFUSES = ("nullable_float",)
+STRICT_REFUSES = ("nullable_float", "decimal_float", "integer_float")
 
 
 class TableError(ValueError):
