@@ -10,9 +10,11 @@ environment of the release matrix builds the same frame from the same files:
 - ``datetime``: datetime64[ns], NaT for nulls, with its time zone if it has one (dates become
   midnight). Text formats carry types as pyarrow infers them: a CSV's "Z" or offset times come in
   zoned UTC, JSON Lines' naive (UTC clock);
-- ``text`` and ``categorical``: UTF-8 text, ``None`` for nulls, categorical where the input said so.
+- ``text`` and ``categorical``: UTF-8 text, ``None`` for nulls, categorical where the input said so;
+- ``decimal``: Python ``Decimal`` objects (as pyarrow gives them to pandas), ``None`` for nulls,
+  stored as their exact text; the column's type (``decimal128(12, 2)``) is its dtype.
 
-Columns of any other type (nested lists, structs, maps, binary, decimals, durations) are left
+Columns of any other type (nested lists, structs, maps, binary, durations) are left
 out, each named with its type, unless the user asks for ``strict`` (then nothing is stored).
 
 Reading the store needs numpy only (the benchmark environments' oldest); ingesting needs pyarrow.

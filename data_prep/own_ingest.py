@@ -146,6 +146,8 @@ def kind_of(arrow_type):
         return "datetime"
     if t.is_string(arrow_type) or t.is_large_string(arrow_type):
         return "text"
+    if t.is_decimal(arrow_type):
+        return "decimal"
     if t.is_dictionary(arrow_type) and (t.is_string(arrow_type.value_type) or t.is_large_string(arrow_type.value_type)):
         return "categorical"
     return None
@@ -169,6 +171,8 @@ def plan_columns(schema, strict=False):
         tz = field.type.tz if pa.types.is_timestamp(field.type) else None
         if kind in ("integer", "float"):
             dtype = np.dtype(field.type.to_pandas_dtype()).str
+        elif kind == "decimal":
+            dtype = str(field.type)  # "decimal128(12, 2)": what its readers are told
         else:
             dtype = {"boolean": "|b1", "datetime": "<M8[ns]"}.get(kind, "text")
         kept.append(OwnColumn(str(field.name), "c%d" % i, kind, dtype, tz, False))
@@ -211,6 +215,8 @@ def _column_files(column, chunked):
     else:
         if column.kind == "categorical":
             array = array.dictionary_decode()
+        elif column.kind == "decimal":  # its exact text ("12.30"), which the frame makes Decimals of
+            array = array.cast(pa.string())
         text = array.cast(pa.large_string()).fill_null("") if nulls else array.cast(pa.large_string())
         # Where each value ends, in characters (not bytes): numpy alone slices the decoded whole
         # back into values.

@@ -10,11 +10,11 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 OWN_PROFILE = "brought"
-KINDS = ("integer", "float", "boolean", "datetime", "text", "categorical")
+KINDS = ("integer", "float", "boolean", "datetime", "text", "categorical", "decimal")
 TEXT_KINDS = ("text", "categorical")
 # What --strict refuses besides left-out columns: a format that holds the table only by turning a
 # kind into another (dsib.fidelity.ALLOWED_LOSSES; HDF5 writes nullable integers as floats).
-STRICT_REFUSES = ("nullable_float",)
+STRICT_REFUSES = ("nullable_float", "decimal_float", "integer_float")
 
 
 class TableError(ValueError):
@@ -116,22 +116,14 @@ class OwnTable(object):
 
     def read_hints(self, variant):
         """What a reader is told, as its user would tell it: datetimes and categoricals as for a
-        built-in dataset, and ``dtypes`` (which only a brought table has): (column, dtype) pairs of
-        pandas' nullable integers and booleans (``Int32``, ``boolean``...) where a column has
-        nulls, and ``text`` for each text column (a reader that infers types would make numbers of
-        text that looks numeric, or floats of a column of nulls)."""
+        built-in dataset, and ``dtypes`` (which only a brought table has): a (column, dtype) pair
+        for each column of the frame but a boolean without nulls (``told``)."""
         columns = self.columns_of(variant)
-        dtypes = []
-        for c, kind in columns:
-            if c.kind in TEXT_KINDS:
-                dtypes.append((c.name, "text"))
-            elif c.nulls and c.kind in ("integer", "boolean"):
-                dtypes.append((c.name, nullable_dtype(c)))
         return {
             "datetimes": tuple(c.name for c, _ in columns if c.kind == "datetime"),
             "categoricals": tuple(c.name for c, kind in columns if kind == "categorical"),
             "texts": (),
-            "dtypes": tuple(dtypes),
+            "dtypes": tuple((c.name, told(c)) for c, _ in columns if told(c)),
         }
 
     def data_bytes(self, store, partition, variant, rows=None):
@@ -143,7 +135,7 @@ class OwnTable(object):
         for column, kind in self.columns_of(variant):
             if column.kind not in TEXT_KINDS:
                 count = store.rows(partition) if rows is None else min(rows, store.rows(partition))
-                total += count * np.dtype(column.dtype).itemsize
+                total += count * width(column)
             elif kind == "categorical":
                 valid = (
                     store.load(partition, column.key + ".valid", rows)
@@ -175,10 +167,12 @@ def _series(store, partition, column, kind, rows):
     import pandas as pd
 
     valid = store.load(partition, column.key + ".valid", rows) if store.has(partition, column.key + ".valid") else None
-    if column.kind in TEXT_KINDS:
+    if column.kind in TEXT_KINDS + ("decimal",):
         values = decode_text(
             store.load(partition, column.key, rows), store.load(partition, column.key + ".text"), valid
         )
+        if column.kind == "decimal":
+            return decimals(values)
         return pd.Categorical(values) if kind == "categorical" else values
     values = store.load(partition, column.key, rows)
     if column.kind == "datetime":
@@ -189,6 +183,42 @@ def _series(store, partition, column, kind, rows):
     # A table-wide dtype: a partition without nulls is nullable too when another has some.
     mask = np.zeros(len(values), dtype=bool) if valid is None else ~valid
     return nullable_array(column, values, mask)
+
+
+def told(column):
+    """What a reader is told a column of a brought table holds (the ``dtypes`` hint), or None:
+    text as ``text``; integers at their width and signedness (``int8``, ``uint64``), pandas'
+    nullable type where they have nulls (``Int32``, ``UInt8``), booleans with nulls ``boolean``;
+    floats at their width; decimals with their precision and scale (``decimal128(12, 2)``); a
+    zoned timestamp with its zone (``datetime64[ns, Europe/Berlin]``)."""
+    if column.kind in TEXT_KINDS:
+        return "text"
+    if column.kind in ("integer", "boolean") and column.nulls:
+        return nullable_dtype(column)
+    if column.kind in ("integer", "float"):
+        return np.dtype(column.dtype).name
+    if column.kind == "decimal":
+        return column.dtype
+    if column.kind == "datetime" and column.tz:
+        return "datetime64[ns, %s]" % column.tz
+    return None
+
+
+def width(column):
+    """The bytes of one value of a fixed-width column: its numpy width, a decimal's 16 (decimal128)
+    or 32 (decimal256)."""
+    if column.kind == "decimal":
+        return 32 if column.dtype.startswith("decimal256") else 16
+    return np.dtype(column.dtype).itemsize
+
+
+def decimals(texts):
+    """An object array of ``decimal.Decimal`` of exact texts (None where None)."""
+    from decimal import Decimal
+
+    values = np.empty(len(texts), dtype=object)
+    values[:] = [None if t is None else Decimal(t) for t in texts]
+    return values
 
 
 def nullable_dtype(column):

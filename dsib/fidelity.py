@@ -23,6 +23,10 @@ ALLOWED_LOSSES = {
     "every value the same",
     "nullable_float": "pandas' nullable integers and booleans (Int64, boolean) may come back as float64, NaN for "
     "a null (a format that cannot hold them: HDFStore), every value the same",
+    "decimal_float": "decimals may come back as float64, each the float nearest to the decimal, NaN for a null "
+    "(a format with no decimal type: NumPy .npy, HDFStore)",
+    "integer_float": "integers beyond 2**53 may come back rounded to what float64 holds, at their own dtype "
+    "(a reader that parses them as floats first: read_csv(engine='pyarrow'))",
     "row_order": "the rows may come back in another order, the same rows (a SQL table has no order: "
     "PostgreSQL's heap puts a row where it fits)",
 }
@@ -43,6 +47,13 @@ def is_nullable(dtype):
     ``UInt8``, ``boolean``...)."""
     name = str(dtype)
     return name == "boolean" or name.startswith(("Int", "UInt"))
+
+
+def _decimals(values):
+    """Whether an object array holds ``decimal.Decimal`` values (its first that is not None)."""
+    from decimal import Decimal
+
+    return values.dtype.kind == "O" and isinstance(next((v for v in values if v is not None), None), Decimal)
 
 
 def _values(series):
@@ -93,6 +104,9 @@ def _compare_column(name, expected, actual, allowed):
                 kept = ~_nulls(exact)
                 if not np.array_equal(e_values[kept].astype(object), exact[kept]):
                     e_values = exact  # compared as they are: the rounded ones differ
+        elif e_dtype != a_dtype and _decimals(e_values) and a_values.dtype.kind == "f" and "decimal_float" in allowed:
+            losses.append("%s: decimal read as %s" % (name, a_dtype))
+            e_values = np.array([np.nan if v is None else float(v) for v in e_values])
         elif e_dtype != a_dtype and e_values.dtype.kind == "b" and a_values.dtype.kind in "iu" and "boolean" in allowed:
             losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
             e_values = e_values.astype(a_values.dtype)
@@ -126,6 +140,11 @@ def _compare_column(name, expected, actual, allowed):
                     equal = close
     else:
         equal = np.asarray(e_values == a_values, dtype=bool)
+        if not equal.all() and e_values.dtype.kind in "iu" and "integer_float" in allowed:
+            close = e_values.astype("float64") == a_values.astype("float64")
+            if close.all():
+                losses.append("%s: %d integers rounded to float64 (integer_float)" % (name, int((~equal).sum())))
+                equal = close
     if not equal.all():
         row = int(np.flatnonzero(~equal)[0])
         problems.append(

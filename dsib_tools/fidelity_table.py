@@ -7,6 +7,7 @@ tell it (datetime columns, which column is categorical), and compared with
 """
 
 import warnings
+from decimal import Decimal
 
 import numpy as np
 
@@ -20,10 +21,19 @@ TYPES = (
     "string",
     "nullable",
     "nullable bool",
+    "uint64",
+    "int8",
+    "decimal",
 )
-# What a reader that takes dtypes is told of pandas' nullable types, as a table a user brought tells
-# it (data_prep.own: the ``dtypes`` hint).
-TOLD = {"nullable": "Int64", "nullable bool": "boolean"}
+# What a reader that takes dtypes is told of these types, as a table a user brought tells it
+# (data_prep.own_table.told: the ``dtypes`` hint).
+TOLD = {
+    "nullable": "Int64",
+    "nullable bool": "boolean",
+    "uint64": "uint64",
+    "int8": "int8",
+    "decimal": "decimal128(12, 2)",
+}
 
 
 def probe_columns():
@@ -41,6 +51,9 @@ def probe_columns():
         "tz-aware datetime": pd.Series(pd.DatetimeIndex(instants).tz_localize("America/New_York")),
         "categorical": pd.Series(pd.Categorical(["a-b-c", "f-0-1", "a-b-c", "9-9-9"])),
         "string": pd.Series(["host_0", None, "ünïcødé", ""], dtype=object),
+        "uint64": pd.Series([2**63 + 5, 0, 1, 2**64 - 1], dtype="uint64"),
+        "int8": pd.Series([-128, 0, 1, 127], dtype="int8"),
+        "decimal": pd.Series([Decimal("12.30"), None, Decimal("-0.05"), Decimal("9999999999.99")], dtype=object),
     }
     try:
         columns["nullable"] = pd.Series([1, None, 3, 4], dtype="Int64")

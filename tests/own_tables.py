@@ -147,3 +147,33 @@ def ready_in_a_case_process(root, data_dir, cache_dir, table=None, *cell):
         stdout=subprocess.PIPE,
         universal_newlines=True,
     ).stdout.strip()
+
+
+def awkward_table(path, rows=3000):
+    """A Parquet file of the types real tables bring and text formats do not record: uint64 beyond
+    int64, int8, decimal128 with nulls, date32 with nulls, nullable booleans, a dictionary with
+    nulls, a timestamp in Europe/Berlin across its change to summer time, and long text."""
+    import datetime
+    import decimal
+
+    k = list(range(rows))
+    words = ["plain", "café", "日本語", "emoji 🚕", 'comma, "quoted"', "007"]
+    start = np.datetime64("2016-03-27T00:00", "ns")
+    columns = {
+        "id": pa.array(np.arange(rows, dtype="int64")),
+        "big": pa.array(np.uint64(2**63) + np.arange(rows, dtype="uint64") * np.uint64(977), pa.uint64()),
+        "tiny": pa.array((np.arange(rows) % 200 - 100).astype("int8"), pa.int8()),
+        "price": pa.array(
+            [None if j % 17 == 0 else decimal.Decimal(j * 37 % 100000) / 100 for j in k], pa.decimal128(12, 2)
+        ),
+        "day": pa.array(
+            [None if j % 19 == 0 else datetime.date(2016, 1, 1) + datetime.timedelta(days=j % 900) for j in k],
+            pa.date32(),
+        ),
+        "paid": pa.array([None if j % 3 == 0 else j % 2 == 0 for j in k], pa.bool_()),
+        "kind": pa.array([None if j % 9 == 0 else ("cash", "card", "dispute")[j % 3] for j in k]).dictionary_encode(),
+        "at": pa.array(start + np.arange(rows) * np.timedelta64(97, "s"), pa.timestamp("ns", "Europe/Berlin")),
+        "note": pa.array([None if j % 5 == 0 else (words[j % 6] + " ") * (j % 40) for j in k]),
+    }
+    pq.write_table(pa.table(columns), path)
+    return path

@@ -223,7 +223,21 @@ def test_the_check_accepts_an_equal_frame_and_only_declared_losses():
         "boolean",
         "row_order",
         "nullable_float",
+        "decimal_float",
+        "integer_float",
     }
+    from decimal import Decimal
+
+    prices = pd.DataFrame({"p": np.array([Decimal("12.30"), None, Decimal("0.10")], dtype=object)})
+    as_floats = pd.DataFrame({"p": [12.3, np.nan, 0.1]})
+    assert compare_frames(prices, as_floats)[0] == ["p: dtype object became float64"]
+    assert compare_frames(prices, as_floats, ["decimal_float"]) == ([], ["p: decimal read as float64"])
+    assert compare_frames(prices, as_floats.assign(p=[12.3, np.nan, 0.1000001]), ["decimal_float"])[0]
+    big = pd.DataFrame({"u": np.array([2**63 + 5, 1], dtype="uint64")})
+    rounded = pd.DataFrame({"u": np.array([2**63, 1], dtype="uint64")})
+    assert compare_frames(big, rounded)[0]
+    assert compare_frames(big, rounded, ["integer_float"]) == ([], ["u: 1 integers rounded to float64 (integer_float)"])
+    assert compare_frames(big, rounded.assign(u=np.array([2**63 + 4096, 1], dtype="uint64")), ["integer_float"])[0]
     flags = pd.DataFrame({"b": [True, False, True]})
     as_integers = pd.DataFrame({"b": [1, 0, 1]})
     assert compare_frames(flags, as_integers)[0] == ["b: dtype bool became int64"]

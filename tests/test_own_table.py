@@ -89,17 +89,21 @@ def test_a_table_of_every_kind_comes_back_as_it_was(tmp_path, fmt):
     cat = load_frame(OWN_PROFILE, "cat", data_dir=data_dir, dataset="mine", rows=10)
     assert str(cat["name"].dtype) == "category" and str(cat["kind"].dtype) == "category"
     assert values(cat["name"]) == values(want["name"].iloc[:10])
-    # Readers that take dtypes are told the nullable columns' and the text's, as a user would tell them.
+    # Readers that take dtypes are told every column's type but a boolean's without nulls, as a user
+    # would tell them: numbers at their width, nullable types, text, a zoned timestamp's zone.
+    zone = {"csv": "UTC", "parquet": "America/New_York", "feather": "America/New_York"}.get(fmt)
     assert read_hints("cat", "mine", data_dir) == {
         "datetimes": ("when", "when_tz"),
         "categoricals": ("name", "kind"),
         "texts": (),
         "dtypes": (
+            ("id", "int64"),
             ("small", "Int64" if fmt in ("csv", "jsonl") else "Int32"),
+            ("x", "float64"),
             ("maybe", "boolean"),
-            ("name", "text"),
-            ("kind", "text"),
-        ),
+        )
+        + ((("when_tz", "datetime64[ns, %s]" % zone),) if zone else ())
+        + (("name", "text"), ("kind", "text")),
     }
 
 

@@ -1,6 +1,7 @@
 """The grid on a brought table: every class of benchmarks/ with a source parameter called as asv
-calls it, `make bench DATASET=NAME`'s asv run on a table with nulls in every text format, and
-HDF5's declared loss refused by --strict."""
+calls it, `make bench DATASET=NAME`'s asv run on a table with nulls in every text format and on a
+table of awkward types in every format (and `advise` on it), and HDF5's declared loss refused by
+--strict."""
 
 import json
 import os
@@ -15,7 +16,7 @@ import pytest
 from data_prep.own import OWN_PROFILE, add_table, open_table
 
 from .conftest import ROOT
-from .own_tables import every_kind, make_file, nullable_table, ready_in_a_case_process
+from .own_tables import awkward_table, every_kind, make_file, nullable_table, ready_in_a_case_process
 
 # The grid on a brought table: every class of benchmarks/ with a source parameter, each of its
 # cells on the table set up and called as asv does (setup, the timed call, teardown), in a process
@@ -93,13 +94,12 @@ def test_the_grid_runs_on_a_brought_table_with_no_failed_cell(tmp_path, fmt):
     parquet = [o for o in ran if o[1][:2] == ["mine", "parquet"] and o[0].endswith("ReadFromPageCache.time_read")]
     assert sorted(p[2] for _, p, _ in parquet) == ["cat", "plain", "str"]
     skips = [o for o in outcomes if o[2].startswith("skipped")]
-    # A format that cannot give back a column says which: CSV keeps no zone but UTC, and writes an
-    # empty text as it writes a null. Its nullable integers it holds: its reader is told them.
+    # A format that cannot give back a column says which: CSV writes an empty text as it writes a
+    # null. Its nullable integers and its zone it holds: its reader is told them.
     csv_str = [o[2] for o in skips if o[1] == ["mine", "csv", "str"] and o[0].endswith("ReadFromPageCache.time_read")]
     assert csv_str and "CSV cannot hold this table: " in csv_str[0], csv_str
     assert "column 'name'" in csv_str[0] and "column 'small'" not in csv_str[0], csv_str
-    if fmt not in ("csv", "jsonl"):  # those came in as UTC already
-        assert "column 'when_tz' (datetime64[ns, America/New_York])" in csv_str[0], csv_str
+    assert "column 'when_tz'" not in csv_str[0], csv_str
 
 
 TEXT_FAMILIES = ("csv", "json", "orc", "hdf5")
@@ -117,15 +117,13 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.asv
-def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
-    """`make bench DATASET=NAME`'s asv run (the environment of the newest releases, one sample a
-    case) on a table with nullable integers and booleans, text with nulls and a zoned timestamp,
-    CSV, JSON, ORC and HDF5 cells only: each reader told the table's types as its user would
-    tell them, every cell measured but those the registries skip everywhere; HDF5, which cannot
-    hold nullable integers, with its declared loss; none failed."""
+def asv_on_a_brought_table(tmp_path, table, families, benchmarks=""):
+    """`make bench DATASET=mine`'s steps on the file ``table`` (the environment of the newest
+    releases, one sample a case), the cells of the formats of ``families`` only (of the benchmarks
+    whose names match ``benchmarks`` too): (the snapshot's directory, the store's, asv's output,
+    the environment, the formats, [(benchmark, sorted parameters)], their values: None where
+    failed, NaN where skipped, the environment's versions)."""
     import itertools
-    import math
 
     from asv.results import iter_results_for_machine
 
@@ -136,50 +134,20 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
     repo, machine = str(tmp_path / "repo"), "dsib-test"
     snapshot_working_tree(repo)
     data_dir = os.path.join(repo, "data")
-    table = str(tmp_path / "nulls.parquet")
-    pq.write_table(pa.Table.from_pandas(nullable_table(), preserve_index=False), table)
     add_table("mine", table, data_dir, partition_rows=1000, progress=False)
-    formats = [f.name for f in FORMATS.values() if f.family in TEXT_FAMILIES]
-    regex = r"\('mine', '(%s)'[,)]" % "|".join(formats)
+    formats = [f.name for f in FORMATS.values() if f.family in families]
+    regex = benchmarks + r"\('mine', '(%s)'[,)]" % "|".join(formats)
     env = dict(os.environ, DSIB_DATASET="mine", DSIB_SELECT=regex)
     for var in ("DSIB_DATA_DIR", "DSIB_CACHE_DIR", "DSIB_PROFILE", "MAKEFLAGS"):
         env.pop(var, None)
     tools = [sys.executable, "-m", "dsib_tools"]
     for step in (
         tools
-        + [
-            "config",
-            "--profile",
-            OWN_PROFILE,
-            "--envs",
-            "newest",
-            "--results-dir",
-            "build/results",
-            "--html-dir",
-            "build/html",
-            "--env-dir",
-            ENV_DIR,
-            "--dataset",
-            "mine",
-            "-o",
-            ".asv-brought.conf.json",
-        ],
+        + ["config", "--profile", OWN_PROFILE, "--envs", "newest", "--results-dir", "build/results"]
+        + ["--html-dir", "build/html", "--env-dir", ENV_DIR, "--dataset", "mine", "-o", ".asv-brought.conf.json"],
         tools + ["machine", machine, "--results-dir", "build/results"],
-        [
-            sys.executable,
-            "-m",
-            "asv",
-            "run",
-            "--config",
-            ".asv-brought.conf.json",
-            "--machine",
-            machine,
-            "--quick",
-            "--show-stderr",
-            "-b",
-            regex,
-            "HEAD^!",
-        ],
+        [sys.executable, "-m", "asv", "run", "--config", ".asv-brought.conf.json", "--machine", machine]
+        + ["--quick", "--show-stderr", "-b", regex, "HEAD^!"],
     ):
         proc = subprocess.run(
             step, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True
@@ -203,6 +171,14 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
     failed = [c for c, v in zip(cells, values) if v is None]
     assert not failed, "failed: %s\n%s" % (failed[:10], proc.stdout[-4000:])
     versions = dict((k, v) for k, v in res.params.items() if v)
+    return repo, data_dir, proc.stdout, env, formats, cells, values, versions
+
+
+def measured_as_the_registries_say(cells, values, versions, env, data_dir, output):
+    """{(format, variant, benchmark)} of the cells measured, each cell skipped exactly where the
+    registries skip it in every environment; and the formats they rule out of the page-cache read."""
+    import math
+
     rules = subprocess.run(
         [sys.executable, "-c", SKIPS_BY_RULE, json.dumps(versions), json.dumps(cells)],
         cwd=ROOT,
@@ -221,10 +197,37 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
             dict(given),
             skipped,
             rule,
-            proc.stdout[-4000:],
+            output[-4000:],
         )
         if not skipped:
             measured.add((dict(given)["format"], dict(given).get("variant"), key))
+    return measured, ruled_out
+
+
+def cell_outcomes(data_dir, fmt, variant):
+    """The outcomes of the checks of a format's files of the brought table 'mine' (the cell cache)."""
+    outcomes = []
+    for directory, _, files in os.walk(os.path.join(data_dir, ".cache", OWN_PROFILE, "mine", fmt, variant)):
+        if "outcome.json" in files:
+            with open(os.path.join(directory, "outcome.json")) as f:
+                outcomes.append(json.load(f))
+    return outcomes
+
+
+@pytest.mark.asv
+def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
+    """`make bench DATASET=NAME`'s asv run (the environment of the newest releases, one sample a
+    case) on a table with nullable integers and booleans, text with nulls and a zoned timestamp,
+    CSV, JSON, ORC and HDF5 cells only: each reader told the table's types as its user would
+    tell them, every cell measured but those the registries skip everywhere; HDF5, which cannot
+    hold nullable integers, with its declared loss; none failed."""
+    import math
+
+    table = str(tmp_path / "nulls.parquet")
+    pq.write_table(pa.Table.from_pandas(nullable_table(), preserve_index=False), table)
+    run = asv_on_a_brought_table(tmp_path, table, TEXT_FAMILIES)
+    data_dir, output, env, formats, cells, values, versions = run[1:]
+    measured, ruled_out = measured_as_the_registries_say(cells, values, versions, env, data_dir, output)
     # Every CSV, JSON, ORC and HDF5 format measured in every variant, but Rocklin's own JSON layout,
     # which the suite measures on his frame alone (issue 32).
     assert ruled_out <= {"json-split-noindex"}, ruled_out
@@ -232,11 +235,7 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
         for variant in ("plain", "str", "cat"):
             assert (fmt, variant, "reads.ReadFromPageCache.time_read") in measured, (fmt, variant)
     # HDF5 ran with its declared loss: the check of its cell's file (in the cell cache) saw it.
-    outcomes = []
-    for directory, _, files in os.walk(os.path.join(data_dir, ".cache", OWN_PROFILE, "mine", "hdf-table", "str")):
-        if "outcome.json" in files:
-            with open(os.path.join(directory, "outcome.json")) as f:
-                outcomes.append(json.load(f))
+    outcomes = cell_outcomes(data_dir, "hdf-table", "str")
     assert outcomes and all(
         "count: Int64 read as float64" in o["losses"] and "paid: boolean read as float64" in o["losses"]
         for o in outcomes
@@ -253,19 +252,19 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
             recorded.setdefault(dict(given)["variant"], set()).add(value)
     assert recorded == dict((v, {data_bytes(store, spec, store.partitions[0], v)}) for v in spec.variants), recorded
     report = subprocess.run(
-        tools
+        [sys.executable, "-m", "dsib_tools"]
         + [
             "report",
             "--results-dir",
             "build/results",
             "--machine",
-            machine,
+            "dsib-test",
             "--env",
             "DSIB_PROFILEbrought",
             "--dataset",
             "mine",
         ],
-        cwd=repo,
+        cwd=run[0],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -302,3 +301,99 @@ def test_strict_refuses_hdf5s_declared_loss_and_says_which_columns(tmp_path):
     )
     assert "column 'paid' (boolean)" in outputs[1] and "column 'small' (Int32)" in outputs[1], outputs
     assert "column 'name'" not in outputs[1] and "column 'when'" not in outputs[1], outputs
+
+
+# What a format cannot hold of the awkward table, column by column: its declared losses.
+AWKWARD_LOSSES = {
+    "hdf-table": ("paid: boolean read as float64", "price: decimal read as float64"),
+    "hdf-fixed": ("paid: boolean read as float64",),
+    "fastparquet": ("price: decimal read as float64",),
+    "csv-pandas-pyarrow": ("big: integers rounded to float64 (integer_float)",),
+}
+NPY_LOSSES = (
+    "at: datetime64[ns, Europe/Berlin] read as datetime64[ns]",  # a structured array holds no zone
+    "paid: boolean read as float64",
+    "price: decimal read as float64",
+)
+
+
+def _named(losses):
+    """Losses as ``AWKWARD_LOSSES`` names them: how many integers were rounded left out."""
+    return set(re.sub(r": \d+ integers", ": integers", loss) for loss in losses)
+
+
+def _advise(table, tmp_path, *options):
+    """`advise`'s outcomes ({format: outcome}), its printed table and its progress lines."""
+    out = str(tmp_path / ("advise%s.json" % len(options)))
+    proc = subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "advise", table, "--samples", "1", "--json", out]
+        + ["--html", str(tmp_path / "advise.html")]
+        + list(options),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    with open(out) as f:
+        return dict((o["format"], o) for o in json.load(f)["outcomes"]), proc.stdout, proc.stderr
+
+
+@pytest.mark.slow
+def test_advise_keeps_every_column_and_format_of_a_table_of_awkward_types(tmp_path):
+    """`advise` on uint64, int8, decimal128, date32, nullable booleans, a dictionary with nulls, a
+    Europe/Berlin timestamp and long text: no column left out; every format measured, but those the
+    registries rule out (a release without the API, a variant the format cannot hold); each reader
+    told the table's types gives it back, or its declared losses name the columns; CSV and JSON
+    ranked."""
+    from dsib.formats import FORMATS
+    from dsib.registry import installed_versions
+
+    table = awkward_table(str(tmp_path / "awkward.parquet"))
+    outcomes, text, progress = _advise(table, tmp_path)
+    assert "left out" not in progress, progress
+    versions = installed_versions(FORMATS.packages())
+    for name, fmt in FORMATS.items():
+        o = outcomes[name]
+        ruled_out = fmt.unavailable(versions) or ("str" not in fmt.variants and "str")
+        if ruled_out:
+            assert o["skip"], (name, o)
+            continue
+        assert not o["skip"] and not o["error"] and o["read"], (name, o)
+        declared = set(AWKWARD_LOSSES.get(name, ()))
+        # Those losses, and a resolution (datetime_unit) where the format declares it: nothing else.
+        others = [loss for loss in _named(o["losses"]) if loss not in declared and "read as datetime64[" not in loss]
+        assert declared <= _named(o["losses"]) and not others, (name, o["losses"])
+    ranked = re.findall(r"^\| (\d+) \| ([\w-]+) \|", text, re.M)
+    for name in FORMATS:
+        if FORMATS[name].family in ("csv", "json") and not FORMATS[name].unavailable(versions):
+            assert name in [n for _, n in ranked], (name, text)
+    # .npy holds the plain variant: its zone, nullable booleans and decimals lost, as declared.
+    outcomes, _, _ = _advise(table, tmp_path, "--variant", "plain", "--only", "npy,msgpack")
+    assert sorted(outcomes["npy"]["losses"]) == sorted(NPY_LOSSES), outcomes["npy"]
+    assert not outcomes["msgpack"]["error"] and not outcomes["msgpack"]["losses"], outcomes["msgpack"]
+
+
+@pytest.mark.asv
+def test_asv_measures_a_table_of_awkward_types_in_every_format(tmp_path):
+    """`make bench DATASET=NAME`'s asv run on the awkward table, its page-cache reads and writes into
+    memory in every format: none failed, every cell measured but those the registries skip
+    everywhere, and the checks of the cells' files saw each format's declared losses, column by
+    column."""
+    from dsib.formats import FORMATS
+
+    table = awkward_table(str(tmp_path / "awkward.parquet"))
+    classes = r"(reads\.ReadFromPageCache\.time_read|writes\.WriteToBytes\.time_write)"
+    run = asv_on_a_brought_table(tmp_path, table, set(f.family for f in FORMATS.values()), classes)
+    data_dir, output, env, formats, cells, values, versions = run[1:]
+    measured, ruled_out = measured_as_the_registries_say(cells, values, versions, env, data_dir, output)
+    spec, _ = open_table("mine", data_dir)
+    assert spec.left_out == [] and len(spec.table_columns) == 9
+    for name in set(formats) - ruled_out:
+        for variant in set(FORMATS[name].variants) & set(spec.variants):
+            assert (name, variant, "reads.ReadFromPageCache.time_read") in measured, (name, variant)
+    for name, losses in sorted(AWKWARD_LOSSES.items()) + [("npy", NPY_LOSSES)]:
+        if name in ruled_out:
+            continue
+        outcomes = cell_outcomes(data_dir, name, "plain")
+        assert outcomes and all(set(losses) <= _named(o["losses"]) for o in outcomes), (name, outcomes)

@@ -51,6 +51,35 @@ def nullables_as_float(frame):
     return frame.astype(dict((c, "float64") for c in nullable))
 
 
+def decimals_as_float(frame):
+    """Columns of ``decimal.Decimal`` as float64, NaN for a null: what a writer whose format has no
+    decimal type (NumPy .npy, HDFStore's table) is given, as a user would give it (the declared
+    loss ``decimal_float``). Any other frame as it is."""
+    decimals = [c for c in frame.columns if _holds_decimals(frame[c])]
+    if not decimals:
+        return frame
+    return frame.assign(**dict((c, frame[c].astype("float64")) for c in decimals))
+
+
+def _holds_decimals(series):
+    from decimal import Decimal
+
+    if series.dtype != object:
+        return False
+    return isinstance(next((v for v in series.values if v is not None and v == v), None), Decimal)
+
+
+def signed(frame):
+    """Unsigned integers as signed integers of the same width, bit for bit (``astype`` wraps), for a
+    format without unsigned types (ORC); a reader told their dtype (``as_told``) turns them back."""
+    import numpy as np
+
+    unsigned = [c for c in frame.columns if isinstance(frame[c].dtype, np.dtype) and frame[c].dtype.kind == "u"]
+    if not unsigned:
+        return frame
+    return frame.assign(**dict((c, frame[c].astype(frame[c].dtype.str.replace("u", "i"))) for c in unsigned))
+
+
 def categorize(frame, categoricals):
     """After a reader that cannot return categoricals (or, like pandas < 0.24's read_json, ignores
     a "category" dtype): convert what is not categorical yet, as a user would."""
@@ -71,14 +100,32 @@ def text_dtypes(categoricals, texts):
 
 # A reader's ``dtypes`` hint: (column, dtype) pairs of what a reader that takes dtypes is told beyond
 # datetimes and categoricals, as its user would tell it. Only a table a user brought has them
-# (``data_prep.own``): pandas' nullable integers ("Int32", "UInt8", ...) and booleans
-# ("boolean") where a column has nulls, and "text" for every text column, null or not.
+# (``data_prep.own_table.told``): "text" for every text column; integers and floats at their width
+# ("int8", "uint64", "float32"); pandas' nullable integers ("Int32", "UInt8", ...) and booleans
+# ("boolean") where a column has nulls; decimals ("decimal128(12, 2)"); zoned timestamps
+# ("datetime64[ns, Europe/Berlin]").
 TEXT = "text"
 
 
+def told_kind(dtype):
+    """What a hint's dtype is: "text", "decimal", "zoned", "nullable" or "number"."""
+    if dtype == TEXT:
+        return "text"
+    if dtype.startswith("decimal"):
+        return "decimal"
+    if dtype.startswith("datetime64["):
+        return "zoned"
+    return "nullable" if is_nullable(dtype) else "number"
+
+
+def told(dtypes, *kinds):
+    """{column: dtype} of the hint's columns of ``kinds``."""
+    return dict((name, dtype) for name, dtype in dtypes if told_kind(dtype) in kinds)
+
+
 def nullable_dtypes(dtypes):
-    """{column: pandas' nullable dtype} of a ``dtypes`` hint (its text aside)."""
-    return dict((name, dtype) for name, dtype in dtypes if dtype != TEXT)
+    """{column: pandas' nullable dtype} of a ``dtypes`` hint."""
+    return told(dtypes, "nullable")
 
 
 def text_columns(texts, dtypes):
@@ -86,25 +133,92 @@ def text_columns(texts, dtypes):
     return tuple(texts) + tuple(name for name, dtype in dtypes if dtype == TEXT and name not in texts)
 
 
+def unzoned(datetimes, dtypes):
+    """``datetimes`` but the hint's zoned ones, which a text reader reads as text with offsets and
+    ``as_told`` converts to their zone."""
+    zoned = told(dtypes, "zoned")
+    return [name for name in datetimes if name not in zoned]
+
+
 def pandas_dtypes(categoricals, texts, dtypes, text=str):
-    """``dtype=`` for pandas' readers that take one per column: ``text_dtypes``, the nullable
-    integers and booleans, and the hint's text as ``text``."""
+    """``dtype=`` for pandas' readers that take one per column: ``text_dtypes``, the numbers at
+    their width, the nullable integers and booleans, and the hint's text and decimals as ``text``
+    (a decimal is read as its text, made a ``Decimal`` by ``as_told``)."""
     dtypes = tuple(dtypes)
     found = text_dtypes(categoricals, texts)
-    found.update((name, text) for name, dtype in dtypes if dtype == TEXT and name not in texts)
-    found.update(nullable_dtypes(dtypes))
+    found.update((name, text) for name in told(dtypes, "text", "decimal") if name not in texts)
+    found.update(told(dtypes, "number", "nullable"))
     return found
 
 
 def arrow_type(dtype):
-    """The Arrow type of a ``dtypes`` hint's dtype ("Int32": int32, "boolean": bool, "text": string)."""
+    """The Arrow type of a ``dtypes`` hint's dtype ("Int32", "int32": int32; "boolean": bool; "text":
+    string; "decimal128(12, 2)": itself), or None (a zoned timestamp: read as Arrow infers it)."""
+    import re
+
     import pyarrow as pa
 
-    if dtype == TEXT:
+    kind = told_kind(dtype)
+    if kind == "text":
         return pa.string()
-    if dtype == "boolean":
+    if kind == "zoned":
+        return None
+    if kind == "decimal":
+        width, precision, scale = re.match(r"decimal(\d+)\((\d+), *(\d+)\)", dtype).groups()
+        return getattr(pa, "decimal" + width)(int(precision), int(scale))
+    if dtype in ("boolean", "bool"):
         return pa.bool_()
     return getattr(pa, dtype.lower())()
+
+
+def as_told(frame, dtypes):
+    """``frame`` as a reader's user makes it after reading, told the table's ``dtypes``: numbers at
+    their width and signedness, decimals from their text, zoned timestamps in their zone. Columns
+    that already are as told stay as they are."""
+    for name, dtype in dtypes:
+        if name in frame:
+            frame[name] = _AS_TOLD.get(told_kind(dtype), _as_it_is)(frame[name], dtype)
+    return frame
+
+
+def _as_it_is(series, dtype):
+    return series
+
+
+def _as_number(series, dtype):
+    """At the told width: a format without unsigned integers (ORC) holds them as signed of the same
+    width, which ``astype`` turns back, bit for bit."""
+    return series if str(series.dtype) == dtype else series.astype(dtype)
+
+
+def _as_decimal(series, dtype):
+    """``Decimal`` objects of a column read as text; a float stays one (it is not the exact text:
+    the format's declared loss ``decimal_float``)."""
+    from decimal import Decimal
+
+    import numpy as np
+
+    if series.dtype.kind == "f" or _holds_decimals(series):
+        return series
+    nulls = np.asarray(series.isna())
+    values = np.empty(len(series), dtype=object)
+    values[:] = [None if null else Decimal(v) if isinstance(v, str) else v for v, null in zip(series, nulls)]
+    return values
+
+
+def _as_zoned(series, dtype):
+    """In the told zone: instants read as UTC (naive or not) or as text with offsets."""
+    import pandas as pd
+
+    zone = dtype[dtype.index(",") + 1 : -1].strip()
+    if str(getattr(series.dtype, "tz", None)) == zone:
+        return series
+    if getattr(series.dtype, "tz", None) is None:
+        series = pd.to_datetime(series, utc=True)
+    return series.dt.tz_convert(zone)
+
+
+_AS_TOLD = {"number": _as_number, "decimal": _as_decimal, "zoned": _as_zoned}
 
 
 def as_nullable(frame, table, dtypes):
@@ -143,7 +257,7 @@ def arrow_to_pandas(table, categoricals, dtypes=()):
     frame = table.to_pandas(
         categories=[c for c in categoricals if c not in dictionaries] or None, **compat.arrow_to_pandas_kwargs()
     )
-    return as_nullable(frame, table, dtypes) if dtypes else frame
+    return as_told(as_nullable(frame, table, dtypes), dtypes) if dtypes else frame
 
 
 def arrow_batches(batches, categoricals):

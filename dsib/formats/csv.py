@@ -13,12 +13,19 @@ def _write(frame):
 
 def _read_csv_kwargs(datetimes, categoricals, texts, dtypes=()):
     kwargs = compat.read_csv_datetime_kwargs()
-    if dtypes:  # a table a user brought: its nullable columns and text too
+    if dtypes:  # a table a user brought: every column's type, its zoned timestamps parsed after
         kwargs["dtype"] = _io.pandas_dtypes(categoricals, texts, dtypes)
+        datetimes = _io.unzoned(datetimes, dtypes)
     elif categoricals or texts:
         # CSV has no categorical type: ask for one on read, as a user would.
         kwargs["dtype"] = _io.text_dtypes(categoricals, texts)
     return dict(kwargs, parse_dates=list(datetimes), index_col=False)
+
+
+def _told(frame, categoricals, dtypes):
+    """What a user makes of a frame read_csv read: its categoricals, and a brought table's
+    decimals and zones (``_io.as_told``)."""
+    return _io.categorize(_io.as_told(frame, dtypes) if dtypes else frame, categoricals)
 
 
 def _default_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
@@ -27,7 +34,7 @@ def _default_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
 
     with _io.buffer(source) as f:
         frame = pd.read_csv(f, **_read_csv_kwargs(datetimes, categoricals, texts, dtypes))
-    return _io.categorize(frame, categoricals)
+    return _told(frame, categoricals, dtypes)
 
 
 def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
@@ -41,7 +48,7 @@ def _columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
 
     with compat.one_parser_thread():
         frame = pd.read_csv(path, usecols=list(names), **_read_csv_kwargs(datetimes, categoricals, texts, dtypes))
-    return _io.categorize(frame, categoricals)
+    return _told(frame, categoricals, dtypes)
 
 
 def _batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
@@ -51,7 +58,7 @@ def _batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
         reader = pd.read_csv(path, chunksize=size.rows, **_read_csv_kwargs(datetimes, categoricals, texts, dtypes))
         try:
             for frame in reader:
-                yield _io.categorize(frame, categoricals)
+                yield _told(frame, categoricals, dtypes)
         finally:
             reader.close()
 
@@ -72,7 +79,7 @@ def _pandas_pyarrow_read(source, datetimes=(), categoricals=(), texts=(), usecol
     with _io.buffer(source) as f:
         frame = pd.read_csv(f, engine="pyarrow", parse_dates=list(datetimes), **kwargs)
     texts = _io.text_columns(texts, dtypes)
-    return _io.categorize(frame, [c for c in categoricals if c in texts])
+    return _io.categorize(_io.as_told(frame, dtypes), [c for c in categoricals if c in texts])
 
 
 def _pandas_pyarrow_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
@@ -93,8 +100,9 @@ def _pyarrow_convert(categoricals, texts, names=None, dtypes=()):
     import pyarrow.csv as pcsv
 
     types = dict((name, pa.string()) for name in texts)
-    # A table a user brought: each nullable column at its type, as a user of pyarrow.csv says it.
-    types.update((name, _io.arrow_type(dtype)) for name, dtype in dtypes)
+    # A table a user brought: each column at its type, as a user of pyarrow.csv says it (a zoned
+    # timestamp as pyarrow reads it, in UTC, and converted after).
+    types.update((name, _io.arrow_type(dtype)) for name, dtype in dtypes if _io.arrow_type(dtype) is not None)
     types.update((name, pa.dictionary(pa.int32(), pa.string())) for name in categoricals)
     # Its text may have nulls, which pyarrow.csv writes as empty fields (and "" quoted).
     options = dict(strings_can_be_null=True, quoted_strings_can_be_null=False) if dtypes else {}
@@ -111,7 +119,7 @@ def _pyarrow_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
         read_options=pcsv.ReadOptions(use_threads=True),
         convert_options=_pyarrow_convert(categoricals, texts, dtypes=dtypes),
     )
-    return _io.as_nullable(table.to_pandas(), table, dtypes) if dtypes else table.to_pandas()
+    return _io.arrow_to_pandas(table, (), dtypes) if dtypes else table.to_pandas()
 
 
 def _pyarrow_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
@@ -120,7 +128,7 @@ def _pyarrow_columns(path, names, datetimes=(), categoricals=(), texts=(), dtype
     if dtypes:
         dtypes = tuple((name, dtype) for name, dtype in dtypes if name in names)
         table = pcsv.read_csv(path, convert_options=_pyarrow_convert(categoricals, texts, names, dtypes))
-        return _io.as_nullable(table.to_pandas(), table, dtypes)
+        return _io.arrow_to_pandas(table, (), dtypes)
     return pcsv.read_csv(path, convert_options=_pyarrow_convert(categoricals, texts, names)).to_pandas()
 
 
@@ -136,7 +144,7 @@ def _pyarrow_batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes
     )
     for batch in reader:
         table = pa.Table.from_batches([batch])
-        yield _io.as_nullable(table.to_pandas(), table, dtypes) if dtypes else table.to_pandas()
+        yield _io.arrow_to_pandas(table, (), dtypes) if dtypes else table.to_pandas()
 
 
 FORMATS = [
@@ -178,7 +186,8 @@ FORMATS = [
             Needs("pyarrow"),
         ),
         writes=False,
-        losses=(Loss("datetime_unit"),),
+        # it parses with pyarrow's inference, then casts: an integer beyond 2**53 a float first
+        losses=(Loss("datetime_unit"), Loss("integer_float")),
         description="written by to_csv, read by pandas.read_csv(engine='pyarrow')",
         columns=_pandas_pyarrow_columns,
     ),

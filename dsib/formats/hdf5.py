@@ -6,8 +6,9 @@ from . import _io
 
 NEEDS = (Needs("pandas"), Needs("tables"))
 # HDFStore cannot store pandas' nullable integers and booleans (a table a user brought has them
-# where a column has nulls): they are written as float64 and read back so.
-LOSSES = (Loss("nullable_float"),)
+# where a column has nulls), nor decimals in its table layout: they are written as float64 and
+# read back so.
+LOSSES = (Loss("nullable_float"), Loss("decimal_float"))
 
 
 def _writer(layout):
@@ -17,6 +18,8 @@ def _writer(layout):
         if layout == "fixed":
             frame = _io.to_text(frame)  # "fixed" stores no categoricals
         frame = _io.nullables_as_float(frame)
+        if layout == "table":  # "fixed" pickles a column of objects, Decimals too
+            frame = _io.decimals_as_float(frame)
         # An in-memory HDF5 file (the CORE driver without a backing store), so no disk is timed.
         with pd.HDFStore("dsib-write.h5", mode="w", driver="H5FD_CORE", driver_core_backing_store=0) as store:
             store.put("frame", frame, format=layout, complevel=0, **compat.hdf_put_kwargs())

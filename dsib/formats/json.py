@@ -29,7 +29,7 @@ def _reader(orient):
         import pandas as pd
 
         after = {}
-        if dtypes:  # a table a user brought: its nullable columns and text too
+        if dtypes:  # a table a user brought: every column's type
             if compat.pandas_version() >= (3, 0):
                 dtype = _io.pandas_dtypes(categoricals, texts, dtypes)
             else:
@@ -48,6 +48,8 @@ def _reader(orient):
             frame = frame.assign(**dict((c, pd.to_datetime(frame[c])) for c in datetimes if frame[c].dtype.kind != "M"))
         if after:
             frame = frame.astype(after)
+        if dtypes:  # its decimals from their text, its zoned timestamps (read as UTC) in their zone
+            frame = _io.as_told(frame, dtypes)
         return _io.categorize(frame, categoricals)
 
     return read

@@ -1,5 +1,6 @@
 """msgpack: dsib's column-wise layout, and pandas' own to_msgpack where pandas still has it."""
 
+from ..fidelity import is_nullable
 from ..registry import Format, Needs
 from . import _io
 
@@ -31,9 +32,13 @@ def _write(frame):
         elif isinstance(dtype, np.dtype) and dtype.kind in "biufM":
             values = np.ascontiguousarray(np.asarray(series))
             columns.append([name, "array", values.dtype.str, values.tobytes()])
+        elif is_nullable(dtype):  # pandas' nullable integers and booleans: None for <NA>
+            values = series.astype(object).where(series.notna(), None).tolist()
+            columns.append([name, "list", str(dtype), values])
         else:
             columns.append([name, "list", str(dtype), [None if v != v else v for v in series.tolist()]])
-    return msgpack.packb({"columns": columns, "rows": len(frame)}, use_bin_type=True)
+    # Any other object (a Decimal) as its text, which a reader told the column's type makes it again.
+    return msgpack.packb({"columns": columns, "rows": len(frame)}, use_bin_type=True, default=str)
 
 
 def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
@@ -55,9 +60,12 @@ def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
             )
         elif kind == "array":
             data[name] = np.frombuffer(column[3], dtype=column[2])
+        elif is_nullable(column[2]):
+            data[name] = pd.array(column[3], dtype=column[2])
         else:
             data[name] = pd.Series(column[3], dtype=object if column[2] == "object" else None)
-    return pd.DataFrame(data, columns=names)
+    frame = pd.DataFrame(data, columns=names)
+    return _io.as_told(frame, dtypes) if dtypes else frame
 
 
 def _pandas_write(frame):

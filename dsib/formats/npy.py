@@ -12,6 +12,8 @@ def _write(frame):
     zoned = [c for c in frame.columns if getattr(frame[c].dtype, "tz", None) is not None]
     if zoned:  # a structured array holds naive datetimes only: UTC instants
         frame = frame.assign(**dict((c, frame[c].dt.tz_convert(None)) for c in zoned))
+    # Nor pandas' nullable types, nor decimals: float64, NaN for a null (their declared losses).
+    frame = _io.decimals_as_float(_io.nullables_as_float(frame))
     buf = io.BytesIO()
     np.save(buf, frame.to_records(index=False), allow_pickle=False)
     return buf.getvalue()
@@ -35,7 +37,7 @@ FORMATS = [
         "numpy",
         needs=(Needs("pandas"), Needs("numpy")),
         variants=("plain",),
-        losses=(Loss("timezone"),),
+        losses=(Loss("timezone"), Loss("nullable_float"), Loss("decimal_float")),
         description="one structured array: fixed-width columns only",
     ),
 ]

@@ -11,9 +11,10 @@ def _write(frame):
 
     sink = pa.BufferOutputStream()
     # ZLIB, the codec pyarrow 4 and 5 always write; from 6.0 the writer takes one, and its default
-    # is uncompressed.
+    # is uncompressed. ORC has no unsigned integers: they are written as signed, bit for bit (a
+    # reader told turns them back).
     orc.write_table(
-        _io.plain_strings(_io.arrow_table(frame)), sink, **compat.taken(orc.write_table, compression="zlib")
+        _io.plain_strings(_io.arrow_table(_io.signed(frame))), sink, **compat.taken(orc.write_table, compression="zlib")
     )
     return sink.getvalue().to_pybytes()
 
@@ -28,7 +29,7 @@ def _table(source, **options):
 
 def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     # ORC keeps no pandas types: a table a user brought has its nullable columns converted by
-    # types_mapper, as its user would.
+    # types_mapper, and its unsigned integers and zones as told (_io.as_told), as its user would.
     return _io.arrow_to_pandas(_table(source), categoricals, dtypes)
 
 

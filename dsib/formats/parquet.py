@@ -183,6 +183,8 @@ FORMATS = [
                 "into memory (checked: 0.8.x cannot, 2023.10.1 and later can)",
             ),
         ),
+        # it reads a decimal column back as float64
+        losses=(Loss("decimal_float"),),
         description="fastparquet.write (snappy) / ParquetFile.to_pandas, as pandas' engine='fastparquet'",
         columns=_fastparquet_columns,
         settings=(("compression", "snappy"), ("index", "none"), ("timestamp unit", "ns (int64)")),
