@@ -2,7 +2,9 @@
 (the throughput's numerator: MiB/s is those bytes over a time, shown only where a read builds the
 frame)."""
 
-from dsib import catalog
+from data_prep import VARIANTS
+from dsib import catalog, layout
+from dsib.formats import POST_2019_FORMATS
 
 from . import CELLS, PARAM_NAMES, VERSIONS, Case, loads_once, series
 
@@ -37,3 +39,58 @@ class Sizes(Case):
         return CELLS.data_bytes(source, variant)
 
     track_data_bytes.unit = "bytes"
+
+
+class FileLayout(Case):
+    """What the post's files are besides their data, recorded per environment, so that the release
+    view can mark the steps of the post's cases at which a library's default changed the file
+    (``dsib.layout``, read from the file itself): the timestamp unit's digits of a second, the
+    index columns stored as data, Parquet's format version and codec (``layout.CODECS``), and the
+    fraction of the file its reader read by system calls (about 0 where the reader maps it). A
+    field the format's file does not have is recorded as asv's skipped (NaN): CSV has no codec."""
+
+    version = series(1)
+    measures = Case.measures + ("dsib.layout",)
+    params = [["nyc_taxi_month"], list(POST_2019_FORMATS), list(VARIANTS)]
+    param_names = PARAM_NAMES
+
+    @loads_once
+    def setup(self, source, format, variant):
+        reason = catalog.skip_reason("sizes", source, format, variant, CELLS.profile, VERSIONS)
+        if reason:
+            raise NotImplementedError(reason)
+        fmt = catalog.format_for(source, format)
+        path = CELLS.checked_file(source, fmt, variant)["path"]
+        self.numbers = layout.as_numbers(layout.describe(fmt, path))
+        hints = catalog.SOURCES[source].dataset.read_hints(variant)
+        fmt.read(path, **hints)  # the first call: a reader's own first-time reads stay out
+        self.numbers["read by system calls"] = layout.read_by_system_calls(lambda: fmt.read(path, **hints), path)
+
+    def _number(self, field):
+        found = self.numbers.get(field)
+        return float("nan") if found is None else found
+
+    def track_timestamp_digits(self, source, format, variant):
+        return self._number("timestamp digits")
+
+    track_timestamp_digits.unit = "digits"
+
+    def track_index_columns(self, source, format, variant):
+        return self._number("index columns")
+
+    track_index_columns.unit = "columns"
+
+    def track_format_version(self, source, format, variant):
+        return self._number("format version")
+
+    track_format_version.unit = "version"
+
+    def track_codec(self, source, format, variant):
+        return self._number("codec")
+
+    track_codec.unit = "codec"
+
+    def track_read_by_system_calls(self, source, format, variant):
+        return self._number("read by system calls")
+
+    track_read_by_system_calls.unit = "fraction"

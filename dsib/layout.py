@@ -140,3 +140,43 @@ def describe(fmt, path):
     whose file says nothing more (CSV, JSON, msgpack)."""
     reader = DESCRIBE.get(fmt.family)
     return reader(path) if reader else {}
+
+
+# The numbers a benchmark can record of a layout (asv's track_ values are numbers): a timestamp unit
+# as the digits of a second it keeps, a codec by its place here.
+UNIT_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
+CODECS = ("none", "uncompressed", "snappy", "gzip", "brotli", "lz4", "lz4_raw", "zstd", "zlib", "compressed")
+
+
+def as_numbers(described):
+    """{field: number} of ``describe``'s fields that asv can record: the timestamp unit's digits,
+    the index columns stored as data, the format version, the codec's place in ``CODECS``."""
+    found = {}
+    units = [u for u in described.get("timestamp unit", "").split(", ") if u]
+    if len(units) == 1:
+        found["timestamp digits"] = UNIT_DIGITS[units[0]]
+    if "index" in described:
+        found["index columns"] = described["index"].count("column ")
+    if "format version" in described:
+        found["format version"] = float(described["format version"])
+    if described.get("codec") in CODECS:
+        found["codec"] = CODECS.index(described["codec"])
+    return found
+
+
+def read_by_system_calls(read, path):
+    """The bytes this process read by system calls during ``read()`` (``rchar`` of
+    ``/proc/self/io``, every thread's) over the size of the file at ``path``: about 1 where the
+    reader read the file, about 0 where it mapped it. None where the kernel keeps no such count."""
+    import os
+
+    def rchar():
+        with open("/proc/self/io") as f:
+            return int(dict(line.split(": ") for line in f.read().splitlines())["rchar"])
+
+    try:
+        before = rchar()
+    except (IOError, OSError, KeyError):
+        return None
+    read()
+    return float(rchar() - before) / os.path.getsize(path)

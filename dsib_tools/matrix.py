@@ -90,6 +90,13 @@ RELEASE = (
         "the post's file sizes at the month (and the frame's, which its throughputs divide)",
     ),
     Pick(
+        suite.sizes.FileLayout,
+        None,
+        {},
+        "what the post's files are besides their data (timestamp unit, index, format version, codec, a "
+        "mapped read): where a library's default changed them",
+    ),
+    Pick(
         suite.sizes.Sizes,
         None,
         {"source": ["nyc_taxi"]},

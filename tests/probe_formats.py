@@ -24,12 +24,6 @@ PROFILE = "tiny"
 SOURCES = ("nyc_taxi_month",) + catalog.BUILT_IN_GRID
 
 
-def _read_bytes():
-    """What this process has read by system calls (``rchar``), every thread's."""
-    with open("/proc/self/io") as f:
-        return int(dict(line.split(": ") for line in f.read().splitlines())["rchar"])
-
-
 def _mapped(path):
     """The address ranges of this process's memory maps of ``path``."""
     real, found = os.path.realpath(path), []
@@ -102,9 +96,10 @@ def probe_cell(cells, source, fmt, variant):
     path, hints = outcome["path"], catalog.SOURCES[source].dataset.read_hints(variant)
     fmt.read(path, **hints)  # the first call, as every case makes it: pools and pages settle
     gc.collect()
-    before = _read_bytes()
-    result = fmt.read(path, **hints)
-    found["read by system calls"] = round(float(_read_bytes() - before) / os.path.getsize(path), 2)
+    read = []
+    fraction = layout.read_by_system_calls(lambda: read.append(fmt.read(path, **hints)), path)
+    found["read by system calls"] = round(fraction, 2)
+    result = read.pop()
     found["backed by a map of the file"] = _backed_by(result, _mapped(path))
     del result
     gc.collect()

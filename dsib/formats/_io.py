@@ -251,12 +251,14 @@ def plain_strings(table):
     return table.cast(pa.schema(fields, metadata=table.schema.metadata))
 
 
-def arrow_to_pandas(table, categoricals, dtypes=()):
+def arrow_to_pandas(table, categoricals, dtypes=(), stated=True):
+    """The frame of an Arrow table, categoricals as asked. ``stated``: with the options every
+    release applies alike (``compat.arrow_to_pandas_kwargs``); else as the release's defaults
+    convert (the post's cases)."""
     # Dictionary columns become categoricals anyway; pyarrow < 0.12 refuses to be asked again.
     dictionaries = set(f.name for f in table.schema if str(f.type).startswith("dictionary"))
-    frame = table.to_pandas(
-        categories=[c for c in categoricals if c not in dictionaries] or None, **compat.arrow_to_pandas_kwargs()
-    )
+    options = compat.arrow_to_pandas_kwargs() if stated else {}
+    frame = table.to_pandas(categories=[c for c in categoricals if c not in dictionaries] or None, **options)
     return as_told(as_nullable(frame, table, dtypes), dtypes) if dtypes else frame
 
 

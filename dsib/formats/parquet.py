@@ -83,7 +83,7 @@ def _default_write(frame):
 def _default_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
     import pyarrow.parquet as pq
 
-    return _io.arrow_to_pandas(pq.read_table(_io.arrow_source(source)), categoricals)
+    return _io.arrow_to_pandas(pq.read_table(_io.arrow_source(source)), categoricals, stated=False)
 
 
 # The 2019 post's Parquet: DataFrame.to_parquet(buf) and pyarrow.parquet.read_table(source), as
