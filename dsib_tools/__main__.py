@@ -53,6 +53,7 @@ ORDER = (
     "engines-table",
     "audit-table",
     "fidelity",
+    "settings",
     "machine",
     "workspace",
     "merge-results",

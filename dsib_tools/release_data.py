@@ -11,6 +11,8 @@ from asv.results import iter_results_for_machine
 from asv.step_detect import solve_potts_approx
 from packaging.version import InvalidVersion, Version
 
+from dsib.layout import CODECS
+
 from . import suite
 from .matrix import NEWEST_ONLY_NOTE, in_release
 from .report import markdown_table, param_names
@@ -77,9 +79,53 @@ def text_change(before, after):
     return None if kinds[0] == kinds[1] else "text: %s → %s" % kinds
 
 
+# What the post's files are in each environment (benchmarks.sizes.FileLayout, from the file itself):
+# (its track_ method, the field's name, how a recorded number reads).
+LAYOUT_FIELDS = (
+    ("timestamp_digits", "timestamp unit", lambda v: {0: "s", 3: "ms", 6: "µs", 9: "ns"}.get(int(v), "%g" % v)),
+    ("index_columns", "index columns stored", lambda v: "%d" % v),
+    ("format_version", "format version", lambda v: "%.1f" % v),
+    ("codec", "codec", lambda v: CODECS[int(v)] if 0 <= v < len(CODECS) else "%g" % v),
+    ("read_by_system_calls", "reader", lambda v: "maps the file" if v < 0.5 else "reads the file"),
+)
+LAYOUT_BENCHMARK = "sizes.FileLayout.track_"
+
+
+def file_layouts(res):
+    """{"FORMAT/VARIANT": {field: text}} of the post's files in one environment's results."""
+    found = {}
+    for method, field, reads in LAYOUT_FIELDS:
+        for combo, value in _stored(res, LAYOUT_BENCHMARK + method).items():
+            if is_number(value):
+                key = "/".join(p.strip("'\"") for p in combo[1:])
+                found.setdefault(key, {})[field] = reads(value)
+    return found
+
+
+def defaults_change(case_params, before, after):
+    """What a library's default changed in the post's file between two environments (``layout``
+    of their ``envs`` entries), for a case of the post's month: "defaults: timestamp unit ms → ns,
+    ..."; None where nothing did, or nothing was recorded."""
+    if case_params.get("source") != "nyc_taxi_month":
+        return None
+    key = "%s/%s" % (case_params.get("format"), case_params.get("variant", "plain"))
+    old, new = (env.get("layout", {}).get(key) for env in (before, after))
+    if not (old and new):
+        return None
+    fields = [f for _, f, _ in LAYOUT_FIELDS if f in old and f in new and old[f] != new[f]]
+    changed = ["%s %s → %s" % (f, old[f], new[f]) for f in fields]
+    return "defaults: " + ", ".join(changed) if changed else None
+
+
 def kind_change(case_params, before, after):
-    """``text_change`` for a case of a text variant; None for any other case."""
-    return text_change(before, after) if case_params.get("variant") in TEXT_VARIANTS else None
+    """What differs between two environments besides the libraries' speed, for a case: the text
+    variants' kind of frame (``text_change``), and the post's file where a default changed it
+    (``defaults_change``); None where neither did."""
+    found = [
+        text_change(before, after) if case_params.get("variant") in TEXT_VARIANTS else None,
+        defaults_change(case_params, before, after),
+    ]
+    return "; ".join(f for f in found if f) or None
 
 
 def asv_config(results_dir):
@@ -272,6 +318,7 @@ def build(results_dir, machine):
             load=describe_load(loads.run(res)),
             under_load=len(loads.busy_keys(res)),
             text=text_kind(res.params),
+            layout=file_layouts(res),
         )
         for res in results
     ]
@@ -298,9 +345,7 @@ def build(results_dir, machine):
         for h in case["headline"].values():
             if h is not None:
                 for which in ("best", "previous"):
-                    h[which + "_kinds"] = kind_change(
-                        case["params"], results[h[which]].params, results[h["newest"]].params
-                    )
+                    h[which + "_kinds"] = kind_change(case["params"], envs[h[which]], envs[h["newest"]])
     known = set(c["id"] for c in cases)
     names = param_names(results_dir)
     return {

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from . import vendor_js
 from .matrix import NEWEST_ONLY_NOTE
-from .release_data import NOT_IN_MATRIX, is_number
+from .release_data import NOT_IN_MATRIX, is_number, kind_change
 from .site import table_to_html
 
 
@@ -100,6 +100,17 @@ def _against_newest(case, h, which):
     return "<td class='ratio %s' data-ratio='%r'>%s</td>" % (which, h[which + "_ratio"], html.escape(text))
 
 
+def _step_text(case, envs, before, after, ratio):
+    """One step of a headline: its releases, its change, and what differs besides the libraries'
+    speed (a kind of frame, a default that changed the file)."""
+    kinds = kind_change(case["params"], envs[before], envs[after])
+    return "%s → %s: %s" % (
+        html.escape(envs[before]["label"]),
+        html.escape(envs[after]["label"]),
+        html.escape(change_text(case["unit"], 1 / ratio) + (" (%s)" % kinds if kinds else "")),
+    )
+
+
 def _headline_rows(data):
     by_id = dict((c["id"], c) for c in data["cases"])
     envs = data["envs"]
@@ -120,14 +131,7 @@ def _headline_rows(data):
             % (which, h[which], html.escape(envs[h[which]]["label"]), html.escape(with_spread(case, h[which])))
             for which in ("best", "previous", "newest")
         ]
-        steps = (
-            "<br>".join(
-                "%s → %s: %s"
-                % (html.escape(envs[a]["label"]), html.escape(envs[b]["label"]), change_text(case["unit"], 1 / ratio))
-                for a, b, ratio in case["steps"]["pyarrow"]
-            )
-            or "none"
-        )
+        steps = "<br>".join(_step_text(case, envs, a, b, ratio) for a, b, ratio in case["steps"]["pyarrow"]) or "none"
         rows.append(
             "<tr class='headline' data-case='%s'><td>%s</td>%s%s%s<td class='steps'>%s</td></tr>"
             % (

@@ -8,7 +8,7 @@ import os
 import pytest
 from packaging.version import Version
 
-from dsib_tools import release_view
+from dsib_tools import release_data, release_view
 
 from .conftest import committed
 from .results_copy import (
@@ -359,3 +359,59 @@ def test_cases_outside_the_release_selection_say_they_are_newest_only_instead_of
     said = said[: said.index("</p>")]
     assert "%d of its cases are measured on the newest environment only" % len(marked) in said
     assert "<code>reads.ReadCold.time_read</code>" in said and "<code>reads.ReadFromBytes.time_read</code>" not in said
+
+
+def _with_file_layout(results_dir, path, numbers):
+    """The result file ``path`` with sizes.FileLayout's tracks of the post's Parquet (plain), as a
+    run records them ({method: number}); benchmarks.json gets the benchmarks."""
+    benchmarks_json = os.path.join(results_dir, "benchmarks.json")
+    with open(benchmarks_json) as f:
+        benchmarks = json.load(f)
+    with open(path) as f:
+        d = json.load(f)
+    params = [["'nyc_taxi_month'"], ["'parquet'", "'csv'"], ["'plain'", "'str'", "'cat'"]]
+    for method, value in numbers.items():
+        name = "sizes.FileLayout.track_" + method
+        benchmarks[name] = dict(
+            name=name, params=params, param_names=["source", "format", "variant"], unit="n", type="track", version="1"
+        )
+        row = dict((column, None) for column in d["result_columns"])
+        row.update(result=[value] + [float("nan")] * 5, params=params, version="1", started_at=d["date"], duration=1.0)
+        d["results"][name] = [row[column] for column in d["result_columns"]]
+    for target, data in ((path, d), (benchmarks_json, benchmarks)):
+        with open(target, "w") as f:
+            json.dump(data, f)
+
+
+def test_a_step_of_the_posts_case_says_which_default_changed_the_file(tmp_path):
+    """The post's Parquet as pyarrow 0.11 / pandas 0.23 and as today's releases write it by default
+    (tests/test_same_work.py reads both files): the steps and headlines between them say what
+    changed, from the FileLayout figures each environment recorded."""
+    results_dir = copy_results(tmp_path)
+    oldest = [p for p, d in raw_results(results_dir).items() if d["params"].get("pyarrow") == "0.11.1"]
+    assert len(oldest) == 1
+    layouts = {
+        oldest[0]: dict(timestamp_digits=3, index_columns=1, format_version=1.0, codec=2, read_by_system_calls=0.0),
+        reference_file(results_dir): dict(
+            timestamp_digits=9, index_columns=0, format_version=2.6, codec=2, read_by_system_calls=1.0
+        ),
+    }
+    for path, numbers in layouts.items():
+        _with_file_layout(results_dir, path, numbers)
+    data = release_data.build(results_dir, MACHINE)
+    envs = data["envs"]
+    said = (
+        "defaults: timestamp unit ms → ns, index columns stored 1 → 0, format version 1.0 → 2.6, "
+        "reader maps the file → reads the file"
+    )
+    old = [i for i, e in enumerate(envs) if e["pyarrow"] == "0.11.1"][0]
+    new = [i for i, e in enumerate(envs) if e["pyarrow"] == "26.0.1"][0]
+    case = [c for c in data["cases"] if c["id"] == "reads.ReadFromBytes.time_read/nyc_taxi_month/parquet/plain"][0]
+    assert release_data.kind_change(case["params"], envs[old], envs[new]) == said
+    csv = [c for c in data["cases"] if c["id"] == "reads.ReadFromBytes.time_read/nyc_taxi_month/csv/plain"][0]
+    assert release_data.kind_change(csv["params"], envs[old], envs[new]) is None, "nothing recorded for CSV"
+    grid = [c for c in data["cases"] if c["id"] == "reads.ReadFromPageCache.time_read/nyc_taxi/parquet/plain"][0]
+    assert release_data.kind_change(grid["params"], envs[old], envs[new]) is None, "the grid states its options"
+    h = case["headline"]["pyarrow"]
+    if h["best"] == old:
+        assert h["best_kinds"] == said

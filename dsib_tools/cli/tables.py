@@ -114,6 +114,20 @@ def add_fidelity(sub):
     p.set_defaults(func=cmd_fidelity)
 
 
+def cmd_settings(args):
+    from dsib.formats import FORMATS
+
+    from ..settings_table import markdown
+
+    print(markdown(FORMATS.values()))
+    return 0
+
+
+def add_settings(sub):
+    p = sub.add_parser("settings", help="the options every format states, and the post's cases' defaults")
+    p.set_defaults(func=cmd_settings)
+
+
 def cmd_compare_versions(args):
     from ..compare_versions import SelectionError, compare
 
@@ -323,6 +337,7 @@ COMMANDS = {
     "table": add_table,
     "report": add_report,
     "fidelity": add_fidelity,
+    "settings": add_settings,
     "compare-versions": add_compare_versions,
     "speedups": add_speedups,
     "durations": add_durations,
