@@ -64,7 +64,7 @@ class ReadColumns(Case):
     fraction of ``ReadFromPageCache`` of the same cell, in time and in peak memory above the
     process (``ProcessBaseline``): 3 of 19-20 columns."""
 
-    version = series(1)
+    version = series(2)
     operation = "read_columns"
     params, param_names = catalog.params(operation), PARAM_NAMES
     rounds = 1
@@ -102,7 +102,7 @@ class IterateBatches(Case):
     Arrow IPC read files written in row groups or record batches of a batch (``Reader.writes``):
     as the formats' writers make them, a grid file is one piece."""
 
-    version = series(1)
+    version = series(2)
     operation = "iterate_batches"
     params, param_names = catalog.params(operation), PARAM_NAMES
     rounds = 1
@@ -150,7 +150,7 @@ class ContinuousReadInBatches(Case):
     frames of the six months are 3.2x that budget; no more than the first month alone
     (``ContinuousReadMonths.peakmem_first_partition`` reads it whole)."""
 
-    version = series(1)
+    version = series(2)
     operation = "continuous_read_in_batches"
     params, param_names = catalog.params(operation, with_variant=False), ["source", "format"]
     rounds = 1

@@ -16,7 +16,7 @@ from . import DATA, Case, loads_once, series, untimed_call
 
 
 class Prepare(Case):
-    version = series(1)
+    version = series(2)
     measures = DATA
     params, param_names = [[1000000]], ["rows"]
     rounds = 2

@@ -69,7 +69,7 @@ class ReadFromPageCache(Case):
     made, and the input's bytes too where the reader maps the file (mapped pages are RSS:
     ``arrow-file-mmap``, and old pyarrow's IPC file reader given a path)."""
 
-    version = series(2)
+    version = series(3)
     operation = "read_from_page_cache"
     params, param_names = catalog.params(operation), PARAM_NAMES
     rounds = 1
@@ -135,7 +135,7 @@ class ReadCold(_Cold):
     cold sample reads comes from the device behind the page cache, which on a virtual machine may
     be the host's memory: ``DeviceThroughput`` measures it, ``ColdMinusWarm`` the difference."""
 
-    version = series(2)
+    version = series(3)
     repeat = SAMPLES
 
     def setup(self, source, format, variant):
@@ -278,7 +278,7 @@ class _Continuous(Case):
 class ContinuousRead(_Continuous):
     """Every format, on the first grid_rows rows of each of the six taxi months."""
 
-    version = series(2)
+    version = series(3)
     operation = "continuous_read"
     params, param_names = catalog.params(operation, with_variant=False), ["source", "format"]
     rounds = 1

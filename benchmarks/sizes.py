@@ -10,7 +10,7 @@ from . import CELLS, PARAM_NAMES, VERSIONS, Case, loads_once, series
 
 
 class Sizes(Case):
-    version = series(1)
+    version = series(2)
     operation = "sizes"
     params, param_names = catalog.params(operation), PARAM_NAMES
 

@@ -27,7 +27,7 @@ class _Write(Case):
 class WriteToBytes(_Write):
     """Every format serialising a frame of grid_rows rows into bytes in memory (no disk)."""
 
-    version = series(1)
+    version = series(2)
     operation = "write_to_bytes"
     params, param_names = catalog.params(operation), PARAM_NAMES
     rounds = 1
@@ -42,7 +42,7 @@ class WriteMonthToBytes(_Write):
     class for its sampling: a CSV month takes ~10 s a sample, a Parquet month ~0.5 s, and both
     keep the samples the post's cases had (up to ten, within 20 s)."""
 
-    version = series(1)
+    version = series(2)
     operation = "write_month_to_bytes"
     params, param_names = catalog.params(operation), PARAM_NAMES
     rounds = 1
@@ -57,7 +57,7 @@ class WriteDurable(Case):
     where that filesystem keeps files only in memory (tmpfs), fsync reaches no device and the
     case skips, saying so (``pagecache.require_durable``)."""
 
-    version = series(2)
+    version = series(3)
     operation = "write_durable"
     measures = Case.measures + ("dsib.pagecache",)
     params, param_names = catalog.params(operation), PARAM_NAMES
@@ -90,7 +90,7 @@ class CategorizeThenWrite(Case):
     text. Against ``WriteToBytes.time_write`` of the ``str`` variant (the raw text); the writer
     is the ``cat`` variant's."""
 
-    version = series(1)
+    version = series(2)
     operation = "categorize_then_write"
     params, param_names = catalog.params(operation, with_variant=False), ["source", "format"]
     rounds = 1
