@@ -166,12 +166,35 @@ class Added(object):
         return False
 
 
+def release_free_memory():
+    """This process's freed memory given back to the system, as far as its allocators let it: the
+    garbage collected, glibc's free heap pages (``malloc_trim``), Arrow's pool's unused memory.
+    Otherwise memory that an earlier call freed but the allocator kept resident would be reused
+    by the next call unseen."""
+    import ctypes
+    import ctypes.util
+    import gc
+    import sys
+
+    gc.collect()
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+    pyarrow = sys.modules.get("pyarrow")
+    release = pyarrow and getattr(pyarrow.default_memory_pool(), "release_unused", None)
+    if release:
+        release()
+
+
 class ClientAdded(object):
     """``with ClientAdded() as added: ...``; then ``added.bytes``: this process's peak RSS while the
-    block ran less its RSS just before it (its peak reset then: ``/proc/self/clear_refs``), so that
-    what the process held before (a write's input frame, loaded in ``setup``) is not counted."""
+    block ran less its RSS just before it (its freed memory released then, ``release_free_memory``,
+    and its peak reset: ``/proc/self/clear_refs``), so that what the process held before (a write's
+    input frame, loaded in ``setup``) is not counted, and what the block allocated is."""
 
     def __enter__(self):
+        release_free_memory()
         own = [os.getpid()]
         reset_peaks(own)
         self.before = rss_bytes(own)
