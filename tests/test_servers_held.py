@@ -23,17 +23,11 @@ needs_both = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def held_servers():
+def held_servers(run_servers):
     """One PostgreSQL and one QuestDB held as a run holds them, and what $DSIB_SERVERS says of them."""
-    from .conftest import server_dir
-
-    started, value, missing = servers.hold(server_dir("dsib-held-"))
-    try:
-        assert not missing, missing
-        yield dict((s.name, s) for s in started), value
-    finally:
-        for server in started:
-            server.stop()
+    started, value, missing = run_servers
+    assert "postgres" not in missing and "questdb" not in missing, missing
+    return started, value
 
 
 @pytest.fixture
@@ -51,38 +45,42 @@ def _session_dir():
 
 
 @pytest.mark.server
-@needs_both
-@pytest.mark.parametrize("name", ["postgres-adbc", "questdb-dataframe"])
-def test_a_server_engines_peak_memory_includes_the_servers_process(tiny_data_dir, held, name):
-    """track_server_peakmem_*: the peak RSS of the held server's process tree while a real frame
-    goes in and comes back, the server's own process counted (and PostgreSQL's backend, its child)."""
-    from benchmarks.engines import server_peak
+@needs_postgres
+@pytest.mark.parametrize("name", ["postgres-adbc", "postgres-copy"])
+def test_a_servers_memory_is_what_each_call_added_to_it_and_grows_with_the_frame(
+    tiny_data_dir, run_servers, monkeypatch, name
+):
+    """track_server_added_*: what an ingest or a query adds to the PSS of the held server's process
+    tree (PostgreSQL's backends included, shared buffers counted once), over its level before the
+    call: a frame eight times larger adds more, and the server's resting memory is not in it."""
+    import pandas as pd
+
+    from benchmarks.engines import client_added, server_added
     from data_prep import load_frame, read_hints
     from dsib import procmem
 
+    started, value, _ = run_servers
+    monkeypatch.setenv(servers.HELD_ENV, value)
     engine = get_engine(name)
-    frame = load_frame("tiny", "plain", data_dir=tiny_data_dir, dataset="tsbs_cpu")
+    small = load_frame("tiny", "plain", data_dir=tiny_data_dir, dataset="tsbs_cpu")
+    large = pd.concat([small] * 8, ignore_index=True)
     session = engine.connect(_session_dir())
+    added = {}
     try:
-        server = psutil.Process(session.server_pid)
-        assert session.server_pid == held[engine.server.name].pid
+        assert session.server_pid == started["PostgreSQL"].pid
         tree = procmem.tree(session.server_pid)
-        assert tree[0] == server.pid and (name != "postgres-adbc" or len(tree) > 1), "the backends are children"
-        own = server.memory_info().rss
-        ingest = server_peak(engine, session, engine.ingest, session, frame, "t")
-        query = server_peak(engine, session, lambda: engine.query(session, "t", **read_hints("plain", "tsbs_cpu")))
-        client = psutil.Process().memory_info().rss
+        assert tree[0] == session.server_pid and len(tree) > 1, "the backends are children"
+        resting = procmem.pss_bytes(tree)
+        for size, frame in (("small", small), ("large", large)):
+            added[size, "ingest"] = server_added(session, engine.ingest_visible, session, frame, size)
+            query = lambda: engine.query(session, size, **read_hints("plain", "tsbs_cpu"))  # noqa: E731
+            added[size, "query"] = server_added(session, query)
+            added[size, "client"] = client_added(query)
     finally:
         engine.close(session)
-    for peak in (ingest, query):
-        # The server's process alone holds ``own`` bytes resident; a peak that left it out would be
-        # its backends' (PostgreSQL) or nothing (QuestDB, one process).
-        assert peak >= own, (peak, own)
-    if name == "questdb-dataframe":
-        assert ingest > client / 2, "a JVM's resident memory, not a Python client's share of it: %d, %d" % (
-            ingest,
-            client,
-        )
+    assert added["large", "ingest"] > added["small", "ingest"] > 0, added
+    assert added["large", "client"] > added["small", "client"] > 0, added
+    assert all(added[size, "ingest"] < resting for size in ("small", "large")), "not the server's whole memory"
     assert psutil.pid_exists(session.server_pid), "a held server stays when its session closes"
 
 
