@@ -48,7 +48,8 @@ class SparkGateway(Server):
 
     def __init__(self, directory, spark_home):
         argv = [os.path.join(spark_home, "bin", "spark-submit")]
-        for key, value in sorted(CONF.items()):
+        # Its scratch space in its directory, which its command line therefore names.
+        for key, value in sorted(dict(CONF, **{"spark.local.dir": os.path.join(directory, "local")}).items()):
             argv += ["--conf", "%s=%s" % (key, value)]
         self.conn_info = os.path.join(directory, CONN_INFO)
         env = dict(

@@ -132,7 +132,7 @@ def test_questdbs_wait_asks_on_one_connection_and_keeps_its_own_cpu_time(tiny_da
     session = engine.connect(_session_dir())
     try:
         for table in ("a", "b"):
-            engine.ingest(session, frame, table)
+            engine.ingest_visible(session, frame, table)
     finally:
         engine.close(session)
     http_port = held["QuestDB"].http_port
@@ -176,6 +176,8 @@ def _held_pids(data_dir):
             found[process.pid] = ("postgres", int(cmdline[cmdline.index("-p") + 1]))
         elif process.info["name"] == "java" and "io.questdb/io.questdb.ServerMain" in cmdline:
             found[process.pid] = ("questdb", None)
+        elif process.info["name"] == "java" and "org.apache.spark.deploy.SparkSubmit" in cmdline:
+            found[process.pid] = ("spark", None)
     return found
 
 
@@ -198,7 +200,13 @@ def _all_gone(pids, ports, within=45.0):
 
 
 HOLD = [sys.executable, "-m", "dsib_tools", "hold-servers", "--"]
-TELL = "import os, sys, time; print(os.environ['DSIB_SERVERS'], flush=True); sys.stdin.readline(); %s"
+# The command tells what the holder told it, having asked for Spark's JVM (started by the holder).
+TELL = (
+    "import json, os, sys, time, pyspark; from dsib import servers; "
+    "told = json.loads(os.environ['DSIB_SERVERS']); "
+    "told['spark'] = servers.held('spark').gateway(os.path.dirname(pyspark.__file__)); "
+    "print(json.dumps(told), flush=True); sys.stdin.readline(); %s"
+)
 
 
 @pytest.mark.server
@@ -207,7 +215,7 @@ TELL = "import os, sys, time; print(os.environ['DSIB_SERVERS'], flush=True); sys
 def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
     """The run ends by itself; a Ctrl-C at the terminal (SIGINT to the run's whole process group),
     also under the load watcher as make run has it; SIGTERM to the holder alone; the holder killed
-    (the servers' parent-death signal)."""
+    (the servers' parent-death signal). Spark's JVM, started when the run asks for it, too."""
     import json
 
     from .conftest import server_dir
@@ -237,7 +245,7 @@ def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
     )
     try:
         told = json.loads(run.stdout.readline())
-        pids = [told["postgres"]["pid"], told["questdb"]["pid"]]
+        pids = [told["postgres"]["pid"], told["questdb"]["pid"], told["spark"]["pid"]]
         ports = [
             told["postgres"]["port"],
             told["questdb"]["http_port"],
@@ -279,7 +287,7 @@ def test_a_server_the_run_cannot_hold_skips_its_cases_with_the_reason_and_the_ot
     monkeypatch.setattr(servers, "questdb_unavailable", lambda: "no Java here (made so by the test)")
     started, value, missing = servers.hold(server_dir("dsib-hold-"))
     try:
-        assert [s.name for s in started] == ["PostgreSQL"] and list(missing) == ["questdb"]
+        assert [s.name for s in started if s.name != "Spark"] == ["PostgreSQL"] and list(missing) == ["questdb"]
         monkeypatch.setenv(servers.HELD_ENV, value)
         engine_cases.require_held_server(get_engine("postgres-adbc"))
         with pytest.raises(NotImplementedError) as info:
