@@ -28,7 +28,8 @@ def run_as_asv(benchmark, cell, data_dir, cache_dir, workdir, trace):
     from dsib_tools import suite
 
     cls = suite.owner(benchmark)
-    index = list(itertools.product(*cls.params)).index(tuple(cell))
+    params = getattr(getattr(cls, benchmark.rsplit(".", 1)[1]), "params", cls.params)  # its own, or its class.s
+    index = list(itertools.product(*params)).index(tuple(cell))
     env = dict(
         os.environ,
         ASV_PYTHONPATH=ROOT,

@@ -85,6 +85,33 @@ def test_a_servers_memory_is_what_each_call_added_to_it_and_grows_with_the_frame
 
 
 @pytest.mark.server
+@pytest.mark.slow  # asv's launcher twice a case, in processes of their own
+@needs_postgres
+def test_two_cases_of_different_size_add_different_memory_to_the_held_server(tiny_data_dir, run_servers, monkeypatch):
+    """track_server_added_ingest as asv runs it, each case in a process of its own after its untimed
+    first call: on the run's PostgreSQL, a frame of 2.2 MB (the taxi frame with text) adds more to
+    the server than one of 0.9 MB (TSBS without)."""
+    import tempfile
+
+    from .conftest import server_dir
+    from .test_first_call import run_as_asv
+
+    monkeypatch.setenv(servers.HELD_ENV, run_servers[1])
+    cache, added = server_dir("dsib-cache-"), {}
+    for cell in (("tsbs_cpu", "postgres-adbc", "plain"), ("nyc_taxi", "postgres-adbc", "str")):
+        work = tempfile.mkdtemp(dir=cache)
+        added[cell[0]], output = run_as_asv(
+            "engines.IngestIntoEngine.track_server_added_ingest",
+            cell,
+            tiny_data_dir,
+            cache,
+            os.path.join(work, "run"),
+            os.path.join(work, "trace.jsonl"),
+        )
+    assert added["nyc_taxi"] > added["tsbs_cpu"] > 0, added
+
+
+@pytest.mark.server
 @needs_both
 def test_a_held_session_is_a_database_of_its_own_that_a_copy_of_its_directory_reaches(tiny_data_dir, held):
     """A cell is loaded once a run: its directory names its database (PostgreSQL) or table prefix
