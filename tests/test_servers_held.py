@@ -125,7 +125,7 @@ def test_a_held_session_is_a_database_of_its_own_that_a_copy_of_its_directory_re
         engine = get_engine(name)
         one, other = _session_dir(), _session_dir()
         first = engine.connect(one)
-        engine.ingest(first, frame.iloc[:10], "t")
+        engine.ingest_visible(first, frame.iloc[:10], "t")
         engine.close(first)
         copy = os.path.join(_session_dir(), "copy")
         shutil.copytree(one, copy)
