@@ -5,53 +5,39 @@ frame into a new database and queries it back against that frame, before any cas
 case whose check failed fails; an engine missing from the environment skips.
 """
 
+import gc
 import itertools
 import os
 import shutil
+import time
 
 from data_prep import VARIANTS
 from dsib import catalog, procmem, servers
-from dsib.engines import ENGINES, TABLE, questdb
+from dsib.engines import ENGINES, TABLE, questdb, spark
 from dsib.registry import installed_versions
 
 from . import CELLS, PROFILE, SAMPLES, Case, build_every_cell, hints, loads_once, series
+from .reads import trace
 
 ENGINE_PARAM_NAMES = ["source", "engine", "variant"]
 MEASURES = Case.measures + ("dsib.engines", "dsib.servers", "dsib.procmem")
-# Three samples a case (SAMPLES); the warm-up is the session's tiny round trip, never a sample.
+# Three samples a case (SAMPLES), after one untimed full call in the case's process (``first_call``).
 # The kind of held server (dsib.servers.held) each server engine's cases need.
-HELD_KIND = {servers.POSTGRES: "postgres", servers.QUESTDB: "questdb"}
+HELD_KIND = {servers.POSTGRES: "postgres", servers.QUESTDB: "questdb", spark.SPARK: "spark"}
+FIRST = TABLE + "_first"  # the table of an ingest case's untimed full call, dropped after it
 
 
 def held_kind(engine):
-    """The kind of the run's held server that ``engine`` works in, or None (an engine in the case's
-    own process, or Spark's JVM, which its session starts)."""
+    """The kind of the run's held server (or Spark's JVM) that ``engine`` works in, or None (an
+    engine in the case's own process)."""
     return HELD_KIND.get(engine.server)
 
 
-def other_process(engine, session):
-    """The PID of the process outside the case's that does ``session``'s work: the held server's,
-    or the engine's own (Spark's JVM, ``Engine.process``); None where the case's process does it all."""
-    if engine.process is not None:
-        return engine.process(session)
-    return session.server_pid if held_kind(engine) else None
-
-
-def server_engine_params(operation):
-    """``engine_params`` of the engines whose work is done in another process (a held server, Spark's
-    JVM) and measured there (``track_server_peakmem_*``, beside the case's own ``peakmem_``), less
-    those that say why they do not measure the operation's memory (``Engine.unmeasured``)."""
+def measured_params(operation, method, where=lambda engine: True):
+    """``engine_params`` of the engines ``where`` selects, less those that say why they do not
+    measure ``method`` (``Engine.unmeasured``)."""
     sources, engines, variants = catalog.engine_params(operation)
-    method = "peakmem_" + operation
-    return [
-        sources,
-        [
-            e
-            for e in engines
-            if (held_kind(ENGINES[e]) or ENGINES[e].process is not None) and method not in ENGINES[e].unmeasured
-        ],
-        variants,
-    ]
+    return [sources, [e for e in engines if where(ENGINES[e]) and method not in ENGINES[e].unmeasured], variants]
 
 
 def engine_ready(operation, source, engine, variant):
@@ -102,29 +88,67 @@ def open_session(engine, directory):
     """A session on ``directory``, warmed up in itself (``Engine.warm_up_session``), so that every
     engine's first timed call finds its connection open and its paths in and out initialised: where
     the engine works in a server, a database or table prefix of its own on the run's held server
-    (Spark: a JVM of its own, seconds to start)."""
+    (Spark: a session of the run's held JVM)."""
     session = engine.connect(directory)
     engine.warm_up_session(session)
     return session
 
 
-def server_peak(engine, session, call, *args, **kwargs):
-    """``call(*args, **kwargs)``, and the peak RSS in bytes of the process tree that does the
-    session's work outside the case's process while it ran (a held server with its backends, for
-    PostgreSQL; Spark's JVM): the memory a case's ``peakmem_`` leaves out."""
-    with procmem.PeakDuring(other_process(engine, session)) as peak:
+def server_added(session, call, *args, **kwargs):
+    """``call(*args, **kwargs)``, and what it added to the memory of the process tree outside the
+    case's that does the session's work (a held server with its backends, Spark's JVM with its
+    Python workers): the highest PSS summed over the tree while it ran, less its PSS before
+    (``procmem.Added``), bytes."""
+    with procmem.Added(session.server_pid) as added:
         call(*args, **kwargs)
-    return peak.bytes
+    return added.bytes
+
+
+def client_added(call, *args, **kwargs):
+    """``call(*args, **kwargs)``, and the case's process's peak RSS while it ran less its RSS before
+    (``procmem.ClientAdded``): what the call added, without what ``setup`` loaded, bytes."""
+    with procmem.ClientAdded() as added:
+        call(*args, **kwargs)
+    return added.bytes
+
+
+def seconds_of(call, *args):
+    started = time.perf_counter()
+    call(*args)
+    return time.perf_counter() - started
+
+
+def memory_methods(cls, operation, call):
+    """``cls``'s ``track_client_added_<operation>`` and ``track_server_added_<operation>`` (the
+    latter for the engines that work in another process), each one untimed ``call(case)`` measured."""
+
+    def client(self, source, engine, variant):
+        return client_added(call, self)
+
+    def server(self, source, engine, variant):
+        return server_added(self.session, call, self)
+
+    for kind, method, where in (("client", client, lambda e: True), ("server", server, held_kind)):
+        name = "track_%s_added_%s" % (kind, operation)
+        method.__name__, method.unit = name, "bytes"
+        method.params = measured_params(operation, name, where)
+        setattr(cls, name, method)
+    return cls
 
 
 class IngestIntoEngine(Case):
     """The frame into a new table of a new database, committed: the engine's own path in
     (``to_sql``, ``executemany``, ``adbc_ingest``, a registered frame copied into a table, a
-    Parquet file written by the engine, ILP). Each sample starts from an empty database; where
-    the engine works in a server (held for the whole run) or a JVM, each sample goes into a new
-    table of the case's own database there, dropped after the sample.
-    ``track_server_peakmem_ingest``: the held server's peak RSS during one ingest (bytes), beside the
-    case's own (``peakmem_ingest``)."""
+    Parquet file written by the engine, ILP sent and flushed). Each sample starts from an empty
+    database; where the engine works in a server (held for the whole run) or Spark's JVM (held
+    too), each sample goes into a new table of the case's own database there, dropped after the
+    sample. Before the first sample, one untimed full ingest (``first_call``).
+
+    ``track_client_added_ingest``: what one ingest adds to the case's process's peak RSS, over its
+    level after ``setup`` (which holds the frame); ``track_server_added_ingest``: what it adds to
+    the held server's or JVM's PSS (bytes). ``track_visible_ingest``: for an engine that shows its
+    rows after the ingest returns (QuestDB), the wait until it does (seconds), apart from the
+    timed send."""
 
     version = series(2)
     measures = MEASURES
@@ -138,12 +162,18 @@ class IngestIntoEngine(Case):
 
     engine = session = directory = None
     samples = 0
+    first_called = False
 
     @loads_once
     def _load(self, source, engine, variant):
         self._close()  # another cell's session, where one process runs several
         self.engine, _ = engine_ready(self.operation, source, engine, variant)
         self.frame = CELLS.frame(source, variant)
+        self.first_called = False
+
+    def _open(self):
+        self.directory = CELLS.scratch("ingest-")
+        self.session = open_session(self.engine, self.directory)
 
     def _close(self):
         if self.session is not None:
@@ -151,11 +181,24 @@ class IngestIntoEngine(Case):
             shutil.rmtree(self.directory, ignore_errors=True)
             self.session = self.directory = None
 
+    def _first_call(self, cell):
+        """One full ingest, untimed, into a table of its own, then dropped; an engine in the case's
+        process made it in a database that is then closed and removed, so that every sample, the
+        first too, starts from a new, empty one."""
+        self.engine.ingest_visible(self.session, self.frame, FIRST)
+        trace(self, "first call", cell, engine=self.engine.name, rows=len(self.frame), table=FIRST)
+        self.engine.drop(self.session, FIRST)
+        if not self.engine.server:
+            self._close()
+            self._open()
+        self.first_called = True
+
     def setup(self, source, engine, variant):
         self._load(source, engine, variant)
         if self.session is None:
-            self.directory = CELLS.scratch("ingest-")
-            self.session = open_session(self.engine, self.directory)
+            self._open()
+        if not self.first_called:
+            self._first_call((source, engine, variant))
         self.table = TABLE
         if self.engine.server:  # the session stays for the process's samples: a new table each
             self.samples += 1
@@ -163,14 +206,18 @@ class IngestIntoEngine(Case):
 
     def teardown(self, source, engine, variant):
         # asv runs teardown after every sample: each sample's database goes with it; in a server
-        # or a JVM, each sample's table. A held server stays for the run (dsib.servers); Spark's
-        # JVM stops when the process ends.
+        # or Spark's JVM, each sample's table, once the engine shows its rows (QuestDB). The held
+        # server or JVM stays for the run (dsib.servers).
         if self.session is None:  # asv tears down a skipped case too
             return
         if self.engine.server:
+            self.engine.wait_visible(self.session, self.frame, self.table)
             self.engine.drop(self.session, self.table)
         else:
             self._close()
+
+    def ingest(self):
+        self.engine.ingest(self.session, self.frame, self.table)
 
     def time_ingest(self, source, engine, variant):
         self.engine.ingest(self.session, self.frame, self.table)
@@ -178,13 +225,15 @@ class IngestIntoEngine(Case):
     def peakmem_ingest(self, source, engine, variant):
         self.engine.ingest(self.session, self.frame, self.table)
 
-    def track_server_peakmem_ingest(self, source, engine, variant):
-        return server_peak(self.engine, self.session, self.engine.ingest, self.session, self.frame, self.table)
+    def track_visible_ingest(self, source, engine, variant):
+        self.ingest()
+        return seconds_of(self.engine.wait_visible, self.session, self.frame, self.table)
 
-    track_server_peakmem_ingest.params = server_engine_params(operation)
-    track_server_peakmem_ingest.unit = "bytes"
+    track_visible_ingest.params = measured_params(operation, "track_visible_ingest", lambda e: e.visible)
+    track_visible_ingest.unit = "seconds"
 
 
+memory_methods(IngestIntoEngine, "ingest", IngestIntoEngine.ingest)
 IngestIntoEngine.peakmem_ingest.skip_params = unmeasured(IngestIntoEngine, "peakmem_ingest")
 
 
@@ -192,9 +241,12 @@ class QueryFromEngine(Case):
     """The whole table into a frame: the engine's own path out (``read_sql``, the driver's
     cursor, ``fetch_arrow_table().to_pandas()``, ``.df()``, a Parquet file read by the engine),
     the reader told the datetimes and categoricals as a file reader is. The table was loaded
-    once (a server engine's: into the run's held server) and checked against the frame.
-    ``track_server_peakmem_query``: the held server's or Spark's JVM's peak RSS during one query (bytes), beside the
-    case's own (``peakmem_query``)."""
+    once (a server engine's: into the run's held server) and checked against the frame. Before
+    the first sample, one untimed full query (``first_call``).
+
+    ``track_client_added_query``: what one query adds to the case's process's peak RSS, over its
+    level after ``setup``; ``track_server_added_query``: what it adds to the held server's or
+    Spark's JVM's PSS (bytes)."""
 
     version = series(2)
     measures = MEASURES
@@ -215,6 +267,13 @@ class QueryFromEngine(Case):
         copy = os.path.join(CELLS.scratch("query-"), "db")
         shutil.copytree(checked["path"], copy, symlinks=True)
         self.session = open_session(self.engine, copy)
+        result = self.query()
+        trace(self, "first call", (source, engine, variant), engine=engine, rows=len(result), table=TABLE)
+        del result
+        gc.collect()
+
+    def query(self):
+        return self.engine.query(self.session, TABLE, **self.hints)
 
     def time_query(self, source, engine, variant):
         self.engine.query(self.session, TABLE, **self.hints)
@@ -222,11 +281,8 @@ class QueryFromEngine(Case):
     def peakmem_query(self, source, engine, variant):
         self.engine.query(self.session, TABLE, **self.hints)
 
-    def track_server_peakmem_query(self, source, engine, variant):
-        return server_peak(self.engine, self.session, self.engine.query, self.session, TABLE, **self.hints)
 
-    track_server_peakmem_query.params = server_engine_params(operation)
-    track_server_peakmem_query.unit = "bytes"
+memory_methods(QueryFromEngine, "query", QueryFromEngine.query)
 
 
 class SerializeForQuestDB(Case):
@@ -234,7 +290,8 @@ class SerializeForQuestDB(Case):
     alone of the ingestion study, a loop of ``row`` calls against ``dataframe()``. Before any case
     runs, both paths serialise each cell and must give the same bytes, in ``setup_cache``'s process,
     so that no case's peak memory holds the other path's buffer (the engines' cases check what
-    QuestDB makes of them)."""
+    QuestDB makes of them). Before the first sample, one untimed full serialisation into a buffer
+    of its own (``first_call``)."""
 
     version = series(2)
     measures = MEASURES
@@ -251,6 +308,10 @@ class SerializeForQuestDB(Case):
         check_serializers(source, path, variant)
         self.frame = CELLS.frame(source, variant)
         self.serialize = questdb.SERIALIZERS[path]
+        buffer = questdb.new_buffer()
+        self.serialize(buffer, self.frame, TABLE)
+        trace(self, "first call", (source, path, variant), rows=len(self.frame), bytes=len(buffer))
+        del buffer
 
     def setup(self, source, path, variant):
         self._load(source, path, variant)

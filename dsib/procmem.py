@@ -1,4 +1,5 @@
-"""The peak resident memory of processes other than the case's own: a server, a JVM.
+"""The memory of a case's process, and of the processes other than its own that do its work (a
+server, a JVM): their peaks, and what a call adds to them.
 
 asv's ``peakmem_`` is the peak RSS of the case's process alone, so a server or JVM doing the
 case's work is left out. Linux keeps each process's peak RSS as ``VmHWM`` in
@@ -7,9 +8,16 @@ current RSS (allowed to the process's owner and to root).
 
 The peak of a process tree is the sum of its processes' peaks: an upper bound where they share
 pages (PostgreSQL's backends all map its shared buffers), and their peaks need not coincide.
+
+What a call adds (``Added``) counts shared memory once: a process tree's proportional set size
+(PSS, ``/proc/PID/smaps_rollup``: each page divided among the processes that map it) summed over
+its processes, sampled while the call runs, its highest less its level just before the call.
+``ClientAdded`` is the case's own process's peak RSS during a call less its RSS just before it.
+Both read ``/proc`` alone (no psutil: the benchmark environments do not have it).
 """
 
 import os
+import threading
 
 
 class PeakMemoryError(RuntimeError):
@@ -106,4 +114,92 @@ class PeakDuring(object):
 
     def __exit__(self, *exc):
         self.bytes = peak_bytes(tree(self.pid))
+        return False
+
+
+def _pss_kib(pid):
+    """The process's PSS in KiB; 0 for one that has ended (its ``smaps_rollup`` is empty)."""
+    with open("/proc/%d/smaps_rollup" % pid) as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    return 0
+
+
+def pss_bytes(pids):
+    """The sum of the processes' proportional set sizes in bytes, over those still alive."""
+    total = 0
+    for pid in pids:
+        try:
+            total += _pss_kib(pid) * 1024
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
+
+
+class Added(object):
+    """``with Added(pid) as added: ...``; then ``added.bytes``: the highest PSS of ``pid``'s process
+    tree while the block ran, sampled every ``interval`` seconds and once at its end, less its PSS
+    just before it (negative where the block freed more than it took). A peak between two samples
+    is missed: ``interval`` bounds how short a peak is seen."""
+
+    def __init__(self, pid, interval=0.01):
+        self.pid, self.interval = pid, interval
+        self.bytes = self.before = None
+        self._highest, self._done = 0, threading.Event()
+        self._sampler = threading.Thread(target=self._sample, name="dsib-pss")
+        self._sampler.daemon = True
+
+    def _sample(self):
+        while not self._done.wait(self.interval):
+            self._highest = max(self._highest, pss_bytes(tree(self.pid)))
+
+    def __enter__(self):
+        self.before = pss_bytes(tree(self.pid))
+        self._sampler.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._done.set()
+        self._sampler.join()
+        self.bytes = max(self._highest, pss_bytes(tree(self.pid))) - self.before
+        return False
+
+
+def release_free_memory():
+    """This process's freed memory given back to the system, as far as its allocators let it: the
+    garbage collected, glibc's free heap pages (``malloc_trim``), Arrow's pool's unused memory.
+    Otherwise memory that an earlier call freed but the allocator kept resident would be reused
+    by the next call unseen."""
+    import ctypes
+    import ctypes.util
+    import gc
+    import sys
+
+    gc.collect()
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+    pyarrow = sys.modules.get("pyarrow")
+    release = pyarrow and getattr(pyarrow.default_memory_pool(), "release_unused", None)
+    if release:
+        release()
+
+
+class ClientAdded(object):
+    """``with ClientAdded() as added: ...``; then ``added.bytes``: this process's peak RSS while the
+    block ran less its RSS just before it (its freed memory released then, ``release_free_memory``,
+    and its peak reset: ``/proc/self/clear_refs``), so that what the process held before (a write's
+    input frame, loaded in ``setup``) is not counted, and what the block allocated is."""
+
+    def __enter__(self):
+        release_free_memory()
+        own = [os.getpid()]
+        reset_peaks(own)
+        self.before = rss_bytes(own)
+        return self
+
+    def __exit__(self, *exc):
+        self.bytes = peak_bytes([os.getpid()]) - self.before
         return False

@@ -125,7 +125,7 @@ def ingest_and_check(engine, frame, hints, directory, table):
     os.makedirs(directory)
     session = engine.connect(directory)
     try:
-        engine.ingest(session, frame, table)
+        engine.ingest_visible(session, frame, table)
         if engine.keep:
             engine.keep(session, table)
         result = engine.query(session, table, **hints)

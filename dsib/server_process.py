@@ -121,11 +121,14 @@ def _in_child(parent_pid, user, stop_signal):
 
 
 class Server(object):
-    """One server process: ``argv`` run in ``directory`` as ``user``, its output in ``log``."""
+    """One server process: ``argv`` run in ``directory`` as ``user``, its output in ``log``; its
+    stdin a pipe this process keeps open where ``stdin_pipe`` (a server that ends when it closes:
+    PySpark's gateway), else empty."""
 
-    def __init__(self, name, argv, directory, port, stop_signal=signal.SIGTERM, user=None, env=None):
+    def __init__(self, name, argv, directory, port, stop_signal=signal.SIGTERM, user=None, env=None, stdin_pipe=False):
         self.name, self.argv, self.directory, self.port = name, list(argv), directory, port
         self.stop_signal, self.user, self.env = stop_signal, user, env
+        self.stdin = subprocess.PIPE if stdin_pipe else subprocess.DEVNULL
         self.log = os.path.join(directory, "server.log")
         self.process = None
 
@@ -140,7 +143,7 @@ class Server(object):
             self.process = subprocess.Popen(
                 self.argv,
                 cwd=self.directory,
-                stdin=subprocess.DEVNULL,
+                stdin=self.stdin,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=self.env,
@@ -182,6 +185,8 @@ class Server(object):
                     process.wait()
         finally:
             _RUNNING.pop(process.pid, None)
+            if process.stdin:
+                process.stdin.close()
         return process.returncode
 
     def log_tail(self, lines=20):

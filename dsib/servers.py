@@ -1,12 +1,14 @@
 """The servers the engines need (``dsib.engines``): the kinds an engine declares, and the servers
 held for a run. The servers themselves: ``dsib.server_process`` (a server's process, started by
-the suite and stopped by its PID), ``dsib.postgres_server`` and ``dsib.questdb_server``; their
-names are all importable from here, where the engines and the tools find them.
+the suite and stopped by its PID), ``dsib.postgres_server``, ``dsib.questdb_server`` and
+``dsib.spark_server``; their names are all importable from here, where the engines and the tools
+find them.
 
 Servers held for a run: ``python -m dsib_tools hold-servers -- asv run ...`` (``make run``) starts
-one PostgreSQL and one QuestDB before asv's first case and stops them by their PID when the run
-ends, however it ends; it tells the run where they listen in ``$DSIB_SERVERS`` (``hold`` makes it,
-``held`` reads it). An engine's session on a held server is a schema of its own (PostgreSQL) or a
+one PostgreSQL and one QuestDB before asv's first case, and Spark's JVM when a Spark case first
+asks for it (one per PySpark installation, ``dsib.spark_server``), and stops them by their PID when
+the run ends, however it ends; it tells the run where they listen in ``$DSIB_SERVERS`` (``hold``
+makes it, ``held`` reads it). An engine's session on a held server is a schema of its own (PostgreSQL) or a
 table prefix of its own (QuestDB), named in its directory's ``held.json`` so that a copy of the
 directory reaches the same tables.
 """
@@ -44,6 +46,8 @@ from .questdb_server import (  # noqa: F401 (named here for the engines and the 
     questdb_version,
     sha1_of,
 )
+from .spark_server import CONF as SPARK_CONF  # noqa: F401 (named here for the engines)
+from .spark_server import HeldSpark, ask_held
 from .server_process import (  # noqa: F401 (named here for the engines and the tools)
     LOOPBACK,
     START_TIMEOUT,
@@ -94,11 +98,22 @@ class HeldQuestDB(QuestDBAddress):
         self.pid, self.http_port, self.ilp_port = described["pid"], described["http_port"], described["ilp_port"]
 
 
-_HELD = {"postgres": HeldPostgres, "questdb": HeldQuestDB}
+class HeldSparkRequests(object):
+    """Where a Spark case asks the run's holder for its JVM (``dsib.spark_server.ask_held``)."""
+
+    def __init__(self, described):
+        self.requests = described["requests"]
+
+    def gateway(self, spark_home):
+        return ask_held(self.requests, spark_home)
+
+
+_HELD = {"postgres": HeldPostgres, "questdb": HeldQuestDB, "spark": HeldSparkRequests}
+LABELS = {"postgres": "PostgreSQL", "questdb": "QuestDB", "spark": "Spark"}
 
 
 def held(kind):
-    """The server of ``kind`` ("postgres", "questdb") held for this run, or None."""
+    """The server of ``kind`` ("postgres", "questdb", "spark") held for this run, or None."""
     described = held_servers().get(kind)
     return _HELD[kind](described) if described else None
 
@@ -108,7 +123,7 @@ def not_held(kind):
     the run (None where one is)."""
     if held(kind) is not None:
         return None
-    label = {"postgres": "PostgreSQL", "questdb": "QuestDB"}[kind]
+    label = LABELS[kind]
     why = held_servers().get("missing", {}).get(kind)
     if why:
         return "the run could not hold a %s server: %s" % (label, why)
@@ -150,8 +165,9 @@ def session_name(directory, kind, make):
 
 
 def hold(directory):
-    """One PostgreSQL and one QuestDB started in ``directory`` (each where it can be had here), and
-    what ``$DSIB_SERVERS`` tells a run of them. Returns (servers started, the variable's value,
+    """One PostgreSQL and one QuestDB started in ``directory`` (each where it can be had here), the
+    holder of Spark's JVMs (``HeldSpark``: started as cases ask, ``serve``), and what
+    ``$DSIB_SERVERS`` tells a run of them. Returns (servers started, the variable's value,
     {kind: why it could not be started}, which the variable holds too: its cases skip saying so)."""
     import uuid
 
@@ -161,6 +177,7 @@ def hold(directory):
         for kind, unavailable, make in (
             ("postgres", postgres_unavailable, Postgres),
             ("questdb", questdb_unavailable, QuestDB),
+            ("spark", lambda: java_unavailable("Spark"), HeldSpark),
         ):
             reason = unavailable()
             if reason:
@@ -175,7 +192,9 @@ def hold(directory):
                 missing[kind] = str(exc)
                 continue
             started.append(server)
-            if kind == "postgres":
+            if kind == "spark":
+                described[kind] = server.describe()
+            elif kind == "postgres":
                 described[kind] = {
                     "pid": server.pid,
                     "port": server.port,

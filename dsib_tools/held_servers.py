@@ -1,6 +1,7 @@
 """``python -m dsib_tools hold-servers -- COMMAND``: one PostgreSQL and one QuestDB for the whole of
-COMMAND (``make run`` wraps ``asv run`` in it), started before it and stopped by their PID when it
-ends, however it ends (``hold``). ``dsib.servers`` starts and stops each server; what they need is
+COMMAND (``make run`` wraps ``asv run`` in it), started before it, and Spark's JVMs, started when
+its cases ask (``dsib.spark_server``), all stopped by their PID when it ends, however it ends
+(``hold``). ``dsib.servers`` starts and stops each server; what they need is
 installed by ``server_install``.
 """
 
@@ -69,6 +70,23 @@ def _end(child, signum, grace=10):
     return child.wait()
 
 
+def _where(server):
+    if server.pid is None:  # Spark's holder: a JVM when a case asks
+        return "%s when a case asks" % server.name
+    return "%s pid %d on %s:%d" % (server.name, server.pid, servers.LOOPBACK, server.port)
+
+
+def _stopped(server):
+    return str(server) if server.pid is None else "%s pid %d" % (server.name, server.pid)
+
+
+def _serve(started):
+    """The requests of the run's cases answered (Spark's JVMs started)."""
+    for server in started:
+        if hasattr(server, "serve"):
+            server.serve()
+
+
 def hold(command, say=lambda line: print(line, file=sys.stderr, flush=True)):
     """Run ``command`` with the run's servers held: started first, told to it in ``$DSIB_SERVERS``,
     stopped by their PID when it ends, when this process is interrupted (SIGINT, SIGTERM, SIGHUP),
@@ -93,14 +111,12 @@ def hold(command, say=lambda line: print(line, file=sys.stderr, flush=True)):
         started, value, missing = servers.hold(directory)
         for kind, why in sorted(missing.items()):
             say("dsib: no %s held for this run: %s" % (kind, why))
-        say(
-            "dsib: servers held for this run: %s"
-            % (", ".join("%s pid %d on %s:%d" % (s.name, s.pid, servers.LOOPBACK, s.port) for s in started) or "none")
-        )
+        say("dsib: servers held for this run: %s" % (", ".join(_where(s) for s in started) or "none"))
         child = subprocess.Popen(command, env=dict(os.environ, **{servers.HELD_ENV: value}))
         running.append(child)
         status = None
         while status is None and not stopping:
+            _serve(started)
             try:
                 status = child.wait(timeout=0.2)
             except subprocess.TimeoutExpired:
@@ -116,7 +132,7 @@ def hold(command, say=lambda line: print(line, file=sys.stderr, flush=True)):
             for server in started:
                 server.stop()
             if started:
-                say("dsib: servers of this run stopped: %s" % ", ".join("%s pid %d" % (s.name, s.pid) for s in started))
+                say("dsib: servers of this run stopped: %s" % ", ".join(_stopped(s) for s in started))
         finally:
             if directory:
                 shutil.rmtree(directory, ignore_errors=True)

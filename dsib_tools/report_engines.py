@@ -1,6 +1,8 @@
 """The databases-and-engines report: each engine's ingest, query and peak memory, the comparisons
 of two paths into one engine, and the studies' figures beside this suite's."""
 
+import re
+
 from .report_cells import MIB, _cell, _missing, _relative_spread, _speedup, _under_load, format_seconds, skip_reason
 
 
@@ -54,11 +56,20 @@ STUDY_COMPARISONS = (
 ENGINES_LEGEND = (
     "Databases and engines: the frame into a new table (ingest) and the whole table back into a "
     "frame (query), asv's medians with half the interquartile range as a share of the median (±) and "
-    "the samples (n); peak memory is the case's process's peak RSS in MiB, one measurement, and "
-    "where the engine works in a server held for the run (PostgreSQL, QuestDB), + the server's peak "
-    "RSS during one more call (its process tree's, PostgreSQL's backends included: a sum of each "
-    "process's peak, an upper bound where they share pages) = the two together. "
+    "the samples (n). Memory, in MiB, one measurement each: what one more call added, the client's "
+    "(the case's process's peak RSS during the call over its RSS before it, so not the frame that "
+    "setup loaded) and, where the engine works in another process (a server held for the run, "
+    "Spark's JVM), + that process tree's (its PSS summed over its processes, each shared page "
+    "counted once, highest during the call over its level before it) = the two together; in "
+    "brackets, the case's process's whole peak RSS (asv's peakmem: interpreter, libraries and "
+    "input included). "
     "Paths compared: the baseline's median time over the path's, above 1 where the path is faster."
+)
+# Results from before the memory a call adds was measured: the client's whole peak, and the
+# server's summed peak RSS (VmHWM) where it was measured.
+LEGACY_LEGEND = (
+    " In results from before that, memory is the case's process's peak RSS, + the server's peak "
+    "RSS during one more call (a sum of each process's peak, an upper bound where they share pages)."
 )
 
 
@@ -86,11 +97,35 @@ def _engine_cell(res, names, cls, benchmark, given, reasons, kind="time", load=N
     return format_seconds(value) + _relative_spread(value, stats) + _under_load(res, benchmark, load)
 
 
-def _memory_cell(res, names, cls, client, server, serves, given, reasons):
-    """The client's peak MiB (``client``, asv's ``peakmem_``); for an engine of ``serves`` (a
-    server's), "client + server = both", the server's peak from ``server`` (``track_server_peakmem_``)."""
+def _mib(res, names, benchmark, given):
+    value = _cell(res, names, benchmark, given)[0]
+    return None if value is None or _missing(value) else value / MIB
+
+
+def _memory_cell(res, names, cls, memory, given, reasons):
+    """What one more call added, the client's, and + the other process's = both for an engine
+    that works in one (``memory``: the benchmarks' names and the engines the server's measures);
+    the client's whole peak in brackets. Results without the added memory: ``_legacy_memory_cell``."""
+    peak, client, server, serves, legacy = memory
+    if client not in res.get_all_result_keys():
+        return _legacy_memory_cell(res, names, cls, peak, legacy, given["engine"] in serves, given, reasons)
     shown = _engine_cell(res, names, cls, client, given, reasons, "mib")
-    if given["engine"] not in serves or not shown.isdigit():
+    if not re.match(r"^-?\d+$", shown):
+        return shown
+    added = [_mib(res, names, client, given)]
+    if given["engine"] in serves:
+        other = _engine_cell(res, names, cls, server, given, reasons, "mib")
+        added.append(_mib(res, names, server, given))
+        shown = "%s + %s" % (shown, other) + ("" if added[1] is None else " = %.0f" % sum(added))
+    whole = _mib(res, names, peak, given)
+    return shown + ("" if whole is None else " (peak %.0f)" % whole)
+
+
+def _legacy_memory_cell(res, names, cls, client, server, serves, given, reasons):
+    """The client's peak MiB (asv's ``peakmem_``); for an engine of a server, "client + server = both",
+    the server's summed peak RSS from ``server`` (``track_server_peakmem_``, since replaced)."""
+    shown = _engine_cell(res, names, cls, client, given, reasons, "mib")
+    if not serves or not shown.isdigit():
         return shown
     if server not in res.get_all_result_keys():
         return shown + " + not measured"
@@ -121,15 +156,24 @@ def engines_report(res, names, sources, variants, load=None):
             ("query", QueryFromEngine, "time_query", "time"),
         )
     ]
-    # Peak memory: the case's process, and the server's where the engine works in one.
+    # Memory: what a call added, the case's process's and the other process's where the engine
+    # works in one, and the case's process's whole peak.
+    legacy = name(IngestIntoEngine, "track_client_added_ingest") not in res.get_all_result_keys()
     memory = [
-        (label, cls, name(cls, client), name(cls, server), set(getattr(cls, server).params[1]))
-        for label, cls, client, server in (
-            ("ingest peak MiB (client + server)", IngestIntoEngine, "peakmem_ingest", "track_server_peakmem_ingest"),
-            ("query peak MiB (client + server)", QueryFromEngine, "peakmem_query", "track_server_peakmem_query"),
+        (
+            ("%s peak MiB (client + server)" if legacy else "%s MiB added (client + server)") % operation,
+            cls,
+            (
+                name(cls, "peakmem_" + operation),
+                name(cls, "track_client_added_" + operation),
+                name(cls, "track_server_added_" + operation),
+                set(getattr(cls, "track_server_added_" + operation).params[1]),
+                "engines.%s.track_server_peakmem_%s" % (cls.__name__, operation),
+            ),
         )
+        for operation, cls in (("ingest", IngestIntoEngine), ("query", QueryFromEngine))
     ]
-    blocks = [ENGINES_LEGEND]
+    blocks = [ENGINES_LEGEND + (LEGACY_LEGEND if legacy else "")]
     for source in sources:
         for variant in variants:
             reasons = []
@@ -149,8 +193,8 @@ def engines_report(res, names, sources, variants, load=None):
                                 for _, cls, benchmark, kind in columns
                             ]
                             + [
-                                _memory_cell(res, names, cls, client, server, serves, given, reasons)
-                                for _, cls, client, server, serves in memory
+                                _memory_cell(res, names, cls, benchmarks, given, reasons)
+                                for _, cls, benchmarks in memory
                             ]
                         ),
                     )

@@ -276,3 +276,32 @@ def pytest_xdist_make_scheduler(config, log):
             return _scope_of(nodeid)
 
     return ByScope(config, log)
+
+
+@pytest.fixture(scope="module")
+def run_servers():
+    """The servers a run holds (``dsib.servers.hold``: PostgreSQL, QuestDB, and Spark's JVM when a
+    case asks, served here as the holder serves it), and the ``$DSIB_SERVERS`` that tells a case
+    of them; stopped by their PID after the module's tests."""
+    import threading
+
+    from dsib import servers
+
+    started, value, missing = servers.hold(server_dir("dsib-run-"))
+    done = threading.Event()
+
+    def serve():
+        while not done.wait(0.1):
+            for server in started:
+                if hasattr(server, "serve"):
+                    server.serve()
+
+    serving = threading.Thread(target=serve, daemon=True)
+    serving.start()
+    try:
+        yield dict((s.name, s) for s in started), value, missing
+    finally:
+        done.set()
+        serving.join()
+        for server in started:
+            server.stop()

@@ -28,7 +28,8 @@ def run_as_asv(benchmark, cell, data_dir, cache_dir, workdir, trace, profile="ti
     from dsib_tools import suite
 
     cls = suite.owner(benchmark)
-    params = getattr(cls, "params", None)
+    method = getattr(cls, benchmark.rsplit(".", 1)[1])
+    params = getattr(method, "params", getattr(cls, "params", None))  # its own, or its class's
     env = dict(
         os.environ,
         ASV_PYTHONPATH=ROOT,
@@ -154,3 +155,47 @@ def test_a_durable_write_goes_into_the_cell_cache(tiny_data_dir, disk_dir):
     assert os.listdir(workdir) == ["result.json"], "nothing written in asv's directory but its result"
     scratch = os.path.join(cache, "tiny", "_scratch")
     assert [d for d in os.listdir(scratch) if d.startswith("durable-")], "its own directory in the cell cache"
+
+
+# Each engine class's timed method, on an engine in the case's process, a held server and Spark's
+# held JVM: (benchmark, cell, what the run must hold).
+ENGINE_CASES = [
+    ("engines.IngestIntoEngine.time_ingest", ("tsbs_cpu", "duckdb", "str"), None),
+    ("engines.QueryFromEngine.time_query", ("tsbs_cpu", "duckdb", "str"), None),
+    ("engines.IngestIntoEngine.time_ingest", ("tsbs_cpu", "postgres-adbc", "plain"), "PostgreSQL"),
+    ("engines.QueryFromEngine.time_query", ("tsbs_cpu", "postgres-adbc", "plain"), "PostgreSQL"),
+    ("engines.IngestIntoEngine.time_ingest", ("tsbs_cpu", "questdb-dataframe", "cat"), "QuestDB"),
+    ("engines.QueryFromEngine.time_query", ("tsbs_cpu", "questdb-dataframe", "cat"), "QuestDB"),
+    ("engines.SerializeForQuestDB.time_serialize", ("tsbs_cpu", "dataframe", "cat"), None),
+    ("engines.IngestIntoEngine.time_ingest", ("tsbs_cpu", "spark-arrow", "plain"), "Spark"),
+    ("engines.QueryFromEngine.time_query", ("tsbs_cpu", "spark", "plain"), "Spark"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.server
+@pytest.mark.parametrize(
+    "benchmark,cell,needs", ENGINE_CASES, ids=["%s-%s" % (b.split(".")[1], c[1]) for b, c, _ in ENGINE_CASES]
+)
+def test_every_engine_class_makes_one_untimed_full_call_in_the_cases_own_process_first(
+    benchmark, cell, needs, tiny_data_dir, run_servers, disk_dir, monkeypatch
+):
+    """As the reads do: before its first sample, a case's process makes the call it times once,
+    whole (every row of the cell), untimed; an ingest's into a table of its own, dropped after."""
+    from dsib import servers
+
+    started, value, missing = run_servers
+    if needs and needs not in started:
+        pytest.skip("no %s here: %s" % (needs, missing))
+    monkeypatch.setenv(servers.HELD_ENV, value)
+    trace = str(disk_dir / "trace.jsonl")
+    result, output = run_as_asv(benchmark, cell, tiny_data_dir, str(disk_dir / "cache"), str(disk_dir / "run"), trace)
+    assert result["samples"] and len(result["samples"]) == 3 and all(t > 0 for t in result["samples"]), output
+    (first,) = [e for e in traced(trace) if e["pid"] != os.getpid()]
+    from data_prep import load_frame
+
+    frame = load_frame("tiny", cell[2], data_dir=tiny_data_dir, dataset=cell[0])
+    assert first["event"] == "first call" and first["cell"] == list(cell), first
+    assert first["case"] == benchmark.split(".")[1] and first["rows"] == len(frame) > 0, first
+    if "Ingest" in benchmark:
+        assert first["table"] == "dsib_first", "not a table a sample ingests into"

@@ -79,7 +79,7 @@ import sys, time
 from dsib.engines import get_engine
 session = get_engine(sys.argv[2]).connect(sys.argv[1])
 server = getattr(session, "server", None)
-print(server.pid if server else session.jvm.pid, server.port if server else 0, flush=True)
+print(server.pid if server else session.server_pid, server.port if server else 0, flush=True)
 time.sleep(600)
 """
 ENGINE_OF = {"postgres": "postgres-adbc", "questdb": "questdb-dataframe", "spark": "spark-arrow"}

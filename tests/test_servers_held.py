@@ -23,17 +23,11 @@ needs_both = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def held_servers():
+def held_servers(run_servers):
     """One PostgreSQL and one QuestDB held as a run holds them, and what $DSIB_SERVERS says of them."""
-    from .conftest import server_dir
-
-    started, value, missing = servers.hold(server_dir("dsib-held-"))
-    try:
-        assert not missing, missing
-        yield dict((s.name, s) for s in started), value
-    finally:
-        for server in started:
-            server.stop()
+    started, value, missing = run_servers
+    assert "postgres" not in missing and "questdb" not in missing, missing
+    return started, value
 
 
 @pytest.fixture
@@ -51,39 +45,70 @@ def _session_dir():
 
 
 @pytest.mark.server
-@needs_both
-@pytest.mark.parametrize("name", ["postgres-adbc", "questdb-dataframe"])
-def test_a_server_engines_peak_memory_includes_the_servers_process(tiny_data_dir, held, name):
-    """track_server_peakmem_*: the peak RSS of the held server's process tree while a real frame
-    goes in and comes back, the server's own process counted (and PostgreSQL's backend, its child)."""
-    from benchmarks.engines import server_peak
+@needs_postgres
+@pytest.mark.parametrize("name", ["postgres-adbc", "postgres-copy"])
+def test_a_servers_memory_is_what_each_call_added_to_it_and_grows_with_the_frame(
+    tiny_data_dir, run_servers, monkeypatch, name
+):
+    """track_server_added_*: what an ingest or a query adds to the PSS of the held server's process
+    tree (PostgreSQL's backends included, shared buffers counted once), over its level before the
+    call: a frame eight times larger adds more, and the server's resting memory is not in it."""
+    import pandas as pd
+
+    from benchmarks.engines import client_added, server_added
     from data_prep import load_frame, read_hints
     from dsib import procmem
 
+    started, value, _ = run_servers
+    monkeypatch.setenv(servers.HELD_ENV, value)
     engine = get_engine(name)
-    frame = load_frame("tiny", "plain", data_dir=tiny_data_dir, dataset="tsbs_cpu")
+    small = load_frame("tiny", "plain", data_dir=tiny_data_dir, dataset="tsbs_cpu")
+    large = pd.concat([small] * 8, ignore_index=True)
     session = engine.connect(_session_dir())
+    added = {}
     try:
-        server = psutil.Process(session.server_pid)
-        assert session.server_pid == held[engine.server.name].pid
+        assert session.server_pid == started["PostgreSQL"].pid
         tree = procmem.tree(session.server_pid)
-        assert tree[0] == server.pid and (name != "postgres-adbc" or len(tree) > 1), "the backends are children"
-        own = server.memory_info().rss
-        ingest = server_peak(engine, session, engine.ingest, session, frame, "t")
-        query = server_peak(engine, session, lambda: engine.query(session, "t", **read_hints("plain", "tsbs_cpu")))
-        client = psutil.Process().memory_info().rss
+        assert tree[0] == session.server_pid and len(tree) > 1, "the backends are children"
+        resting = procmem.pss_bytes(tree)
+        for size, frame in (("small", small), ("large", large)):
+            added[size, "ingest"] = server_added(session, engine.ingest_visible, session, frame, size)
+            query = lambda: engine.query(session, size, **read_hints("plain", "tsbs_cpu"))  # noqa: E731
+            added[size, "query"] = server_added(session, query)
+            added[size, "client"] = client_added(query)
     finally:
         engine.close(session)
-    for peak in (ingest, query):
-        # The server's process alone holds ``own`` bytes resident; a peak that left it out would be
-        # its backends' (PostgreSQL) or nothing (QuestDB, one process).
-        assert peak >= own, (peak, own)
-    if name == "questdb-dataframe":
-        assert ingest > client / 2, "a JVM's resident memory, not a Python client's share of it: %d, %d" % (
-            ingest,
-            client,
-        )
+    assert added["large", "ingest"] > added["small", "ingest"] > 0, added
+    assert added["large", "client"] > added["small", "client"] > 0, added
+    assert all(added[size, "ingest"] < resting for size in ("small", "large")), "not the server's whole memory"
     assert psutil.pid_exists(session.server_pid), "a held server stays when its session closes"
+
+
+@pytest.mark.server
+@pytest.mark.slow  # asv's launcher twice a case, in processes of their own
+@needs_postgres
+def test_two_cases_of_different_size_add_different_memory_to_the_held_server(tiny_data_dir, run_servers, monkeypatch):
+    """track_server_added_ingest as asv runs it, each case in a process of its own after its untimed
+    first call: on the run's PostgreSQL, a frame of 2.2 MB (the taxi frame with text) adds more to
+    the server than one of 0.9 MB (TSBS without)."""
+    import tempfile
+
+    from .conftest import server_dir
+    from .test_first_call import run_as_asv
+
+    monkeypatch.setenv(servers.HELD_ENV, run_servers[1])
+    cache, added = server_dir("dsib-cache-"), {}
+    for cell in (("tsbs_cpu", "postgres-adbc", "plain"), ("nyc_taxi", "postgres-adbc", "str")):
+        work = tempfile.mkdtemp(dir=cache)
+        added[cell[0]], output = run_as_asv(
+            "engines.IngestIntoEngine.track_server_added_ingest",
+            cell,
+            tiny_data_dir,
+            cache,
+            os.path.join(work, "run"),
+            os.path.join(work, "trace.jsonl"),
+        )
+    assert added["nyc_taxi"] > added["tsbs_cpu"] > 0, added
 
 
 @pytest.mark.server
@@ -100,7 +125,7 @@ def test_a_held_session_is_a_database_of_its_own_that_a_copy_of_its_directory_re
         engine = get_engine(name)
         one, other = _session_dir(), _session_dir()
         first = engine.connect(one)
-        engine.ingest(first, frame.iloc[:10], "t")
+        engine.ingest_visible(first, frame.iloc[:10], "t")
         engine.close(first)
         copy = os.path.join(_session_dir(), "copy")
         shutil.copytree(one, copy)
@@ -134,7 +159,7 @@ def test_questdbs_wait_asks_on_one_connection_and_keeps_its_own_cpu_time(tiny_da
     session = engine.connect(_session_dir())
     try:
         for table in ("a", "b"):
-            engine.ingest(session, frame, table)
+            engine.ingest_visible(session, frame, table)
     finally:
         engine.close(session)
     http_port = held["QuestDB"].http_port
@@ -178,6 +203,8 @@ def _held_pids(data_dir):
             found[process.pid] = ("postgres", int(cmdline[cmdline.index("-p") + 1]))
         elif process.info["name"] == "java" and "io.questdb/io.questdb.ServerMain" in cmdline:
             found[process.pid] = ("questdb", None)
+        elif process.info["name"] == "java" and "org.apache.spark.deploy.SparkSubmit" in cmdline:
+            found[process.pid] = ("spark", None)
     return found
 
 
@@ -200,7 +227,13 @@ def _all_gone(pids, ports, within=45.0):
 
 
 HOLD = [sys.executable, "-m", "dsib_tools", "hold-servers", "--"]
-TELL = "import os, sys, time; print(os.environ['DSIB_SERVERS'], flush=True); sys.stdin.readline(); %s"
+# The command tells what the holder told it, having asked for Spark's JVM (started by the holder).
+TELL = (
+    "import json, os, sys, time, pyspark; from dsib import servers; "
+    "told = json.loads(os.environ['DSIB_SERVERS']); "
+    "told['spark'] = servers.held('spark').gateway(os.path.dirname(pyspark.__file__)); "
+    "print(json.dumps(told), flush=True); sys.stdin.readline(); %s"
+)
 
 
 @pytest.mark.server
@@ -209,7 +242,7 @@ TELL = "import os, sys, time; print(os.environ['DSIB_SERVERS'], flush=True); sys
 def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
     """The run ends by itself; a Ctrl-C at the terminal (SIGINT to the run's whole process group),
     also under the load watcher as make run has it; SIGTERM to the holder alone; the holder killed
-    (the servers' parent-death signal)."""
+    (the servers' parent-death signal). Spark's JVM, started when the run asks for it, too."""
     import json
 
     from .conftest import server_dir
@@ -239,7 +272,7 @@ def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
     )
     try:
         told = json.loads(run.stdout.readline())
-        pids = [told["postgres"]["pid"], told["questdb"]["pid"]]
+        pids = [told["postgres"]["pid"], told["questdb"]["pid"], told["spark"]["pid"]]
         ports = [
             told["postgres"]["port"],
             told["questdb"]["http_port"],
@@ -281,7 +314,7 @@ def test_a_server_the_run_cannot_hold_skips_its_cases_with_the_reason_and_the_ot
     monkeypatch.setattr(servers, "questdb_unavailable", lambda: "no Java here (made so by the test)")
     started, value, missing = servers.hold(server_dir("dsib-hold-"))
     try:
-        assert [s.name for s in started] == ["PostgreSQL"] and list(missing) == ["questdb"]
+        assert [s.name for s in started if s.name != "Spark"] == ["PostgreSQL"] and list(missing) == ["questdb"]
         monkeypatch.setenv(servers.HELD_ENV, value)
         engine_cases.require_held_server(get_engine("postgres-adbc"))
         with pytest.raises(NotImplementedError) as info:

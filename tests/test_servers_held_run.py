@@ -18,7 +18,8 @@ from .test_servers_held import HOLD, _all_gone, _held_pids, needs_both
 pytestmark = [pytest.mark.asv, pytest.mark.server]
 
 # A whole asv run at tiny, its servers held by the holder: the engines' cases of one PostgreSQL and
-# one QuestDB engine (every method: time, peakmem, and the server's peak memory).
+# one QuestDB engine (every method: time, peakmem, what a call added to the client's and the server's
+# memory, QuestDB's wait).
 SELECTION = (
     r"engines\.(IngestIntoEngine|QueryFromEngine)\.\w+\('tsbs_cpu', '(postgres-adbc|questdb-dataframe)', 'plain'\)"
 )
@@ -169,8 +170,11 @@ def test_a_tiny_run_holds_one_postgres_and_one_questdb_and_leaves_no_server_and_
                 and combo[1] in ("'postgres-adbc'", "'questdb-dataframe'")
             ):
                 measured[(key.split(".", 1)[1], combo[1].strip("'"))] = value
-    assert len(measured) == 12, sorted(measured)
-    assert all(value is not None and not math.isnan(value) and value > 0 for value in measured.values()), measured
+    # Time, peak memory, what a call added to the client and to the server; QuestDB's wait apart.
+    assert len(measured) == 17, sorted(measured)
+    assert all(value is not None and not math.isnan(value) for value in measured.values()), measured
+    assert all(value > 0 for (method, _), value in measured.items() if "_added_" not in method), measured
+    assert measured["IngestIntoEngine.track_server_added_ingest", "postgres-adbc"] > 0, "the table's pages"
     # The report's engine tables: the client's peak, the server's, and the two together.
     report = subprocess.run(
         [
@@ -200,12 +204,10 @@ def test_a_tiny_run_holds_one_postgres_and_one_questdb_and_leaves_no_server_and_
     ):
         (row,) = [line for line in report.stdout.splitlines() if line.startswith("| %s |" % label)]
         memory = row.strip("| ").split(" | ")[3:5]
-        for cell, (client, server) in zip(
-            memory,
-            [
-                ("IngestIntoEngine.peakmem_ingest", "IngestIntoEngine.track_server_peakmem_ingest"),
-                ("QueryFromEngine.peakmem_query", "QueryFromEngine.track_server_peakmem_query"),
-            ],
-        ):
-            mib = [measured[client, engine] / 2**20, measured[server, engine] / 2**20]
-            assert cell == "%.0f + %.0f = %.0f" % (mib[0], mib[1], sum(mib)), (row, mib)
+        for cell, operation, cls in zip(memory, ("ingest", "query"), ("IngestIntoEngine", "QueryFromEngine")):
+            mib = [
+                measured["%s.track_%s_added_%s" % (cls, kind, operation), engine] / 2**20
+                for kind in ("client", "server")
+            ]
+            peak = measured["%s.peakmem_%s" % (cls, operation), engine] / 2**20
+            assert cell == "%.0f + %.0f = %.0f (peak %.0f)" % (mib[0], mib[1], sum(mib), peak), (row, mib)

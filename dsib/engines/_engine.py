@@ -14,9 +14,12 @@ class Engine(Registered):
     whose ingested table lives in its session alone (Spark's), what stores it in the session's
     directory for a later session, never timed. ``zoned_needs``: what a frame with a zoned timestamp
     column needs besides ``needs`` (pandas' ``to_sql`` before 0.24 cannot write one).
-    ``process(session)``: the PID of the process outside the case's that does the session's work
-    (Spark's JVM), whose peak memory is counted beside the case's; None where there is none.
-    ``unmeasured``: {a case's method: why it is not measured for this engine}."""
+    ``visible(session, table, rows)``: for an engine whose ingest returns before the engine shows
+    its rows (QuestDB applies what it received asynchronously), the wait until ``table`` shows
+    ``rows``, which the suite times apart from the ingest; None where the ingest's return is the
+    end of it. A session of an engine with a ``server`` has a ``server_pid``: the process (with
+    its children) outside the case's that does the session's work, whose memory is counted
+    beside the case's. ``unmeasured``: {a case's method: why it is not measured for this engine}."""
 
     def __init__(
         self,
@@ -37,7 +40,7 @@ class Engine(Registered):
         queried_as=None,
         keep=None,
         zoned_needs=(),
-        process=None,
+        visible=None,
         unmeasured=None,
     ):
         super(Engine, self).__init__(name, label, family, needs, losses, variants, description)
@@ -51,7 +54,7 @@ class Engine(Registered):
         self.queried_as = queried_as
         self.keep = keep
         self.zoned_needs = tuple(zoned_needs)
-        self.process = process
+        self.visible = visible
         self.unmeasured = dict(unmeasured or {})
         # The sessions of this process that warm_up_session has warmed up (by id): what a test asks.
         self.warmed = set()
@@ -78,6 +81,15 @@ class Engine(Registered):
             return None
         return self.server.identity()
 
+    def ingest_visible(self, session, frame, table):
+        """``ingest``, then, for an engine that shows its rows later, the wait until it does."""
+        self.ingest(session, frame, table)
+        self.wait_visible(session, frame, table)
+
+    def wait_visible(self, session, frame, table):
+        if self.visible is not None:
+            self.visible(session, table, len(frame))
+
     def warm_up(self, directory):
         """``warm_up_session`` in a session of its own on ``directory``."""
         session = self.connect(directory)
@@ -95,7 +107,7 @@ class Engine(Registered):
 
         # "timestamp": the name QuestDB gives the designated timestamp of a table that ILP makes.
         tiny = pd.DataFrame({"i": [1, 2], "timestamp": pd.to_datetime(["2016-01-01", "2016-01-02"])})
-        self.ingest(session, tiny, "warm_up")
+        self.ingest_visible(session, tiny, "warm_up")
         if self.keep:
             self.keep(session, "warm_up")
         self.query(session, "warm_up", datetimes=("timestamp",))

@@ -2,29 +2,32 @@
 by a write to Spark's no-op sink) and a cached Spark DataFrame back into pandas (``toPandas``),
 with Arrow off and on (``spark.sql.execution.arrow.pyspark.enabled``).
 
-A session is a local Spark (``local[2]``) of its own: its JVM is a child of the case's process,
-every port on 127.0.0.1 (no web UI), its clock in UTC. Its start (seconds) and the first job are
-never timed: the case's session is warmed up before its samples. Arrow's silent fallback to the
-row path is off: a frame Arrow cannot take fails the case instead of timing the other path under
-this one's name. A table is kept for a later session as Spark's Parquet files (``keep``), read
-back, cached and counted (``_read_kept``), so that ``toPandas`` alone is timed. ``keep`` reads the
-table back the same way at once: the query that the cell's check makes is ``toPandas`` of the
-same cached Parquet scan that a query case times, not of the in-session ``createDataFrame``.
+A session is a session of Spark's JVM held for the run (``dsib.spark_server``: PySpark's gateway,
+``local[2]``, every port on 127.0.0.1, no web UI, its clock in UTC), reached through PySpark's
+``PYSPARK_GATEWAY_PORT``: the run's first Spark case makes the JVM's SparkContext, every later
+case makes a new SparkSession of it (its own SQL settings: Arrow on or off), so that a case meets
+a warm JVM, as a production user's session is; the JVM's cache is emptied when a session opens.
+Outside a run (the tests, the cells' checks), a session starts a local Spark of its own, its JVM a
+child of the process, ended when the pipe of its stdin closes (``close`` closes it and waits for
+the JVM by its PID, SIGKILL after ``servers.STOP_TIMEOUT``; a process that dies closes it too).
 
-One JVM per session, so one per case's process, not one per run: a JVM keeps the heap it has
-grown and the code it has compiled, so a JVM shared by a run would give each case a peak memory
-and a warmth that depend on the cases before it. Its peak RSS during a query is counted beside
-the case's own (``process``: the JVM's PID, ``dsib.procmem``). The driver's peak memory of
-``createDataFrame`` is not measured (``unmeasured``): SPARK-23030's memory figure is ``toPandas``'s.
+The session's start and first job are never timed: the case's session is warmed up before its
+samples. Arrow's silent fallback to the row path is off: a frame Arrow cannot take fails the case
+instead of timing the other path under this one's name. A table is kept for a later session as
+Spark's Parquet files (``keep``), read back, cached and counted (``_read_kept``), so that
+``toPandas`` alone is timed. ``keep`` reads the table back the same way at once: the query that
+the cell's check makes is ``toPandas`` of the same cached Parquet scan that a query case times,
+not of the in-session ``createDataFrame``.
 
-The JVM ends when its stdin closes (PySpark's gateway watches it): ``close`` stops the session,
-closes that pipe and waits for the JVM by its PID, SIGKILL after ``servers.STOP_TIMEOUT``; when
-the case's process dies, the pipe closes with it.
+What a query adds to the JVM's memory (``server_pid``: the JVM, its Python workers its children)
+is counted beside the case's own. ``createDataFrame``'s memory is not measured (``unmeasured``):
+SPARK-23030's memory figure is ``toPandas``'s.
 """
 
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 from .. import servers
@@ -39,15 +42,6 @@ SOURCES = ("tsbs_cpu",)
 # Spark's timestamps are microseconds in the session's zone: a zoned column comes back naive (UTC
 # clock time) at microseconds, every instant the same.
 LOSSES = (Loss("timezone"), Loss("datetime_unit"))
-CONF = {
-    "spark.ui.enabled": "false",
-    "spark.driver.bindAddress": servers.LOOPBACK,
-    "spark.driver.host": servers.LOOPBACK,
-    "spark.sql.session.timeZone": "UTC",
-    "spark.sql.shuffle.partitions": "2",
-    "spark.sql.execution.arrow.pyspark.fallback.enabled": "false",
-    "spark.ui.showConsoleProgress": "false",
-}
 
 
 def spark_unavailable():
@@ -62,22 +56,21 @@ SPARK = servers.Kind("Spark", spark_unavailable, spark_identity)
 
 
 class Session(object):
-    """A local Spark with Arrow ``arrow``; the tables kept in ``directory`` loaded, cached and counted."""
+    """A Spark session with Arrow ``arrow``, the tables kept in ``directory`` loaded, cached and
+    counted. Where the run holds Spark's JVM (``dsib.servers.held("spark")``), a new session of
+    the held JVM's SparkContext, its cache emptied of earlier cases' tables; else a local Spark
+    of its own, its JVM a child of this process (the tests', and the cells' checks outside a run).
+    ``server_pid``: the JVM's PID (its Python workers are its children)."""
 
     def __init__(self, directory, arrow):
-        from pyspark import SparkContext
-        from pyspark.sql import SparkSession
-
         # The process's zone is the one Spark's row path converts naive timestamps in.
         os.environ["TZ"] = "UTC"
         time.tzset()
         os.environ["SPARK_LOCAL_IP"] = servers.LOOPBACK
-        builder = SparkSession.builder.master("local[2]").appName("dsib")
-        for key, value in dict(CONF, **{"spark.sql.execution.arrow.pyspark.enabled": str(arrow).lower()}).items():
-            builder = builder.config(key, value)
-        self.spark = builder.getOrCreate()
-        self.spark.sparkContext.setLogLevel("ERROR")
-        self.jvm = SparkContext._gateway.proc  # the java process (the launch scripts exec it)
+        held = servers.held("spark")
+        self.own = held is None
+        self.spark, self.server_pid = _own_spark() if self.own else _held_spark(held)
+        self.spark.conf.set("spark.sql.execution.arrow.pyspark.enabled", str(arrow).lower())
         self.directory = directory
         self.tables = {}
         try:
@@ -87,6 +80,47 @@ class Session(object):
         except BaseException:
             _close(self)
             raise
+
+
+def _own_spark():
+    """A local Spark of this process's own, and its JVM's PID (the launch scripts exec it)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder
+    for key, value in servers.SPARK_CONF.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark, SparkContext._gateway.proc.pid
+
+
+def _held_spark(held):
+    """A new session of the held JVM's SparkContext (made by the run's first Spark case, kept by
+    the JVM for the later ones), and the JVM's PID. The JVM's cache starts empty: a case that
+    was killed leaves no cached table for the next."""
+    import pyspark
+    from pyspark import SparkConf, SparkContext
+    from pyspark.sql import SparkSession
+
+    gateway = held.gateway(os.path.dirname(os.path.abspath(pyspark.__file__)))
+    os.environ["PYSPARK_GATEWAY_PORT"], os.environ["PYSPARK_GATEWAY_SECRET"] = str(gateway["port"]), gateway["secret"]
+    os.environ["PYSPARK_PYTHON"] = sys.executable  # the case's own Python for the JVM's Python workers
+    SparkContext._ensure_initialized()
+    conf = SparkConf()
+    for key, value in servers.SPARK_CONF.items():
+        conf.set(key, value)
+    jvm = SparkContext._jvm
+    context = SparkContext(
+        conf=conf, jsc=jvm.JavaSparkContext(jvm.org.apache.spark.SparkContext.getOrCreate(conf._jconf))
+    )
+    context.setLogLevel("ERROR")
+    spark = SparkSession(context).newSession()
+    for key, value in servers.SPARK_CONF.items():
+        if key.startswith("spark.sql."):
+            spark.conf.set(key, value)
+    spark.catalog.clearCache()
+    return spark, gateway["pid"]
 
 
 def _read_kept(spark, path):
@@ -102,26 +136,39 @@ def _connect(arrow):
 
 
 def _close(session):
-    """Stop the session, then its JVM by its PID, and forget the gateway, so that the next session
-    of this process starts a JVM of its own."""
+    """The session's tables dropped from the JVM's cache (their kept files stay); a session of a JVM
+    of its own stopped, then its JVM by its PID; the gateway forgotten, so that a next session of
+    this process connects anew."""
     from pyspark import SparkContext
 
+    own_jvm = SparkContext._gateway.proc if session.own else None
     try:
-        session.spark.stop()
+        for data in session.tables.values():
+            data.unpersist()
+        if session.own:
+            session.spark.stop()
     finally:
-        jvm = session.jvm
         try:
-            SparkContext._gateway.shutdown()
+            if session.own:
+                SparkContext._gateway.shutdown()
+            else:
+                SparkContext._active_spark_context._accumulatorServer.shutdown()
+                SparkContext._gateway.close()
         except Exception:  # the JVM may be gone already
             pass
-        if jvm.stdin:
-            jvm.stdin.close()
-        try:
-            jvm.wait(servers.STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            jvm.kill()
-            jvm.wait()
-        SparkContext._gateway = SparkContext._jvm = None
+        if own_jvm is not None:
+            _stop_own_jvm(own_jvm)
+        SparkContext._gateway = SparkContext._jvm = SparkContext._active_spark_context = None
+
+
+def _stop_own_jvm(jvm):
+    if jvm.stdin:
+        jvm.stdin.close()
+    try:
+        jvm.wait(servers.STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        jvm.kill()
+        jvm.wait()
 
 
 def _ingest(session, frame, table):
@@ -138,10 +185,6 @@ def _keep(session, table):
     session.tables[table] = _read_kept(session.spark, path)
 
 
-def _process(session):
-    return session.jvm.pid
-
-
 def _query(session, table, datetimes=(), categoricals=(), texts=()):
     return _io.categorize(session.tables[table].toPandas(), categoricals)
 
@@ -153,17 +196,20 @@ def _drop(session, table):
     shutil.rmtree(os.path.join(session.directory, table), ignore_errors=True)
 
 
-UNMEASURED = {
-    "peakmem_ingest": "createDataFrame's peak memory in the driver is not measured: SPARK-23030's memory figure is "
-    "toPandas's (the query's), which is measured with the JVM's beside it",
-}
+# SPARK-23030's memory figure is toPandas's (the query's), measured in the driver and the JVM.
+WHY_UNMEASURED = (
+    "createDataFrame's memory is not measured: SPARK-23030's memory figure is toPandas's (the query's), "
+    "which is measured in the driver and in the JVM"
+)
+UNMEASURED = dict(
+    (method, WHY_UNMEASURED) for method in ("peakmem_ingest", "track_client_added_ingest", "track_server_added_ingest")
+)
 _common = dict(
     needs=(PANDAS, PYARROW, PYSPARK),
     server=SPARK,
     sources=SOURCES,
     losses=LOSSES,
     keep=_keep,
-    process=_process,
     unmeasured=UNMEASURED,
 )
 ENGINES = [
