@@ -150,7 +150,7 @@ class IngestIntoEngine(Case):
     rows after the ingest returns (QuestDB), the wait until it does (seconds), apart from the
     timed send."""
 
-    version = series(2)
+    version = series(3)
     measures = MEASURES
     operation = "ingest"
     params, param_names = catalog.engine_params(operation), ENGINE_PARAM_NAMES
@@ -248,7 +248,7 @@ class QueryFromEngine(Case):
     level after ``setup``; ``track_server_added_query``: what it adds to the held server's or
     Spark's JVM's PSS (bytes)."""
 
-    version = series(2)
+    version = series(3)
     measures = MEASURES
     operation = "query"
     params, param_names = catalog.engine_params(operation), ENGINE_PARAM_NAMES
@@ -293,7 +293,7 @@ class SerializeForQuestDB(Case):
     QuestDB makes of them). Before the first sample, one untimed full serialisation into a buffer
     of its own (``first_call``)."""
 
-    version = series(2)
+    version = series(3)
     measures = MEASURES
     params = [list(questdb.SOURCES), sorted(questdb.SERIALIZERS), list(VARIANTS)]
     param_names = ["source", "path", "variant"]
