@@ -108,7 +108,7 @@ def test_a_changed_batch_size_fails(repo):
         ("dsib/questdb_server.py", 'QUESTDB_VERSION = "9.3.4"', 'QUESTDB_VERSION = "9.3.5"'),
         ("dsib/postgres_server.py", "POSTGRES_MAJOR = 15\n", "POSTGRES_MAJOR = 16\n"),
         ("dsib/questdb_server.py", "JAVA_MAJOR = 17\n", "JAVA_MAJOR = 21\n"),
-        ("dsib/engines/spark.py", '"spark.sql.shuffle.partitions": "2"', '"spark.sql.shuffle.partitions": "4"'),
+        ("dsib/spark_server.py", '"spark.sql.shuffle.partitions": "2"', '"spark.sql.shuffle.partitions": "4"'),
     ],
     ids=["postgres-flag", "questdb-server.conf", "questdb-jar", "postgres-major", "java-major", "spark-conf"],
 )
