@@ -93,7 +93,7 @@ RELEASE = (
         suite.sizes.FileLayout,
         None,
         {},
-        "what the post's files are besides their data (timestamp unit, index, format version, codec, a "
+        "what the post's Parquet files are besides their data (timestamp unit, index, format version, codec, a "
         "mapped read): where a library's default changed them",
     ),
     Pick(

@@ -99,6 +99,23 @@ def tiny_data_dir(tmp_path_factory):
     return prepared_data(tmp_path_factory, "tiny")
 
 
+# Where a test finds a filesystem that keeps files only in memory (no durable write, no cold read,
+# no device behind it).
+TMPFS = "/dev/shm"
+
+
+@pytest.fixture
+def tmpfs_dir():
+    """A new directory on tmpfs, removed after the test; the test skips where there is none."""
+    from dsib import pagecache
+
+    if not os.path.isdir(TMPFS) or pagecache.filesystem_type(TMPFS) != "tmpfs":
+        pytest.skip("no tmpfs at %s here" % TMPFS)
+    path = tempfile.mkdtemp(prefix="dsib-test-", dir=TMPFS)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.fixture
 def tiny_copy(tiny_data_dir, tmp_path):
     """A private copy of the tiny store, for tests that damage it."""

@@ -9,7 +9,6 @@ import os
 import re
 import subprocess
 import sys
-import uuid
 
 import pytest
 
@@ -66,27 +65,18 @@ def test_the_device_is_measured_past_the_page_cache_in_the_cell_cache(method, ti
     assert os.listdir(os.path.join(scratch, mine)) == [], "its file removed in teardown"
 
 
-def test_direct_io_skips_where_the_cache_keeps_files_only_in_memory(tiny_data_dir, disk_dir):
-    shm = "/dev/shm"
-    if not os.path.isdir(shm) or pagecache.filesystem_type(shm) != "tmpfs":
-        pytest.skip("no tmpfs at /dev/shm here")
-    cache = os.path.join(shm, "dsib-test-direct-%s" % uuid.uuid4().hex[:8])
-    try:
-        result, output = run_as_asv(
-            "reads.DeviceThroughput.track_direct_read",
-            (),
-            tiny_data_dir,
-            cache,
-            str(disk_dir / "run"),
-            str(disk_dir / "t"),
-        )
-        assert result != result, "skipped (asv's NaN), not measured: %s" % output
-        assert "no device to measure: %s/tiny/_scratch/direct-" % cache in output, output
-        assert "is on tmpfs, which keeps files only in memory" in output, output
-    finally:
-        import shutil
-
-        shutil.rmtree(cache, ignore_errors=True)
+def test_direct_io_skips_where_the_cache_keeps_files_only_in_memory(tiny_data_dir, disk_dir, tmpfs_dir):
+    result, output = run_as_asv(
+        "reads.DeviceThroughput.track_direct_read",
+        (),
+        tiny_data_dir,
+        tmpfs_dir,
+        str(disk_dir / "run"),
+        str(disk_dir / "t"),
+    )
+    assert result != result, "skipped (asv's NaN), not measured: %s" % output
+    assert "no device to measure: %s/tiny/_scratch/direct-" % tmpfs_dir in output, output
+    assert "is on tmpfs, which keeps files only in memory" in output, output
 
 
 def test_direct_io_moves_a_file_past_the_page_cache(disk_dir):

@@ -9,7 +9,6 @@ import os
 import re
 import subprocess
 import sys
-import uuid
 
 import pytest
 
@@ -115,32 +114,23 @@ def test_a_warm_and_a_cold_case_make_the_same_untimed_full_read_in_their_own_pro
     assert first_warm["source"].startswith(cache) and first_warm["rows"] > 0, first_warm
 
 
-def test_a_durable_write_on_tmpfs_skips_saying_fsync_reaches_no_device(tiny_data_dir, disk_dir):
-    shm = "/dev/shm"
-    if not os.path.isdir(shm) or pagecache.filesystem_type(shm) != "tmpfs":
-        pytest.skip("no tmpfs at /dev/shm here")
-    cache = os.path.join(shm, "dsib-test-durable-%s" % uuid.uuid4().hex[:8])
-    try:
-        result, output = run_as_asv(
-            "writes.WriteDurable.time_write",
-            ("rocklin", "parquet", "plain"),
-            tiny_data_dir,
-            cache,
-            str(disk_dir / "run"),
-            str(disk_dir / "trace.jsonl"),
-        )
-        assert isinstance(result, float) and math.isnan(result), "skipped (asv's NaN), not timed: %s" % output
-        assert re.search(
-            r"asv: skipped: NotImplementedError\('no durable write here: %s/tiny/_scratch/durable-\d+-\w+ "
-            r"is on tmpfs, which keeps files only in memory, so fsync reaches no device" % re.escape(cache),
-            output,
-        ), output
-        scratch = os.path.join(cache, "tiny", "_scratch")
-        assert not any(os.listdir(os.path.join(scratch, d)) for d in os.listdir(scratch)), "nothing written"
-    finally:
-        import shutil
-
-        shutil.rmtree(cache, ignore_errors=True)
+def test_a_durable_write_on_tmpfs_skips_saying_fsync_reaches_no_device(tiny_data_dir, disk_dir, tmpfs_dir):
+    result, output = run_as_asv(
+        "writes.WriteDurable.time_write",
+        ("rocklin", "parquet", "plain"),
+        tiny_data_dir,
+        tmpfs_dir,
+        str(disk_dir / "run"),
+        str(disk_dir / "trace.jsonl"),
+    )
+    assert isinstance(result, float) and math.isnan(result), "skipped (asv's NaN), not timed: %s" % output
+    assert re.search(
+        r"asv: skipped: NotImplementedError\('no durable write here: %s/tiny/_scratch/durable-\d+-\w+ "
+        r"is on tmpfs, which keeps files only in memory, so fsync reaches no device" % re.escape(tmpfs_dir),
+        output,
+    ), output
+    scratch = os.path.join(tmpfs_dir, "tiny", "_scratch")
+    assert not any(os.listdir(os.path.join(scratch, d)) for d in os.listdir(scratch)), "nothing written"
 
 
 def test_a_durable_write_goes_into_the_cell_cache(tiny_data_dir, disk_dir):

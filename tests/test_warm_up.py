@@ -4,14 +4,12 @@ launcher (``python -m asv.benchmark``), on the `tiny` store, its setup traced (`
 
 import itertools
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import pytest
 
-from dsib import catalog, pagecache
+from dsib import catalog
 from dsib.engines import ENGINES
 from dsib.formats import FORMATS
 from dsib.registry import installed_versions
@@ -85,23 +83,18 @@ def skipping_cell(cls, versions):
     return (), "tiny"  # one cell, the machine's (DeviceThroughput): it skips where its cache is tmpfs
 
 
-def cache_for(cls, tmp_path):
+def cache_for(cls, tmp_path, request):
     """The cell cache of the case: on tmpfs for a case of no cell, which skips only there."""
-    if cls.params:
-        return str(tmp_path / "cache")
-    if not os.path.isdir(TMPFS) or pagecache.filesystem_type(TMPFS) != "tmpfs":
-        pytest.skip("no tmpfs at %s here, where a case of no cell skips" % TMPFS)
-    return tempfile.mkdtemp(prefix="dsib-test-skip-", dir=TMPFS)
+    return str(tmp_path / "cache") if cls.params else request.getfixturevalue("tmpfs_dir")
 
 
 RUNS = 3
-TMPFS = "/dev/shm"
 # The generator's case runs wherever numpy >= 1.17: no cell of it skips here.
 NEVER_SKIPS = ("Prepare",)
 
 
 @pytest.mark.slow
-def test_a_skipping_case_of_every_class_exits_with_status_0_every_time(tiny_data_dir, tmp_path):
+def test_a_skipping_case_of_every_class_exits_with_status_0_every_time(tiny_data_dir, tmp_path, request):
     """The launcher's process ends as a case's does in asv's spawned runs: it has imported every
     format's libraries, its case skipped, and it must exit with 0, every time."""
     versions = installed_versions(FORMATS.packages() + ENGINES.packages())
@@ -109,16 +102,12 @@ def test_a_skipping_case_of_every_class_exits_with_status_0_every_time(tiny_data
         if cls.__name__ in NEVER_SKIPS:
             continue
         given, profile = skipping_cell(cls, versions)
-        benchmark, cache = suite.name(cls, suite.methods(cls)[0]), cache_for(cls, tmp_path)
-        try:
-            for attempt in range(RUNS):
-                workdir = str(tmp_path / ("%s-%d" % (benchmark, attempt)))
-                # run_as_asv asserts the launcher's exit status: 0.
-                result, output = run_as_asv(benchmark, given, tiny_data_dir, cache, workdir, os.devnull, profile)
-                assert result != result, "skipped: asv's NaN (%s)" % output  # NaN is not equal to itself
-        finally:
-            if cache.startswith(TMPFS):
-                shutil.rmtree(cache, ignore_errors=True)
+        benchmark, cache = suite.name(cls, suite.methods(cls)[0]), cache_for(cls, tmp_path, request)
+        for attempt in range(RUNS):
+            workdir = str(tmp_path / ("%s-%d" % (benchmark, attempt)))
+            # run_as_asv asserts the launcher's exit status: 0.
+            result, output = run_as_asv(benchmark, given, tiny_data_dir, cache, workdir, os.devnull, profile)
+            assert result != result, "skipped: asv's NaN (%s)" % output  # NaN is not equal to itself
 
 
 def test_the_launchers_status_survives_a_case_that_fails(tmp_path):
