@@ -45,7 +45,7 @@ ANOTHER_FORMATS_CALL = {
     "parquet-none": "parquet",
     "parquet-zstd": "parquet",
     "hdf-table": "hdf-fixed",
-    "pickle-2": "pickle-5",
+    "pickle-2": "pickle-highest",
     "json-records": "json-split",
     "json-split-noindex": "json-split",
 }

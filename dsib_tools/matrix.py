@@ -42,7 +42,7 @@ _POST = list(POST_2019_FORMATS)
 # 2), JSON with and without the index, msgpack (of the columns, and pandas' own), CSV, HDFStore
 # (pandas' default layout, fixed).
 ROCKLIN_FORMATS = [
-    "pickle-5",
+    "pickle-highest",
     "pickle-2",
     "json-split",
     "json-split-noindex",

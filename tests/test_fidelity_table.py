@@ -15,7 +15,7 @@ def test_one_row_per_available_format_and_one_column_per_type():
 
 def test_cells_describe_what_happened():
     columns = probe_columns()
-    pickle = get_format("pickle-5")
+    pickle = get_format("pickle-highest")
     assert [round_trip(pickle, t, columns[t]) for t in TYPES if t in columns] == ["preserved"] * len(columns)
     assert round_trip(get_format("npy"), "string", columns["string"]).startswith("not stored: ")
     # CSV has no categorical type, but a reader told to make one gets the same values back.

@@ -29,7 +29,7 @@ CELLS = {
     "reads.ContinuousReadMonths.time_read": ("nyc_taxi_month", "csv"),
     "writes.WriteToBytes.time_write": ("tsbs_cpu", "feather", "plain"),
     "writes.WriteMonthToBytes.time_write": ("nyc_taxi_month", "parquet", "cat"),
-    "writes.WriteDurable.time_write": ("rocklin", "pickle-5", "str"),
+    "writes.WriteDurable.time_write": ("rocklin", "pickle-highest", "str"),
     "writes.CategorizeThenWrite.time_write": ("tsbs_cpu", "parquet"),
     "batches.ReadColumns.time_read": ("nyc_taxi", "csv", "cat"),
     "batches.IterateBatches.time_copy": ("nyc_taxi", "arrow-file", "str"),

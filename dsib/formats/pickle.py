@@ -1,4 +1,4 @@
-"""pickle: protocols 2 and 5, each by its number."""
+"""pickle: protocol 2, and pickle's highest protocol, 5, each by its number."""
 
 import pickle
 
@@ -29,15 +29,16 @@ FORMATS = [
         settings=(("protocol", "2"),),
     ),
     Format(
-        "pickle-5",
-        "pickle protocol 5",
+        "pickle-highest",
+        "pickle highest protocol (5)",
         ".pkl",
         _writer(5),
         _read,
         "pickle",
-        # The highest protocol, and pandas' to_pickle default, from Python 3.8; 4 on 3.7.
+        # pickle's highest protocol, and pandas' to_pickle default, from Python 3.8, stated by its
+        # number so that every Python writes the same (Python 3.7's highest is 4: it skips there).
         needs=(Needs("pandas"), Needs("python", "3.8", why="pickle protocol 5 arrived in Python 3.8")),
-        description="in-band buffers, as pickle.dumps(frame, protocol=5)",
+        description="pickle.dumps(frame, protocol=5), in-band buffers",
         settings=(("protocol", "5"),),
     ),
 ]
