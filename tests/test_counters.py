@@ -298,7 +298,7 @@ def test_a_process_without_cap_perfmon_is_refused_kernel_counts_with_the_reason(
         assert lines == [counters.available()]
 
 
-# Instructions: the issue's figures.
+# Instructions: twice the work counts twice, and Arrow's thread pool counts as one thread does.
 
 _TWICE = r"""
 import sys
