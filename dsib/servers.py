@@ -46,7 +46,6 @@ from .questdb_server import (  # noqa: F401 (named here for the engines and the 
     questdb_version,
     sha1_of,
 )
-from .spark_server import CONF as SPARK_CONF  # noqa: F401 (named here for the engines)
 from .spark_server import HeldSpark, ask_held
 from .server_process import (  # noqa: F401 (named here for the engines and the tools)
     LOOPBACK,

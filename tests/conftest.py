@@ -117,6 +117,17 @@ def tmpfs_dir():
 
 
 @pytest.fixture
+def disk_dir(tmp_path):
+    """pytest's ``tmp_path``, where it is on a filesystem with a device behind it; the test skips
+    where it keeps files only in memory (no cold read, no durable write there)."""
+    from dsib import pagecache
+
+    if pagecache.filesystem_type(str(tmp_path)) in pagecache.MEMORY_FILESYSTEMS:
+        pytest.skip("pytest's tmp_path is on a filesystem that keeps files only in memory: no cold read there")
+    return tmp_path
+
+
+@pytest.fixture
 def tiny_copy(tiny_data_dir, tmp_path):
     """A private copy of the tiny store, for tests that damage it."""
     target = str(tmp_path / "data")

@@ -15,7 +15,7 @@ import pytest
 from dsib import pagecache
 
 from .conftest import ROOT
-from .test_first_call import disk_dir, run_as_asv, traced  # noqa: F401 (disk_dir: a fixture)
+from .test_first_call import run_as_asv, traced
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="cold reads are checked on Linux")
 

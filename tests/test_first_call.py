@@ -12,7 +12,6 @@ import sys
 
 import pytest
 
-from dsib import pagecache
 
 from .conftest import ROOT
 
@@ -69,13 +68,6 @@ def run_as_asv(benchmark, cell, data_dir, cache_dir, workdir, trace, profile="ti
 def traced(trace):
     with open(trace) as f:
         return [json.loads(line) for line in f]
-
-
-@pytest.fixture
-def disk_dir(tmp_path):
-    if pagecache.filesystem_type(str(tmp_path)) in pagecache.MEMORY_FILESYSTEMS:
-        pytest.skip("pytest's tmp_path is on a filesystem that keeps files only in memory: no cold read there")
-    return tmp_path
 
 
 @pytest.mark.slow  # asv's launcher twice a cell, in processes of its own: seconds each

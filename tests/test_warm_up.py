@@ -16,7 +16,7 @@ from dsib.registry import installed_versions
 from dsib_tools import suite
 
 from .conftest import ROOT
-from .test_first_call import disk_dir, run_as_asv, traced  # noqa: F401 (disk_dir: a fixture)
+from .test_first_call import run_as_asv, traced
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launcher's cases run on Linux")
 

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 
-from .. import servers
+from .. import servers, spark_server
 from ..formats import _io
 from ..registry import Loss, Needs
 from ._engine import Engine
@@ -88,7 +88,7 @@ def _own_spark():
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder
-    for key, value in servers.SPARK_CONF.items():
+    for key, value in spark_server.CONF.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
@@ -108,7 +108,7 @@ def _held_spark(held):
     os.environ["PYSPARK_PYTHON"] = sys.executable  # the case's own Python for the JVM's Python workers
     SparkContext._ensure_initialized()
     conf = SparkConf()
-    for key, value in servers.SPARK_CONF.items():
+    for key, value in spark_server.CONF.items():
         conf.set(key, value)
     jvm = SparkContext._jvm
     context = SparkContext(
@@ -116,7 +116,7 @@ def _held_spark(held):
     )
     context.setLogLevel("ERROR")
     spark = SparkSession(context).newSession()
-    for key, value in servers.SPARK_CONF.items():
+    for key, value in spark_server.CONF.items():
         if key.startswith("spark.sql."):
             spark.conf.set(key, value)
     spark.catalog.clearCache()
