@@ -92,11 +92,22 @@ def slowdown_source(slowdown):
         "    return slowly",
         "",
         "",
+        "def _slow_down(fmt, side, factor):",
+        "    setattr(fmt, side, _slower(getattr(fmt, side), factor))",
+        "    if fmt.defaults is not None:  # its twin as the libraries' defaults make it calls the same code",
+        "        write, read, description = fmt.defaults",
+        "        if side == 'write':",
+        "            write = _slower(write, factor)",
+        "        else:",
+        "            read = _slower(read, factor)",
+        "        fmt.defaults = (write, read, description)",
+        "",
+        "",
     ]
     for (name, side), factor in sorted(slowdown.items()):
         if side not in ("read", "write"):
             raise ValueError("a slowdown's side is read or write, not %r" % side)
-        lines.append("FORMATS[%r].%s = _slower(FORMATS[%r].%s, %r)" % (name, side, name, side, float(factor)))
+        lines.append("_slow_down(FORMATS[%r], %r, %r)" % (name, side, float(factor)))
     return "\n".join(lines) + "\n"
 
 

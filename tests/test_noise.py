@@ -132,6 +132,16 @@ def test_a_slowdown_commit_wraps_exactly_the_named_adapters_and_keeps_their_resu
         if getattr(formats[name], side) is not getattr(FORMATS[name], side)
     )
     assert changed == sorted(slowdown)
+    # a format's twin as its libraries' defaults make it (the months' continuous read) is slowed too
+    twins = sorted(
+        (name, side)
+        for name in formats
+        if FORMATS[name].defaults is not None
+        for i, side in ((0, "write"), (1, "read"))
+        if formats[name].defaults[i] is not FORMATS[name].defaults[i]
+    )
+    assert twins == sorted(k for k in slowdown if FORMATS[k[0]].defaults is not None)
+    assert FORMATS["parquet"].defaults is not None and ("parquet", "read") in twins
     frame = pd.DataFrame({"a": [1, 2, 3], "b": [0.5, 1.5, None]})
     assert formats["csv"].write(frame) == FORMATS["csv"].write(frame)
     payload = FORMATS["parquet"].write(frame)
