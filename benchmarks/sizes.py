@@ -93,3 +93,34 @@ class FileLayout(Case):
         return self._number("read by system calls")
 
     track_read_by_system_calls.unit = "fraction"
+
+
+class ReaderThreads(Case):
+    """Where the post's reads run: the fraction of a read's CPU time spent off the calling thread
+    (``dsib.layout.off_thread``), recorded per environment, so that the release view can mark the
+    steps at which a reader's default moved the work to a thread pool (pandas 3.1's ``read_csv``
+    parses a file of 5 MB or more on ``mode.max_threads`` threads; pyarrow's Parquet reader uses
+    its CPU pool in every release). A figure of where the work runs, not of its speed."""
+
+    version = series(1)
+    measures = Case.measures + ("dsib.layout",)
+    params = [["nyc_taxi_month"], ["csv", "parquet"], list(VARIANTS)]
+    param_names = PARAM_NAMES
+
+    @loads_once
+    def setup(self, source, format, variant):
+        reason = catalog.skip_reason("sizes", source, format, variant, CELLS.profile, VERSIONS)
+        if reason:
+            raise NotImplementedError(reason)
+        fmt = catalog.format_for(source, format)
+        path = CELLS.checked_file(source, fmt, variant)["path"]
+        hints = catalog.SOURCES[source].dataset.read_hints(variant)
+        fmt.read(path, **hints)  # the first call: a reader's own first-time work stays out
+        self.fraction = layout.off_thread(lambda: fmt.read(path, **hints))
+        if self.fraction is None:
+            raise NotImplementedError("this system keeps no per-thread CPU time (getrusage RUSAGE_THREAD)")
+
+    def track_off_thread(self, source, format, variant):
+        return self.fraction
+
+    track_off_thread.unit = "fraction"

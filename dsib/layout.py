@@ -180,3 +180,23 @@ def read_by_system_calls(read, path):
         return None
     read()
     return float(rchar() - before) / os.path.getsize(path)
+
+
+def off_thread(call):
+    """The fraction of ``call()``'s CPU time spent by threads other than the calling one (of this
+    process, those that ended during the call included: ``getrusage``'s process total less the
+    calling thread's): about 0 where a reader parses on the caller's thread, up to 1 where a
+    pool does the work. None where the system keeps no per-thread count."""
+    import resource
+
+    if not hasattr(resource, "RUSAGE_THREAD"):
+        return None
+
+    def cpu(who):
+        used = resource.getrusage(who)
+        return used.ru_utime + used.ru_stime
+
+    process, thread = cpu(resource.RUSAGE_SELF), cpu(resource.RUSAGE_THREAD)
+    call()
+    process, thread = cpu(resource.RUSAGE_SELF) - process, cpu(resource.RUSAGE_THREAD) - thread
+    return max(0.0, process - thread) / process if process > 0 else 0.0

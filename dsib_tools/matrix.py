@@ -97,6 +97,12 @@ RELEASE = (
         "mapped read): where a library's default changed them",
     ),
     Pick(
+        suite.sizes.ReaderThreads,
+        None,
+        {},
+        "where the post's reads run (the calling thread or a pool): where a reader's default moved them",
+    ),
+    Pick(
         suite.sizes.Sizes,
         None,
         {"source": ["nyc_taxi"]},
@@ -125,6 +131,19 @@ RELEASE = (
     Pick(suite.sizes.Sizes, None, _ROCKLIN, "Rocklin's sizes"),
     Pick(suite.writes.CategorizeThenWrite, None, _ROCKLIN, "Rocklin's case for categoricals"),
 )
+
+
+def _counted(pick):
+    """The instruction counts of a pick's timed cells (``benchmarks.instructions``); None where it
+    has none."""
+    twin = suite.counted(pick.cls)
+    timed = [m for m in (pick.methods or suite.methods(pick.cls)) if suite.counted_method(m)]
+    if twin is None or not timed:
+        return None
+    return Pick(twin, [suite.counted_method(m) for m in timed], pick.given, "instruction counts: " + pick.why)
+
+
+RELEASE = RELEASE + tuple(p for p in map(_counted, RELEASE) if p is not None)
 NEWEST_ONLY_NOTE = (
     "measured on the newest environment only: the release matrix runs the release-tracking "
     "selection (docs/release-matrix.md)"

@@ -79,51 +79,83 @@ def text_change(before, after):
     return None if kinds[0] == kinds[1] else "text: %s → %s" % kinds
 
 
-# What the post's files are in each environment (benchmarks.sizes.FileLayout, from the file itself):
-# (its track_ method, the field's name, how a recorded number reads).
+# What the post's files are in each environment, from the file itself (benchmarks.sizes.FileLayout),
+# and where its reads run (benchmarks.sizes.ReaderThreads): (the track's benchmark, the field's
+# name, how a recorded number reads, whether only a read's steps are marked by it).
 LAYOUT_FIELDS = (
-    ("timestamp_digits", "timestamp unit", lambda v: {0: "s", 3: "ms", 6: "µs", 9: "ns"}.get(int(v), "%g" % v)),
-    ("index_columns", "index columns stored", lambda v: "%d" % v),
-    ("format_version", "format version", lambda v: "%.1f" % v),
-    ("codec", "codec", lambda v: CODECS[int(v)] if 0 <= v < len(CODECS) else "%g" % v),
-    ("read_by_system_calls", "reader", lambda v: "maps the file" if v < 0.5 else "reads the file"),
+    (
+        "sizes.FileLayout.track_timestamp_digits",
+        "timestamp unit",
+        lambda v: {0: "s", 3: "ms", 6: "µs", 9: "ns"}.get(int(v), "%g" % v),
+        False,
+    ),
+    ("sizes.FileLayout.track_index_columns", "index columns stored", lambda v: "%d" % v, False),
+    ("sizes.FileLayout.track_format_version", "format version", lambda v: "%.1f" % v, False),
+    (
+        "sizes.FileLayout.track_codec",
+        "codec",
+        lambda v: CODECS[int(v)] if 0 <= v < len(CODECS) else "%g" % v,
+        False,
+    ),
+    (
+        "sizes.FileLayout.track_read_by_system_calls",
+        "reader",
+        lambda v: "maps the file" if v < 0.5 else "reads the file",
+        True,
+    ),
+    # a parse on the calling thread spends a few per cent elsewhere at most (the allocator, the GC)
+    (
+        "sizes.ReaderThreads.track_off_thread",
+        "reader threads",
+        lambda v: "the calling thread" if v < 0.2 else "a thread pool",
+        True,
+    ),
 )
-LAYOUT_BENCHMARK = "sizes.FileLayout.track_"
 
 
 def file_layouts(res):
     """{"FORMAT/VARIANT": {field: text}} of the post's files in one environment's results."""
     found = {}
-    for method, field, reads in LAYOUT_FIELDS:
-        for combo, value in _stored(res, LAYOUT_BENCHMARK + method).items():
+    for benchmark, field, reads, _ in LAYOUT_FIELDS:
+        for combo, value in _stored(res, benchmark).items():
             if is_number(value):
                 key = "/".join(p.strip("'\"") for p in combo[1:])
                 found.setdefault(key, {})[field] = reads(value)
     return found
 
 
-def defaults_change(case_params, before, after):
-    """What a library's default changed in the post's file between two environments (``layout``
-    of their ``envs`` entries), for a case of the post's month: "defaults: timestamp unit ms → ns,
-    ..."; None where nothing did, or nothing was recorded."""
-    if case_params.get("source") != "nyc_taxi_month":
+def _is_read(benchmark):
+    return not benchmark.startswith("writes.")
+
+
+def defaults_change(case, before, after):
+    """What a library's default changed in the post's file, or in how it is read, between two
+    environments (``layout`` of their ``envs`` entries), for a case of the post's month:
+    "defaults: timestamp unit ms → ns, ..."; None where nothing did, or nothing was recorded. A
+    reader's fields mark only the steps of reads."""
+    params = case["params"]
+    if params.get("source") != "nyc_taxi_month":
         return None
-    key = "%s/%s" % (case_params.get("format"), case_params.get("variant", "plain"))
+    key = "%s/%s" % (params.get("format"), params.get("variant", "plain"))
     old, new = (env.get("layout", {}).get(key) for env in (before, after))
     if not (old and new):
         return None
-    fields = [f for _, f, _ in LAYOUT_FIELDS if f in old and f in new and old[f] != new[f]]
+    fields = [
+        f
+        for _, f, _, reader in LAYOUT_FIELDS
+        if f in old and f in new and old[f] != new[f] and (_is_read(case["benchmark"]) or not reader)
+    ]
     changed = ["%s %s → %s" % (f, old[f], new[f]) for f in fields]
     return "defaults: " + ", ".join(changed) if changed else None
 
 
-def kind_change(case_params, before, after):
+def kind_change(case, before, after):
     """What differs between two environments besides the libraries' speed, for a case: the text
-    variants' kind of frame (``text_change``), and the post's file where a default changed it
-    (``defaults_change``); None where neither did."""
+    variants' kind of frame (``text_change``), and the post's file or reader where a default
+    changed it (``defaults_change``); None where neither did."""
     found = [
-        text_change(before, after) if case_params.get("variant") in TEXT_VARIANTS else None,
-        defaults_change(case_params, before, after),
+        text_change(before, after) if case["params"].get("variant") in TEXT_VARIANTS else None,
+        defaults_change(case, before, after),
     ]
     return "; ".join(f for f in found if f) or None
 
@@ -345,7 +377,7 @@ def build(results_dir, machine):
         for h in case["headline"].values():
             if h is not None:
                 for which in ("best", "previous"):
-                    h[which + "_kinds"] = kind_change(case["params"], envs[h[which]], envs[h["newest"]])
+                    h[which + "_kinds"] = kind_change(case, envs[h[which]], envs[h["newest"]])
     known = set(c["id"] for c in cases)
     names = param_names(results_dir)
     return {

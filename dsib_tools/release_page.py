@@ -103,7 +103,7 @@ def _against_newest(case, h, which):
 def _step_text(case, envs, before, after, ratio):
     """One step of a headline: its releases, its change, and what differs besides the libraries'
     speed (a kind of frame, a default that changed the file)."""
-    kinds = kind_change(case["params"], envs[before], envs[after])
+    kinds = kind_change(case, envs[before], envs[after])
     return "%s → %s: %s" % (
         html.escape(envs[before]["label"]),
         html.escape(envs[after]["label"]),

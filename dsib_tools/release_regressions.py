@@ -15,7 +15,7 @@ def _step_rows(data, view, page):
     )
     rows = []
     for ratio, case, before, after in steps:
-        kinds = kind_change(case["params"], envs[before], envs[after])
+        kinds = kind_change(case, envs[before], envs[after])
         rows.append(
             "<tr class='step' data-case='%s'><td><a href='%s'>%s</a></td><td>%s</td><td>%s</td><td>%s</td>"
             "<td>%s</td><td class='ratio' data-ratio='%r'>%s</td></tr>"

@@ -361,17 +361,17 @@ def test_cases_outside_the_release_selection_say_they_are_newest_only_instead_of
     assert "<code>reads.ReadCold.time_read</code>" in said and "<code>reads.ReadFromBytes.time_read</code>" not in said
 
 
-def _with_file_layout(results_dir, path, numbers):
-    """The result file ``path`` with sizes.FileLayout's tracks of the post's Parquet (plain), as a
+def _with_file_layout(results_dir, path, numbers, benchmark="sizes.FileLayout", format="parquet"):
+    """The result file ``path`` with ``benchmark``'s tracks of the post's ``format`` (plain), as a
     run records them ({method: number}); benchmarks.json gets the benchmarks."""
     benchmarks_json = os.path.join(results_dir, "benchmarks.json")
     with open(benchmarks_json) as f:
         benchmarks = json.load(f)
     with open(path) as f:
         d = json.load(f)
-    params = [["'nyc_taxi_month'"], ["'parquet'"], ["'plain'", "'str'", "'cat'"]]
+    params = [["'nyc_taxi_month'"], ["'%s'" % format], ["'plain'", "'str'", "'cat'"]]
     for method, value in numbers.items():
-        name = "sizes.FileLayout.track_" + method
+        name = benchmark + ".track_" + method
         benchmarks[name] = dict(
             name=name, params=params, param_names=["source", "format", "variant"], unit="n", type="track", version="1"
         )
@@ -409,11 +409,31 @@ def test_a_step_of_the_posts_case_says_which_default_changed_the_file(tmp_path):
     old = [i for i, e in enumerate(envs) if e["pyarrow"] == "0.11.1"][0]
     new = [i for i, e in enumerate(envs) if e["pyarrow"] == "26.0.1"][0]
     case = [c for c in data["cases"] if c["id"] == "reads.ReadFromBytes.time_read/nyc_taxi_month/parquet/plain"][0]
-    assert release_data.kind_change(case["params"], envs[old], envs[new]) == said
+    assert release_data.kind_change(case, envs[old], envs[new]) == said
     csv = [c for c in data["cases"] if c["id"] == "reads.ReadFromBytes.time_read/nyc_taxi_month/csv/plain"][0]
-    assert release_data.kind_change(csv["params"], envs[old], envs[new]) is None, "nothing recorded for CSV"
+    assert release_data.kind_change(csv, envs[old], envs[new]) is None, "nothing recorded for CSV"
     grid = [c for c in data["cases"] if c["id"] == "reads.ReadFromPageCache.time_read/nyc_taxi/parquet/plain"][0]
-    assert release_data.kind_change(grid["params"], envs[old], envs[new]) is None, "the grid states its options"
+    assert release_data.kind_change(grid, envs[old], envs[new]) is None, "the grid states its options"
     h = case["headline"]["pyarrow"]
     if h["best"] == old:
         assert h["best_kinds"] == said
+
+
+def test_a_read_step_of_the_posts_csv_says_its_reader_moved_to_a_thread_pool(tmp_path):
+    """pandas 3.1's read_csv parses a large file on a thread pool by default: the post's CSV read
+    steps say so (from sizes.ReaderThreads' figures), and its writes' steps do not."""
+    results_dir = copy_results(tmp_path)
+    oldest = [p for p, d in raw_results(results_dir).items() if d["params"].get("pyarrow") == "0.11.1"]
+    for path, fraction in ((oldest[0], 0.01), (reference_file(results_dir), 0.93)):
+        _with_file_layout(results_dir, path, dict(off_thread=fraction), "sizes.ReaderThreads", "csv")
+    data = release_data.build(results_dir, MACHINE)
+    envs = data["envs"]
+    old = [i for i, e in enumerate(envs) if e["pyarrow"] == "0.11.1"][0]
+    new = [i for i, e in enumerate(envs) if e["pyarrow"] == "26.0.1"][0]
+    read = [c for c in data["cases"] if c["id"] == "reads.ReadFromBytes.time_read/nyc_taxi_month/csv/plain"][0]
+    said = "defaults: reader threads the calling thread → a thread pool"
+    assert release_data.kind_change(read, envs[old], envs[new]) == said
+    write = dict(read, benchmark="writes.WriteToBytes.time_write")
+    assert release_data.kind_change(write, envs[old], envs[new]) is None, "a reader's default is no write's"
+    parquet = [c for c in data["cases"] if c["id"] == "reads.ReadFromBytes.time_read/nyc_taxi_month/parquet/plain"][0]
+    assert release_data.kind_change(parquet, envs[old], envs[new]) is None
