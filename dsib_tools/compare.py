@@ -20,7 +20,10 @@ import os
 import subprocess
 import sys
 
+from dsib import counters
+
 from . import machine_load as load
+from . import suite
 
 # Re-exported: the commands, noise and the tests use the gate's cells as compare's.
 from .compare_gate import (  # noqa: F401
@@ -95,6 +98,10 @@ SAMPLING = (("repeat", 1), ("number", 0), ("sample_time", 0.02), ("rounds", ROUN
 UNSAMPLED = (("rounds", 1),)
 MEMORY_FACTOR = 1.10
 SIZE_FACTOR = 1.01
+# An instruction count (one call, after the case's untimed call) is flagged beyond 2 %: the ceiling
+# the counts' A/A spread must stay under (0.1-0.4 % on an EPYC with a PMU, one call in 4-6 processes).
+INSTRUCTIONS_FACTOR = 1.02
+COUNTS_MODULE = suite.instructions.__name__.rsplit(".", 1)[-1]
 
 
 def _method(cell):
@@ -106,10 +113,24 @@ def sampled(cell_or_pattern):
     return _method(cell_or_pattern).startswith("time_")
 
 
+def counts_instructions(cell_or_pattern):
+    """Whether a cell (or a pattern) is an instruction count (``benchmarks.instructions``)."""
+    return cell_or_pattern.lstrip("^").replace("\\", "").startswith(COUNTS_MODULE + ".")
+
+
 def threshold(cell, factor=FACTOR):
     """The ratio beyond which ``cell`` is flagged: ``factor`` for a time, asv's test deciding too."""
     method = _method(cell)
+    if counts_instructions(cell):
+        return INSTRUCTIONS_FACTOR
     return SIZE_FACTOR if method.startswith("track_") else MEMORY_FACTOR if method.startswith("peakmem_") else factor
+
+
+def counting():
+    """What the gate judges on this machine: "instructions and time" where the CPU's counters can
+    be read (``dsib.counters``), else "time only" and the one-line reason."""
+    reason = counters.available()
+    return "time only (%s)" % reason if reason else "instructions and time"
 
 
 def resolve(root, rev):
@@ -296,7 +317,7 @@ def summary_markdown(table, verdict, base, head, factor, profile=PROFILE):
         "## dsib: `asv continuous` %s..%s at the `%s` profile" % (base[:8], head[:8], profile),
         "",
         "%d cells compared at factor %.2f (peak memory %.2f, file sizes %.2f): %d slower or bigger, "
-        "%d faster or smaller, %d newly failing, %d dropped. Machine load: %s."
+        "%d faster or smaller, %d newly failing, %d dropped. Judged by: %s. Machine load: %s."
         % (
             len(verdict["compared"]),
             factor,
@@ -306,6 +327,7 @@ def summary_markdown(table, verdict, base, head, factor, profile=PROFILE):
             len(verdict["better"]),
             len(verdict["failed"]),
             len(verdict["dropped"]),
+            verdict.get("judged", counting()),
             load.describe_load(verdict.get("load")),
         ),
         "",
@@ -371,6 +393,10 @@ def run(
     if base_hash == head_hash:
         raise CompareError("%s and %s are the same commit (%s): nothing to compare" % (base, head, head_hash[:8]))
     benchmarks = benchmarks or gate_patterns(root, base_hash, head_hash)
+    judged = counting()
+    if judged != "instructions and time":  # every count would skip, each in a process of its own
+        benchmarks = [p for p in benchmarks if not counts_instructions(p)]
+    sys.stderr.write("dsib compare: %s\n" % judged)
     results_dir = results_dir or os.path.join(root, ".asv", "results-compare")
     config = write_config(root, results_dir, env_dir, profile)
     for commit in (base_hash, head_hash):
@@ -407,6 +433,7 @@ def run(
             raise
         return max(statuses), None  # asv could not run them (a build failed, say): its own output says why
     verdict["load"] = load.over_logs(logs)
+    verdict["judged"] = judged
     sys.stderr.write("dsib compare: machine load during the comparison: %s\n" % load.describe_load(verdict["load"]))
     status = gate_status(statuses, verdict, base_hash, head_hash, factor)
     if summary:

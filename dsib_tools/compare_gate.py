@@ -104,6 +104,23 @@ BENCHMARKS = (
     )
 )
 
+
+def _counted(patterns):
+    """The instruction counts' patterns (``benchmarks.instructions``) of the timed ones among
+    ``patterns``: the same cells, counted."""
+    twins = []
+    for pattern in patterns:
+        for cls in suite.classes():
+            twin = suite.counted(cls)
+            for method in suite.methods(cls) if twin else ():
+                head = "^" + re.escape(suite.name(cls, method))
+                if suite.counted_method(method) and pattern.startswith(head):
+                    twins.append("^" + re.escape(suite.name(twin, suite.counted_method(method))) + pattern[len(head) :])
+    return tuple(twins)
+
+
+BENCHMARKS = BENCHMARKS + _counted(BENCHMARKS)
+
 # The cells the gate compares, one asv name a line: a committed, reviewed list. A comparison reads
 # it from the base commit, so a pull request cannot shorten what it is compared on; a head whose
 # list lacks any of the base's cells fails the gate, naming them.

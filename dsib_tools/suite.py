@@ -11,7 +11,7 @@ import pkgutil
 from collections import namedtuple
 
 import benchmarks
-from benchmarks import batches, prepare, reads, sizes, writes
+from benchmarks import batches, instructions, prepare, reads, sizes, writes
 
 PREFIXES = ("time_", "timeraw_", "peakmem_", "mem_", "track_")
 
@@ -39,6 +39,17 @@ def classes():
 
 def methods(cls):
     return sorted(m for m in dir(cls) if m.startswith(PREFIXES) and callable(getattr(cls, m)))
+
+
+def counted(cls):
+    """The class of ``benchmarks.instructions`` that counts ``cls``'s timed calls; None where none does."""
+    twin = getattr(instructions, cls.__name__, None)
+    return twin if isinstance(twin, type) and twin.__bases__ == (cls,) else None
+
+
+def counted_method(method):
+    """The count's method of a timed one: ``time_read`` -> ``track_read``; None for any other."""
+    return "track_" + method[len("time_") :] if method.startswith("time_") else None
 
 
 # The 2019 post's seven cases, taken from the suite: (label, key of the post's figures, class,
