@@ -75,7 +75,7 @@ def measured_on(rows, source):
 def grid_table(res, names, source, variant, formats, load=None, labels=None):
     """Markdown: rows are cases (those ``labels`` name, else all), columns are formats; a skipped
     cell names its reason below."""
-    from .suite import GRID
+    from .suite import GRID, name
 
     given = {"source": source, "variant": variant}
     reasons = []
@@ -83,11 +83,21 @@ def grid_table(res, names, source, variant, formats, load=None, labels=None):
         "| %s / %s | %s |" % (source, variant, " | ".join(formats)),
         "|---|" + "|".join("---:" for _ in formats) + "|",
     ]
-    for row in measured_on([r for r in GRID if labels is None or r.label in labels], source):
-        cells = [grid_cell(res, names, row, f, given, reasons, load) for f in formats]
-        lines.append("| %s | %s |" % (row.label, " | ".join(cells)))
+    rows = measured_on([r for r in GRID if labels is None or r.label in labels], source)
+    # A case of which the run has no cell at all is a line below the table, not a row of "not run".
+    absent = [row.label for row in rows if name(row.cls, row.method) not in res.get_all_result_keys()]
+    for row in rows:
+        if row.label not in absent:
+            cells = [grid_cell(res, names, row, f, given, reasons, load) for f in formats]
+            lines.append("| %s | %s |" % (row.label, " | ".join(cells)))
     if reasons:
         lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
+    if absent:
+        lines += [
+            "",
+            "Not in this run (at %s; the suite it ran had no such case, or its selection left it out): %s."
+            % (res.commit_hash[:8], "; ".join(absent)),
+        ]
     return "\n".join(lines)
 
 

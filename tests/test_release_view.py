@@ -437,3 +437,22 @@ def test_a_read_step_of_the_posts_csv_says_its_reader_moved_to_a_thread_pool(tmp
     assert release_data.kind_change(write, envs[old], envs[new]) is None, "a reader's default is no write's"
     parquet = [c for c in data["cases"] if c["id"] == "reads.ReadFromBytes.time_read/nyc_taxi_month/parquet/plain"][0]
     assert release_data.kind_change(parquet, envs[old], envs[new]) is None
+
+
+def test_a_grid_case_a_run_never_measured_is_a_line_below_the_table_not_cells_of_not_run():
+    """A machine's run from before a case joined the suite (or a run of some cases only) has no
+    cell of it: the every-format table says so once, with the run's commit, instead of a row of
+    "not run"."""
+    from benchmarks import reads
+
+    from dsib_tools import report_cells, report_grid, suite
+
+    results_dir = committed("results")
+    _, res = report_cells.find_results(results_dir)
+    names = report_cells.param_names(results_dir)
+    res.remove_result(suite.name(reads.ReadFromPageCache, "peakmem_read"))
+    table = report_grid.grid_table(res, names, "nyc_taxi", "plain", ["parquet", "csv"])
+    assert "not run" not in table
+    assert "| read, peak MiB |" not in table and "| read, page cache |" in table
+    (said,) = [line for line in table.splitlines() if line.startswith("Not in this run (at %s; " % res.commit_hash[:8])]
+    assert "read, peak MiB" in said.split("): ", 1)[1].rstrip(".").split("; ")
