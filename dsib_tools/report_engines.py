@@ -76,19 +76,19 @@ LEGACY_LEGEND = (
 def _engine_cell(res, names, cls, benchmark, given, reasons, kind="time", load=None, why=None):
     """``why``: the cell to ask the skip reason of, where it is not ``given`` (QuestDB's
     serialisation skips where ``questdb-dataframe``'s ingest does)."""
+    from dsib.engines import ENGINES
+
     value, stats = _cell(res, names, benchmark, given)
     if benchmark not in res.get_all_result_keys():
         return "not run"
-    if value is None:
+    engine = ENGINES[given["engine"]] if given.get("engine") in ENGINES else None
+    # A case an engine does not measure, by the suite's choice (Spark's createDataFrame memory): a
+    # skip, whether its cell was skipped or is not among the benchmark's parameters at all.
+    unmeasured = engine and engine.unmeasured.get(benchmark.rsplit(".", 1)[-1])
+    if value is None and not unmeasured:
         return "failed"
-    if _missing(value):
-        from dsib.engines import ENGINES
-
-        engine = ENGINES[given["engine"]] if given.get("engine") in ENGINES else None
-        # A case an engine does not measure, by the suite's choice (Spark's createDataFrame memory).
-        reason = (engine and engine.unmeasured.get(benchmark.rsplit(".", 1)[-1])) or skip_reason(
-            res, cls.operation, why or given
-        )
+    if unmeasured or _missing(value):
+        reason = unmeasured or skip_reason(res, cls.operation, why or given)
         if reason not in reasons:
             reasons.append(reason)
         return "skip %d" % (reasons.index(reason) + 1)
