@@ -101,7 +101,6 @@ SIZE_FACTOR = 1.01
 # An instruction count (one call, after the case's untimed call) is flagged beyond 2 %: the ceiling
 # the counts' A/A spread must stay under (0.1-0.4 % on an EPYC with a PMU, one call in 4-6 processes).
 INSTRUCTIONS_FACTOR = 1.02
-COUNTS_MODULE = suite.instructions.__name__.rsplit(".", 1)[-1]
 
 
 def _method(cell):
@@ -115,7 +114,7 @@ def sampled(cell_or_pattern):
 
 def counts_instructions(cell_or_pattern):
     """Whether a cell (or a pattern) is an instruction count (``benchmarks.instructions``)."""
-    return cell_or_pattern.lstrip("^").replace("\\", "").startswith(COUNTS_MODULE + ".")
+    return cell_or_pattern.lstrip("^").replace("\\", "").startswith(suite.COUNTS_MODULE + ".")
 
 
 def threshold(cell, factor=FACTOR):

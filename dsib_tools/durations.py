@@ -81,6 +81,54 @@ def floor_markdown(path):
     return "\n".join(lines)
 
 
+def first_samples(path):
+    """{benchmark class: [timed cells with two samples or more, those whose first sample is the
+    slowest, the share of them expected by chance, sub-second cells with fewer than three
+    samples]} of the asv results file ``path`` (its samples recorded, ``--record-samples``). A
+    first sample slowest more often than by chance is a warm-up the case left in its timing."""
+    with open(path) as f:
+        data = json.load(f)
+    columns = data["result_columns"]
+    at = {c: columns.index(c) for c in ("samples", "stats_number")}
+    classes = {}
+    for name, values in data["results"].items():
+        if not name.rsplit(".", 1)[-1].startswith("time_"):
+            continue
+        row = classes.setdefault(name.rsplit(".", 1)[0], [0, 0, 0.0, 0])
+        samples = values[at["samples"]] if len(values) > at["samples"] else None
+        numbers = values[at["stats_number"]] if len(values) > at["stats_number"] else None
+        for cell, number in zip(samples or [], numbers or [None] * len(samples or [])):
+            if not cell:
+                continue
+            if statistics.median(cell) * (number or 1) < FLOOR_UNDER_SECONDS and len(cell) < FLOOR_SAMPLES:
+                row[3] += 1
+            if len(cell) >= 2:
+                row[0] += 1
+                row[1] += cell[0] == max(cell)
+                row[2] += 1.0 / len(cell)
+    return classes
+
+
+def first_samples_markdown(path):
+    """``first_samples`` as a table, a class a row, with the worst class's share below."""
+    classes = first_samples(path)
+    lines = [
+        "| benchmark class | timed cells (2+ samples) | first sample the slowest | expected by chance "
+        "| sub-second cells under 3 samples |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for cls, (cells, first, chance, few) in sorted(classes.items()):
+        lines.append(
+            "| `%s` | %d | %d (%.0f %%) | %.0f %% | %d |"
+            % (cls, cells, first, 100.0 * first / cells if cells else 0, 100.0 * chance / cells if cells else 0, few)
+        )
+    shares = [(first / float(cells), cls) for cls, (cells, first, _, _) in classes.items() if cells]
+    if shares:
+        worst, cls = max(shares)
+        lines += ["", "Highest share: `%s`, %.0f %% of its cells." % (cls, 100 * worst)]
+    return "\n".join(lines)
+
+
 def engine_durations_markdown(directory):
     """Per engine, asv's duration of each of its benchmarks, from ``directory``/<engine>.json: the
     results file after `make run ENGINE=<engine>` (asv keeps other benchmarks' durations from

@@ -14,6 +14,7 @@ from packaging.version import InvalidVersion, Version
 from dsib.layout import CODECS
 
 from . import suite
+from .compare import INSTRUCTIONS_FACTOR
 from .matrix import NEWEST_ONLY_NOTE, in_release
 from .report import markdown_table, param_names
 
@@ -113,6 +114,10 @@ LAYOUT_FIELDS = (
 )
 
 
+# A step of instructions smaller than this is no step: the gate's threshold for a count.
+INSTRUCTIONS_STEP = INSTRUCTIONS_FACTOR - 1
+
+
 def file_layouts(res):
     """{"FORMAT/VARIANT": {field: text}} of the post's files in one environment's results."""
     found = {}
@@ -149,13 +154,43 @@ def defaults_change(case, before, after):
     return "defaults: " + ", ".join(changed) if changed else None
 
 
+def with_counts(cases):
+    """Each timed case gets ``instructions``: its counting twin's values (``benchmarks.instructions``),
+    an environment each, where any environment counted them."""
+    by_id = dict((c["id"], c) for c in cases)
+    for case in cases:
+        cls_name, method = case["benchmark"].split(".")[-2:]
+        twin = suite.counted_method(method)
+        if twin:
+            name = ".".join([suite.COUNTS_MODULE, cls_name, twin])
+            counted = by_id.get("/".join([name] + case["id"].split("/")[1:]))
+            if counted is not None:
+                case["instructions"] = counted["values"]
+    return cases
+
+
+def work_change(case, before, after):
+    """A step's change of instructions, for a timed case counted in both environments (indices):
+    "instructions unchanged (x1.004)" where they moved less than ``INSTRUCTIONS_STEP``, so that a
+    step in time alone shows as such; None where either was not counted."""
+    counts = case.get("instructions") or ()
+    if not all(i < len(counts) and is_number(counts[i]) and counts[i] > 0 for i in (before, after)):
+        return None
+    ratio = counts[after] / counts[before]
+    if abs(ratio - 1) < INSTRUCTIONS_STEP:
+        return "instructions unchanged (x%.3f)" % ratio
+    return "instructions x%.2f" % ratio
+
+
 def kind_change(case, before, after):
     """What differs between two environments besides the libraries' speed, for a case: the text
-    variants' kind of frame (``text_change``), and the post's file or reader where a default
-    changed it (``defaults_change``); None where neither did."""
+    variants' kind of frame (``text_change``), the post's file or reader where a default changed
+    it (``defaults_change``); and whether the work changed (``work_change``, where both
+    environments counted its instructions); None where none of these is known."""
     found = [
         text_change(before, after) if case["params"].get("variant") in TEXT_VARIANTS else None,
         defaults_change(case, before, after),
+        work_change(case, before["index"], after["index"]) if "index" in before and "index" in after else None,
     ]
     return "; ".join(f for f in found if f) or None
 
@@ -351,8 +386,9 @@ def build(results_dir, machine):
             under_load=len(loads.busy_keys(res)),
             text=text_kind(res.params),
             layout=file_layouts(res),
+            index=index,
         )
-        for res in results
+        for index, res in enumerate(results)
     ]
     orders = dict(
         (view, sorted(range(len(results)), key=lambda i: [_version(envs[i][k]) for k in keys]))
@@ -371,6 +407,7 @@ def build(results_dir, machine):
         }
         for ident, name, params, unit, cells, spread in case_rows(benchmarks, results)
     ]
+    with_counts(cases)
     current = _current_names()
     for case in cases:
         mark_newest_only(case, orders["pyarrow"][-1] if results else None, current)

@@ -14,8 +14,8 @@ from .site import table_to_html
 
 
 def change_text(unit, ratio):
-    better = {"seconds": "faster", "bytes": "smaller"}.get(unit, "lower")
-    worse = {"seconds": "slower", "bytes": "larger"}.get(unit, "higher")
+    better = {"seconds": "faster", "bytes": "smaller", "instructions": "fewer"}.get(unit, "lower")
+    worse = {"seconds": "slower", "bytes": "larger", "instructions": "more"}.get(unit, "higher")
     if ratio is None:
         return "n/a"
     return "%.2f× %s" % (ratio, better) if ratio >= 1 else "%.2f× %s" % (1 / ratio, worse)

@@ -24,10 +24,19 @@ GRID_LEGEND = (
     "MiB/s is the data's logical bytes over the median time: numbers at their width, timestamps 8 bytes, "
     "text its UTF-8 bytes, categoricals their codes and categories, counted from the store "
     "(sizes.Sizes.track_data_bytes), so the same in every release whatever pandas makes of the text; n/a "
-    'in runs that did not record them. "not run": the run has no such case (a run '
+    "in runs that did not record them. Instructions: the user-space instructions of one call, every "
+    "thread's (benchmarks/instructions.py), where the machine could count them. "
+    '"not run": the run has no such case (a run '
     'of some cases only, or of an earlier suite whose cases had other names). "under load": other '
     "processes used a quarter of a core or more, or the hypervisor took 5 % or more (steal), while "
     "the case ran (dsib_tools/machine_load.py)."
+)
+
+
+# Why a count skipped where its format ran: the machine's CPU exposed no counter to read.
+NOT_COUNTED = (
+    "not counted: this machine exposed no hardware counter to the run (a VM without a PMU, "
+    "perf_event_paranoid or a seccomp policy; python -m dsib.counters on it says which)"
 )
 
 
@@ -47,6 +56,8 @@ def grid_cell(res, names, row, fmt, given, reasons, load=None):
         return "failed"
     if _missing(value):
         reason = skip_reason(res, row.cls.operation, dict(given, format=fmt))
+        if row.kind == "count" and reason.startswith("skipped at run time"):
+            reason = NOT_COUNTED
         if reason not in reasons:
             reasons.append(reason)
         return "skip %d" % (reasons.index(reason) + 1)
@@ -54,6 +65,8 @@ def grid_cell(res, names, row, fmt, given, reasons, load=None):
         return format_seconds(value) + _relative_spread(value, stats) + _under_load(res, benchmark, load)
     if row.kind == "mib":
         return "%.0f" % (value / MIB) if value >= MIB else "%.2f" % (value / MIB)
+    if row.kind == "count":
+        return "%.1f M" % (value / 1e6)
     if row.kind == "difference":
         return format_difference(value, stats) + _under_load(res, benchmark, load)
     if not FORMATS[fmt].builds_frame:

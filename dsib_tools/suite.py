@@ -41,6 +41,10 @@ def methods(cls):
     return sorted(m for m in dir(cls) if m.startswith(PREFIXES) and callable(getattr(cls, m)))
 
 
+# The module of the instruction counts, as asv names it ("instructions.ReadFromBytes.track_read").
+COUNTS_MODULE = instructions.__name__.rsplit(".", 1)[-1]
+
+
 def counted(cls):
     """The class of ``benchmarks.instructions`` that counts ``cls``'s timed calls; None where none does."""
     twin = getattr(instructions, cls.__name__, None)
@@ -136,11 +140,13 @@ GridRow = namedtuple("GridRow", ["label", "cls", "method", "kind"])
 GRID = [
     GridRow("read, page cache", reads.ReadFromPageCache, "time_read", "time"),
     GridRow("read, page cache MiB/s", reads.ReadFromPageCache, "time_read", "throughput"),
+    GridRow("read, page cache instructions", instructions.ReadFromPageCache, "track_read", "count"),
     GridRow("read, cold", reads.ReadCold, "time_read", "time"),
     GridRow("read, cold minus warm", reads.ColdMinusWarm, "track_cold_minus_warm", "difference"),
     GridRow("read, peak MiB", reads.ReadFromPageCache, "peakmem_read", "mib"),
     GridRow("write, memory", writes.WriteToBytes, "time_write", "time"),
     GridRow("write, memory MiB/s", writes.WriteToBytes, "time_write", "throughput"),
+    GridRow("write, memory instructions", instructions.WriteToBytes, "track_write", "count"),
     GridRow("write, disk + fsync", writes.WriteDurable, "time_write", "time"),
     GridRow("write, peak MiB", writes.WriteToBytes, "peakmem_write", "mib"),
     GridRow("file MiB", sizes.Sizes, "track_file_size", "mib"),

@@ -40,6 +40,18 @@ def test_every_format_report_has_a_value_in_every_case_that_makes_sense(asv_tiny
     mmap = header.split(" | ").index("arrow-file-mmap")
     throughput = [line for line in tables[0].splitlines() if line.startswith("| read, page cache MiB/s |")][0]
     assert throughput.split(" | ")[mmap] == "no frame", "a read that builds no frame shows no throughput"
+    # The instruction counts: a figure where the CPU could count, else a skip saying so.
+    from dsib import counters
+    from dsib_tools.report_grid import NOT_COUNTED
+
+    counted = [line for line in tables[0].splitlines() if line.startswith("| read, page cache instructions |")][0]
+    cells = counted.strip("| ").split(" | ")[1:]
+    if counters.available() is None:
+        assert [c for c in cells if re.match(r"^\d+\.\d M$", c)] and all(
+            re.match(r"^\d+\.\d M$", c) or c.startswith("skip ") for c in cells
+        ), counted
+    else:
+        assert all(c.startswith("skip ") for c in cells) and NOT_COUNTED in report.stdout, counted
 
 
 def test_the_batches_report_puts_three_columns_and_batches_beside_the_whole_read(asv_tiny):

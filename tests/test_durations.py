@@ -84,3 +84,35 @@ def test_the_cli_prints_the_floor_of_the_committed_tiny_run():
         universal_newlines=True,
     ).stdout
     assert plain.strip() == durations_markdown(os.path.join(str(ROOT), record), "engines.")
+
+
+def test_first_samples_counts_the_cells_whose_first_sample_is_the_slowest_against_chance(tmp_path):
+    from dsib_tools.durations import first_samples, first_samples_markdown
+
+    path = results_file(
+        tmp_path,
+        {
+            # Three cells of one class: the first sample slowest in one; one sub-second cell has two samples.
+            "writes.Write.time_write": [
+                [0.2, 0.2, 0.4],
+                [["'a'", "'b'", "'c'"]],
+                "1",
+                0,
+                9.0,
+                [[0.3, 0.2, 0.1], [0.1, 0.2, 0.3], [0.5, 0.4]],
+                [1, 1, 1],
+            ],
+            # Not timed: never counted.
+            "writes.Write.peakmem_write": [[1.0], [["'a'"]], "1", 0, 1.0, None, None],
+            # A cell that failed has no samples.
+            "reads.Read.time_read": [[None], [["'a'"]], "1", 0, 1.0, [None], [None]],
+        },
+        {},
+    )
+    found = first_samples(path)
+    cells, first, chance, few = found["writes.Write"]
+    assert (cells, first, few) == (3, 2, 1) and abs(chance - (1 / 3.0 + 1 / 3.0 + 1 / 2.0)) < 1e-9
+    assert found["reads.Read"] == [0, 0, 0.0, 0]
+    table = first_samples_markdown(path)
+    assert row(table, "`writes.Write`") == ["`writes.Write`", "3", "2 (67 %)", "39 %", "1"]
+    assert "Highest share: `writes.Write`, 67 % of its cells." in table

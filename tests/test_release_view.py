@@ -456,3 +456,27 @@ def test_a_grid_case_a_run_never_measured_is_a_line_below_the_table_not_cells_of
     assert "| read, peak MiB |" not in table and "| read, page cache |" in table
     (said,) = [line for line in table.splitlines() if line.startswith("Not in this run (at %s; " % res.commit_hash[:8])]
     assert "read, peak MiB" in said.split("): ", 1)[1].rstrip(".").split("; ")
+
+
+def test_a_step_in_time_says_whether_the_instructions_moved_with_it(tmp_path):
+    """Where both environments counted a timed case's instructions (benchmarks.instructions), its
+    steps say so: unchanged within the gate's 2 %, so that a step in time alone shows as such, or
+    by how much they moved."""
+    results_dir = copy_results(tmp_path)
+    oldest = [p for p, d in raw_results(results_dir).items() if d["params"].get("pyarrow") == "0.11.1"][0]
+    newest = reference_file(results_dir)
+    case_id = "reads.ReadFromBytes.time_read/nyc_taxi_month/parquet/plain"
+    for counts, said in (
+        ((100e6, 100.4e6), "instructions unchanged (x1.004)"),
+        ((100e6, 150e6), "instructions x1.50"),
+    ):
+        for path, count in zip((oldest, newest), counts):
+            _with_file_layout(results_dir, path, dict(read=count), "instructions.ReadFromBytes")
+        data = release_data.build(results_dir, MACHINE)
+        envs = data["envs"]
+        old = [i for i, e in enumerate(envs) if e["pyarrow"] == "0.11.1"][0]
+        new = [i for i, e in enumerate(envs) if e["pyarrow"] == "26.0.1"][0]
+        case = [c for c in data["cases"] if c["id"] == case_id][0]
+        assert said in release_data.kind_change(case, envs[old], envs[new]).split("; ")
+        uncounted = [c for c in data["cases"] if c["id"] == case_id.replace("/plain", "/str")][0]
+        assert "instructions" not in (release_data.kind_change(uncounted, envs[old], envs[new]) or "")

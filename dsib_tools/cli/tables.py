@@ -204,9 +204,12 @@ def add_speedups(sub):
 
 
 def cmd_durations(args):
-    from ..durations import durations_markdown, floor_markdown
+    from ..durations import durations_markdown, first_samples_markdown, floor_markdown
 
-    print(floor_markdown(args.record) if args.floor else durations_markdown(args.record, args.prefix))
+    if args.first_samples:
+        print(first_samples_markdown(args.record))
+    else:
+        print(floor_markdown(args.record) if args.floor else durations_markdown(args.record, args.prefix))
     return 0
 
 
@@ -218,6 +221,12 @@ def add_durations(sub):
         "--floor",
         action="store_true",
         help="a class a row: its time, its samples', the rest, and its samples' floor under issue 32's rules",
+    )
+    p.add_argument(
+        "--first-samples",
+        action="store_true",
+        help="a class a row: its timed cells whose first sample is the slowest, against chance, and "
+        "its sub-second cells with fewer than three samples",
     )
     p.set_defaults(func=cmd_durations)
 
