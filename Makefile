@@ -50,7 +50,7 @@ help:
 # dsib itself is not installed here: every tool runs as `python -m dsib_tools` / `python -m data_prep`
 # from the checkout, and asv installs dsib into its own environments from each commit.
 # pip as python3.11's venv brings it (no upgrade: a download and an install less, in every fresh
-# clone's make test-fast, issue 33); it compiles the packages' bytecode once, here.
+# clone's make test-fast); it compiles the packages' bytecode once, here.
 # constraints.txt holds every package that the install brings, at the version the tests last passed
 # with: a dependency's new release (filelock 3.30 brought an at-fork hook that can drop a Ctrl-C sent
 # to asv) reaches a fresh clone only through `make constraints`.
@@ -100,7 +100,7 @@ FORCE:
 RUN_ATTRIBUTES_full := --attribute rounds=1
 # At `tiny` (the tests' profile: whether every cell runs, not how fast) a sample takes milliseconds
 # and a case's process start is most of its time: one round a case, not two or three, shortens the
-# tests' make bench (issue 32's make test budget). Its figures are not a published series.
+# tests' make bench (make test's time budget). Its figures are not a published series.
 RUN_ATTRIBUTES_tiny := --attribute rounds=1
 
 # FORMAT=<name> and/or SOURCE=<name>: only those cells run, and only their files are built
@@ -194,7 +194,7 @@ table: $(BIN)/.ready
 ## record: copy MACHINE's new results into the committed results/ and republish html/ (review, commit)
 # The deliberate step into the committed history. Review and commit both.
 # Results taken under load (or with no load log) are refused; ALLOW_LOAD=1 records them anyway.
-# Every profile goes into results/, the one results tree (issue 34): `full` and `default` are different
+# Every profile goes into results/, the one results tree: `full` and `default` are different
 # environments (DSIB_PROFILE is in asv's environment name), so their series never mix.
 record: $(BIN)/.ready
 	$(BIN)/python -m dsib_tools record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed results \
@@ -302,7 +302,7 @@ test: lint $(BIN)/.ready browser $(BIN)/actionlint servers
 
 # pytest-xdist workers (0: in pytest's own process). A module's tests, and every test of the tiny
 # make bench, stay on one worker (tests/conftest.py). Both run on one worker a core of the project's
-# 2-core machines: make test on one took about 36 minutes, against its budget of 20 (issue 32).
+# 2-core machines: make test on one took about 36 minutes, against its budget of 20.
 FAST_WORKERS ?= 2
 TEST_WORKERS ?= 2
 workers_args = $(if $(filter 0,$(1)),,-n $(1))

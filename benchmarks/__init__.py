@@ -100,7 +100,7 @@ CELLS = Cells(PROFILE, DATA_DIR)
 # (dsib_tools.lock finds the imported modules itself): the data's generator, which wrote the store.
 DATA = ("data_prep",)
 
-# Three samples a case, wherever a sample can take under a second (issue 32: no median of such a
+# Three samples a case, wherever a sample can take under a second (no median of such a
 # call rests on fewer), so that its median is a sample's (of two, asv's median averages a first and
 # a second call). asv's repeat cannot give three to fast samples alone (its time limit counts the
 # setup between samples), so slower ones of the same class get three too.

@@ -38,7 +38,7 @@ def tracing():
 class ReadFromBytes(Case):
     """The 2019 post's read (cases 1a-1c): one month, from bytes already in memory, so the disk
     is out of the figure, after one untimed full read (``first_call``). Target: Parquet at least
-    10x faster than CSV for every variant (the post: 14-38x). Sampling (issue 32's budget): a
+    10x faster than CSV for every variant (the post: 14-38x). Sampling (the run's time budget): a
     Parquet month (~0.1 s) gets ten samples, a CSV month (~0.7 s) three, in one round."""
 
     version = series(2)
@@ -290,7 +290,7 @@ class ContinuousRead(_Continuous):
 
 class ContinuousReadMonths(_Continuous):
     """The 2019 post's case 2: the six whole months, Parquet and CSV. Its own class for its
-    sampling (issue 32's budget): six Parquet months (~0.5 s a pass) get ten samples, six CSV
+    sampling (the run's time budget): six Parquet months (~0.5 s a pass) get ten samples, six CSV
     months (~4 s a pass) two, in one round."""
 
     version = series(2)

@@ -63,7 +63,7 @@ PROFILES = {
         False,
     ),
     # nyc_taxi: the 2019 post's cases. Rocklin's frame at a tenth of his study's 1,000,000 rows
-    # (issue 32: the run's budget; his size is full's).
+    # (the run's time budget; his size is full's).
     "default": Profile(
         "default",
         {"nyc_taxi": 1000000, "tsbs_cpu": 1000000, "rocklin": 100000},

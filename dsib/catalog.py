@@ -132,7 +132,7 @@ SOURCES = OrderedDict(
     ]
 )
 BUILT_IN_GRID = ("nyc_taxi", "tsbs_cpu", "rocklin")
-# Formats measured on some sources only: a study's own format, on that study's frame (issue 32:
+# Formats measured on some sources only: a study's own format, on that study's frame (the run's time budget:
 # Rocklin's JSON without the index, a split orient's call with one argument more, on his frame).
 FORMAT_SOURCES = {"json-split-noindex": ("rocklin",)}
 # Tables a user brought that are sources of the grid: the one DSIB_DATASET names (make bench

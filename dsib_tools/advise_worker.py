@@ -12,7 +12,7 @@ import time
 
 NAME = "advised"
 # Seconds of samples an operation takes after its first: at 3.0, advise on a 1,000,000-row month
-# took 4 min 11 s; its goal is two minutes (issue 35). A fast operation still gets its samples
+# took 4 min 11 s; its goal is two minutes. A fast operation still gets its samples
 # (``--samples``, three), a slow one (a CSV write, seconds) one.
 BUDGET = 1.0
 

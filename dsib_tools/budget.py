@@ -1,4 +1,4 @@
-"""How long the project's commands take from a fresh clone: the budget records (issue 32).
+"""How long the project's commands take from a fresh clone: the budget records.
 
 ``python -m dsib_tools budget run -o RECORD -- make bench`` clones the repository's HEAD afresh,
 runs the command there under the load watcher (``machine_load.watch``: the whole command's
@@ -19,7 +19,7 @@ import sys
 from . import machine_load
 
 KIND = "dsib budget record"
-# Issue 32's targets on the project's 2-core machines, in minutes of wall time (and, for
+# The targets on the project's 2-core machines, in minutes of wall time (and, for
 # `make bench`, of asv's own time), each from a fresh clone with everything included.
 TARGETS = {
     "make bench": {"wall": 15, "asv": 10},

@@ -24,7 +24,7 @@ def durations_markdown(path, prefix=""):
     return "\n".join(lines + ["| total | %s |" % _minutes(sum(d for _, d in rows))])
 
 
-# Issue 32, item 6: no median rests on fewer than three samples where a sample takes under a second.
+# No median rests on fewer than three samples where a sample takes under a second.
 FLOOR_SAMPLES, FLOOR_UNDER_SECONDS = 3, 1.0
 
 

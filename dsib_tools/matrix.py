@@ -24,7 +24,7 @@ from . import suite
 CURATED_CONFIG = "asv.conf.json"
 SWEEPS_CONFIG = "asv.sweeps.conf.json"
 
-# --- The release-tracking selection (issue 32) -------------------------------------------------
+# --- The release-tracking selection -------------------------------------------------
 # `make bench` runs every case, on the newest environment. The release matrix (`make bench-matrix`,
 # curated or sweeps, sharded or not) runs this selection in every environment: what is worth a line
 # across releases, within the matrix's budget. Everything else of the suite (engines, cold reads,
@@ -80,7 +80,7 @@ RELEASE = (
         {"source": ["nyc_taxi"]},
         "every format and variant of the taxi frame: the write to bytes, its peak memory",
     ),
-    # The month's file sizes in the post's two formats only (issue 32's budget: every format's month
+    # The month's file sizes in the post's two formats only (the matrix's budget: every format's month
     # file was built for its size alone, in Sizes' own processes, 74 s of an environment's 9 minutes
     # in records/matrix-runs/epyc-2c-24g-dd23f6b; the other formats' month sizes are make bench's).
     Pick(
@@ -108,7 +108,7 @@ RELEASE = (
         {"source": ["nyc_taxi"]},
         "every format's file size of the taxi frame (and the frame's, which the throughputs divide)",
     ),
-    # The continuous read in the post's two formats only (issue 32's budget: every format's took
+    # The continuous read in the post's two formats only (the matrix's budget: every format's took
     # 1.2 minutes an environment, and as long again to build its six files each; the other formats
     # are make bench's).
     Pick(

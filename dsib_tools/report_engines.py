@@ -271,7 +271,7 @@ def engines_report(res, names, sources, variants, load=None):
     return "\n\n".join(blocks)
 
 
-# The README's engines beside the studies (issue 34): (what is compared, the operation's benchmark
+# The README's engines beside the studies: (what is compared, the operation's benchmark
 # method, path, baseline, variant); a row the studies made gives their figure (STUDY_COMPARISONS,
 # by its label). QuestDB's serialisation alone is its own benchmark (SerializeForQuestDB, the "path"
 # parameter); every other row is an engine's case.

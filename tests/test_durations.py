@@ -1,4 +1,4 @@
-"""The durations tables: where a run's asv time went, and the samples' floor under issue 32's rules."""
+"""The durations tables: where a run's asv time went, and the samples' floor (three samples of a sub-second cell)."""
 
 import json
 import os

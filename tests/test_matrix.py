@@ -191,7 +191,7 @@ def test_every_curated_environment_ran_the_suite_at_tiny_with_no_failed_cell():
         assert marker in readme, marker  # test_readme checks that the block is the record's table
 
 
-# --- the release-tracking selection (issue 32): one declaration, matrix.RELEASE ---
+# --- the release-tracking selection: one declaration, matrix.RELEASE ---
 
 
 def _every_cell():
@@ -312,7 +312,7 @@ def test_rocklins_frame_is_100000_rows_at_default_and_his_1000000_at_full():
 
 
 def test_the_budgets_rules_hold():
-    """Issue 32's rules for any cut: the post's seven cases are never cut or re-scaled at default; no
+    """The rules for any cut: the post's seven cases are never cut or re-scaled at default; no
     format or variant leaves make bench (every one has a cell that runs at default); and no median of
     a call under a second rests on fewer than three samples: per round, asv takes at least its
     minimum, and while its time limit lasts, a sample a second at least (the most it can, its

@@ -229,7 +229,7 @@ def test_asv_measures_a_table_with_nulls_in_every_text_format(tmp_path):
     data_dir, output, env, formats, cells, values, versions = run[1:]
     measured, ruled_out = measured_as_the_registries_say(cells, values, versions, env, data_dir, output)
     # Every CSV, JSON, ORC and HDF5 format measured in every variant, but Rocklin's own JSON layout,
-    # which the suite measures on his frame alone (issue 32).
+    # which the suite measures on his frame alone.
     assert ruled_out <= {"json-split-noindex"}, ruled_out
     for fmt in set(formats) - ruled_out:
         for variant in ("plain", "str", "cat"):

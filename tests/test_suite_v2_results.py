@@ -2,7 +2,7 @@
 cases measured with 0 failed cells, and the report's side-by-side tables filled from it.
 
 results/ holds the published history, taken by the first suite under other names; suite v2's
-runs are recorded apart until that history is re-run with it (issue 20)."""
+runs are recorded apart until that history is re-run with it."""
 
 import itertools
 import json

@@ -220,7 +220,8 @@ def add_durations(sub):
     p.add_argument(
         "--floor",
         action="store_true",
-        help="a class a row: its time, its samples', the rest, and its samples' floor under issue 32's rules",
+        help="a class a row: its time, its samples', the rest, and its samples' floor "
+        "(three samples of a sub-second cell)",
     )
     p.add_argument(
         "--first-samples",
