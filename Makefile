@@ -220,6 +220,17 @@ compare: $(BIN)/.ready
 	$(BIN)/python -m dsib_tools machine $(MACHINE)
 	$(BIN)/python -m dsib_tools compare $(BASE) $(COMMIT) --machine $(MACHINE) --factor $(FACTOR) $(if $(SUMMARY),--summary "$(SUMMARY)")
 
+## compare-builds: the gate's cells in two builds of LIBRARY (BUILD_BASE, BUILD_HEAD: a release, a wheel, a source dir)
+# Everything else pinned as the matrix's newest environment; exits non-zero when the second is slower.
+LIBRARY ?= pyarrow
+BUILD_BASE ?=
+BUILD_HEAD ?=
+compare-builds: $(BIN)/.ready
+	$(BIN)/python -m data_prep prepare --profile pr --if-missing
+	$(BIN)/python -m dsib_tools machine $(MACHINE)
+	$(BIN)/python -m dsib_tools compare-builds $(LIBRARY) "$(BUILD_BASE)" "$(BUILD_HEAD)" --machine $(MACHINE) \
+		--factor $(FACTOR)
+
 ## noise: RUNS A/A comparisons of `make compare`, recorded in records/noise/ (the gate's noise floor)
 # A comment-only commit against its parent, at NOISE_PROFILE, recorded in records/noise/<machine>-<profile>.json;
 # with SLOWDOWN="csv.write=1.25 ...", comparisons against a commit that makes those adapters slower, in records/noise/<machine>-<profile>-slowdown.json

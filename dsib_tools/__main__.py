@@ -43,6 +43,7 @@ ORDER = (
     "site",
     "compare-versions",
     "compare",
+    "compare-builds",
     "noise",
     "noise-table",
     "audit",

@@ -191,22 +191,30 @@ def continuous_command(config, machine, base, head, factor=FACTOR, benchmarks=BE
     return command + [base, head]
 
 
-def _cells(results_dir, machine, commit):
+def cells_of_results(res, cells=None):
+    """Every cell of one asv Results: name -> (value, (stats, samples), version), added to ``cells``."""
     from asv.commands.compare import unroll_result
+
+    cells = {} if cells is None else cells
+    for key in res.get_all_result_keys():
+        params = res.get_result_params(key)
+        for name, value, stats, samples in unroll_result(
+            key,
+            params,
+            res.get_result_value(key, params),
+            res.get_result_stats(key, params),
+            res.get_result_samples(key, params),
+        ):
+            cells[name] = (value, (stats, samples), res.benchmark_version.get(key))
+    return cells
+
+
+def _cells(results_dir, machine, commit):
     from asv.results import iter_results_for_machine_and_hash
 
     cells = {}
     for res in iter_results_for_machine_and_hash(results_dir, machine, commit):
-        for key in res.get_all_result_keys():
-            params = res.get_result_params(key)
-            for name, value, stats, samples in unroll_result(
-                key,
-                params,
-                res.get_result_value(key, params),
-                res.get_result_stats(key, params),
-                res.get_result_samples(key, params),
-            ):
-                cells[name] = (value, (stats, samples), res.benchmark_version.get(key))
+        cells_of_results(res, cells)
     return cells
 
 
@@ -345,7 +353,8 @@ def summary_markdown(table, verdict, base, head, factor, profile=PROFILE):
 
 
 def gate_status(asv_statuses, verdict, base, head, factor=FACTOR, stream=None):
-    """The gate's exit status: asv's own failure where asv failed otherwise than by a slower case
+    """``base`` and ``head``: what the two sides are called (a commit's short hash, a build).
+    The gate's exit status: asv's own failure where asv failed otherwise than by a slower case
     (a build, a case that errs: its output says why), else 1 where dsib's verdict has a slower,
     newly failing or dropped cell, each named on ``stream`` with its threshold (asv's table marks
     times and peak memory at one factor; a file's growth beyond 1 % only this verdict sees)."""
@@ -356,7 +365,7 @@ def gate_status(asv_statuses, verdict, base, head, factor=FACTOR, stream=None):
     for key, what in (
         ("worse", "slower or bigger"),
         ("failed", "newly failing"),
-        ("dropped", "measured at %s and skipped or absent at %s" % (base[:8], head[:8])),
+        ("dropped", "measured at %s and skipped or absent at %s" % (base, head)),
     ):
         if verdict[key]:
             stream.write(
@@ -371,6 +380,18 @@ def gate_status(asv_statuses, verdict, base, head, factor=FACTOR, stream=None):
                 )
             )
     return 1 if verdict["worse"] or verdict["failed"] or verdict["dropped"] else 0
+
+
+def passes(benchmarks, factor=FACTOR, sampling=SAMPLING):
+    """The gate's two passes over ``benchmarks`` (patterns), each (patterns, asv's sampling
+    attributes, asv's factor) where it has any: the timed cells in rounds, then peak memory, file
+    sizes and instruction counts once."""
+    for patterns, pass_sampling, pass_factor in (
+        ([p for p in benchmarks if sampled(p)], sampling, factor),
+        ([p for p in benchmarks if not sampled(p)], UNSAMPLED, MEMORY_FACTOR),
+    ):
+        if patterns:
+            yield patterns, pass_sampling, pass_factor
 
 
 def run(
@@ -408,23 +429,19 @@ def run(
     statuses, logs = [], []
     # Two passes into one results directory (asv keeps the first's cells): the timed cells in
     # rounds, then peak memory and file sizes once a commit.
-    for patterns, pass_sampling, pass_factor in (
-        ([p for p in benchmarks if sampled(p)], sampling, factor),
-        ([p for p in benchmarks if not sampled(p)], UNSAMPLED, MEMORY_FACTOR),
-    ):
-        if patterns:
-            # The machine's load is logged beside the results, as for every run (dsib_tools.machine_load).
-            logs.append(load.log_path(results_dir, machine))
-            # The suite's setup_cache builds the cells these patterns select only (benchmarks.SELECTED).
-            selecting = dict(env, DSIB_SELECT="|".join("(?:%s)" % p for p in patterns))
-            statuses.append(
-                load.watch(
-                    continuous_command(config, machine, base_hash, head_hash, pass_factor, patterns, pass_sampling),
-                    logs[-1],
-                    cwd=root,
-                    env=selecting,
-                )
+    for patterns, pass_sampling, pass_factor in passes(benchmarks, factor, sampling):
+        # The machine's load is logged beside the results, as for every run (dsib_tools.machine_load).
+        logs.append(load.log_path(results_dir, machine))
+        # The suite's setup_cache builds the cells these patterns select only (benchmarks.SELECTED).
+        selecting = dict(env, DSIB_SELECT="|".join("(?:%s)" % p for p in patterns))
+        statuses.append(
+            load.watch(
+                continuous_command(config, machine, base_hash, head_hash, pass_factor, patterns, pass_sampling),
+                logs[-1],
+                cwd=root,
+                env=selecting,
             )
+        )
     try:
         verdict = changes(results_dir, machine, base_hash, head_hash, factor)
     except CompareError:
@@ -434,7 +451,7 @@ def run(
     verdict["load"] = load.over_logs(logs)
     verdict["judged"] = judged
     sys.stderr.write("dsib compare: machine load during the comparison: %s\n" % load.describe_load(verdict["load"]))
-    status = gate_status(statuses, verdict, base_hash, head_hash, factor)
+    status = gate_status(statuses, verdict, base_hash[:8], head_hash[:8], factor)
     if summary:
         with open(summary, "a") as f:
             f.write(

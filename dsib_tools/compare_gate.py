@@ -105,7 +105,7 @@ BENCHMARKS = (
 )
 
 
-def _counted(patterns):
+def counted_patterns(patterns):
     """The instruction counts' patterns (``benchmarks.instructions``) of the timed ones among
     ``patterns``: the same cells, counted."""
     twins = []
@@ -119,7 +119,7 @@ def _counted(patterns):
     return tuple(twins)
 
 
-BENCHMARKS = BENCHMARKS + _counted(BENCHMARKS)
+BENCHMARKS = BENCHMARKS + counted_patterns(BENCHMARKS)
 
 # The cells the gate compares, one asv name a line: a committed, reviewed list. A comparison reads
 # it from the base commit, so a pull request cannot shorten what it is compared on; a head whose

@@ -51,14 +51,12 @@ def test_dropped_cells_fail_the_gate_and_are_named():
 
     verdict = compare.verdict_of(_cells({"orc.read": STEADY, "csv.read": STEADY}), _cells({"csv.read": STEADY}))
     stream = io.StringIO()
-    assert compare.gate_status([0, 0], verdict, "a" * 40, "b" * 40, stream=stream) == 1
+    assert compare.gate_status([0, 0], verdict, "a" * 8, "b" * 8, stream=stream) == 1
     assert "1 cells measured at aaaaaaaa and skipped or absent at bbbbbbbb" in stream.getvalue()
     assert "  orc.read" in stream.getvalue()
     clean = compare.verdict_of(_cells({"csv.read": STEADY}), _cells({"csv.read": STEADY}))
-    assert compare.gate_status([0, 0], clean, "a" * 40, "b" * 40, stream=io.StringIO()) == 0
-    assert compare.gate_status([0, 2], verdict, "a" * 40, "b" * 40, stream=io.StringIO()) == 2, (
-        "asv's own failure stands"
-    )
+    assert compare.gate_status([0, 0], clean, "a" * 8, "b" * 8, stream=io.StringIO()) == 0
+    assert compare.gate_status([0, 2], verdict, "a" * 8, "b" * 8, stream=io.StringIO()) == 2, "asv's own failure stands"
 
 
 def _values(values):
@@ -79,7 +77,7 @@ def test_memory_and_file_size_have_their_own_thresholds():
     grown = compare.verdict_of(base, _values({MEMORY: 200e6 * 1.11, SIZE: 1e6 * 1.011}))
     assert sorted(grown["worse"]) == sorted([MEMORY, SIZE]), "memory beyond 1.10, a file beyond 1 %"
     stream = io.StringIO()
-    assert compare.gate_status([0, 0], grown, "a" * 40, "b" * 40, stream=stream) == 1, (
+    assert compare.gate_status([0, 0], grown, "a" * 8, "b" * 8, stream=stream) == 1, (
         "a file 1.1 % bigger fails the gate though asv's own table, at one factor, does not mark it"
     )
     assert "%s (threshold 1.01)" % SIZE in stream.getvalue() and "%s (threshold 1.10)" % MEMORY in stream.getvalue()

@@ -69,6 +69,62 @@ def add_compare(sub):
     p.set_defaults(func=cmd_compare)
 
 
+def cmd_compare_builds(args):
+    from ..compare_builds import CompareError, run
+
+    try:
+        status, verdict = run(
+            os.getcwd(),
+            args.library,
+            args.base,
+            args.head,
+            args.machine,
+            args.factor,
+            benchmarks=args.bench or None,
+            results_dir=args.results_dir,
+            env_dir=args.env_dir,
+        )
+    except CompareError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
+    print(
+        "dsib compare-builds: %d cells compared, judged by %s; %d slower, %d faster, %d newly failing, %d dropped"
+        % (
+            len(verdict["compared"]),
+            verdict["judged"],
+            len(verdict["worse"]),
+            len(verdict["better"]),
+            len(verdict["failed"]),
+            len(verdict["dropped"]),
+        )
+    )
+    return status
+
+
+def add_compare_builds(sub):
+    from ..compare import FACTOR
+
+    p = sub.add_parser(
+        "compare-builds",
+        help="the gate's cells in two builds of one library; non-zero if the second is slower",
+        description="Two environments of the matrix's newest entry, LIBRARY pinned to BASE in one and "
+        "to HEAD in the other (a release such as 25.0.1, or a wheel, archive or source directory pip "
+        "can install), everything else alike; the gate's cells of this checkout in both, rounds "
+        "interleaved, judged as make compare judges two commits.",
+    )
+    p.add_argument("library", help="a package the matrix pins, e.g. pyarrow or pandas")
+    p.add_argument("base")
+    p.add_argument("head")
+    p.add_argument("--machine", required=True)
+    p.add_argument("--factor", type=float, default=FACTOR)
+    p.add_argument(
+        "--bench", action="append", metavar="REGEX", help="asv -b pattern instead of the gate's cells (repeatable)"
+    )
+    p.add_argument("--results-dir", help="default: .asv/results-compare-builds")
+    p.add_argument("--env-dir", help="default: asv.conf.json's")
+    p.set_defaults(func=cmd_compare_builds)
+
+
 def cmd_gate_cells(args):
     from ..compare import GATE_FILE, gate_cells, gate_file_text
 
@@ -188,6 +244,7 @@ def add_audit(sub):
 
 COMMANDS = {
     "compare": add_compare,
+    "compare-builds": add_compare_builds,
     "gate-cells": add_gate_cells,
     "noise": add_noise,
     "audit": add_audit,

@@ -1,0 +1,149 @@
+"""``make compare-builds``: does a build of one library slow pandas I/O down?
+
+An Arrow or pandas developer's branch is a build of their library, not a commit of this suite.
+Given two pip specifications of one library (a release, a wheel file, a source directory or an
+archive pip can build), asv builds an environment for each from the matrix's newest entry,
+everything else pinned alike, and runs the gate's cells at this checkout in both, the rounds
+interleaved between the two environments as ``make compare`` interleaves two commits. The two
+environments' cells are then judged as the gate judges two commits' (``compare.verdict_of``):
+instructions first where the machine counts them, then time, peak memory and file sizes.
+"""
+
+import glob
+import json
+import os
+import re
+import sys
+
+from . import compare
+from . import machine_load as load
+from .compare_gate import CompareError, counted_patterns
+
+CONFIG = ".asv-compare-builds.conf.json"
+# A release as pip and asv write it.
+RELEASE = re.compile(r"^(==)?(\d[\w.+!-]*)$")
+
+
+def requirement_of(spec):
+    """The pin asv installs for ``spec``: a release ("25.0.1" or "==25.0.1") as its version, a
+    wheel, archive or source directory as a direct reference to its absolute path (pip builds
+    what needs building); a clear error for anything else."""
+    spec = spec.strip()
+    if os.path.exists(spec):
+        return " @ " + "file://" + os.path.abspath(spec)
+    release = RELEASE.match(spec)
+    if release:
+        return release.group(2)
+    raise CompareError("%r is neither a release (25.0.1) nor a wheel, archive or source directory that exists" % spec)
+
+
+def write_config(root, library, specs, results_dir, env_dir=None, profile=compare.PROFILE):
+    """asv's config of the two builds: the matrix's newest entry twice, ``library`` pinned to each
+    spec, every other pin alike; results apart from the committed history."""
+    from .config import derive_config
+
+    with open(os.path.join(root, "asv.conf.json")) as f:
+        conf = derive_config(
+            json.load(f),
+            profile=profile,
+            results_dir=os.path.abspath(results_dir),
+            html_dir=os.path.abspath(results_dir) + "-html",
+            env_dir=env_dir,
+            envs="newest",
+        )
+    (entry,) = conf["include"]
+    if library not in entry.get("req", {}):
+        raise CompareError(
+            "%s is not pinned in the matrix's newest environment (it pins %s)"
+            % (library, ", ".join(sorted(entry.get("req", {}))))
+        )
+    conf["include"] = [dict(entry, req=dict(entry["req"], **{library: requirement_of(s)})) for s in specs]
+    if conf["include"][0] == conf["include"][1]:
+        raise CompareError("both builds are %s: nothing to compare" % specs[0])
+    path = os.path.join(root, CONFIG)
+    with open(path, "w") as f:
+        json.dump(conf, f, indent=4)
+    return path
+
+
+def run_command(config, machine, benchmarks, sampling):
+    """asv run of this checkout's commit in both environments, rounds interleaved between them."""
+    command = [
+        sys.executable,
+        "-m",
+        "asv",
+        "run",
+        "--config",
+        config,
+        "--machine",
+        machine,
+        "--interleave-rounds",
+        "--record-samples",
+        "--show-stderr",
+        "--cpu-affinity",
+        str(compare._last_cpu()),
+    ]
+    for name, value in sampling:
+        command += ["-a", "%s=%s" % (name, value)]
+    for pattern in benchmarks:
+        command += ["-b", pattern]
+    return command + ["HEAD^!"]
+
+
+def build_cells(results_dir, machine, commit, library, specs):
+    """(base cells, head cells): each environment's cells (``compare.load_cells``'s form), told
+    apart by the pin of ``library`` that asv recorded."""
+    from asv.results import iter_results_for_machine_and_hash
+
+    pinned = [requirement_of(s) for s in specs]
+    by_pin = {}
+    for res in iter_results_for_machine_and_hash(results_dir, machine, commit):
+        pin = res.params.get(library)
+        if pin in pinned:
+            by_pin[pin] = res
+    missing = [s for s, p in zip(specs, pinned) if p not in by_pin]
+    if missing:
+        raise CompareError("no results of the build %s in %s" % (", ".join(missing), results_dir))
+    return tuple(compare.cells_of_results(by_pin[p]) for p in pinned)
+
+
+def run(root, library, base, head, machine, factor=compare.FACTOR, benchmarks=None, results_dir=None, env_dir=None):
+    """Both builds' gate cells, measured and judged; returns (exit status, verdict)."""
+    benchmarks = list(benchmarks or compare.BENCHMARKS)
+    judged = compare.counting()
+    if judged == "instructions and time":  # the counts of the timed cells asked for, too
+        benchmarks = list(dict.fromkeys(benchmarks + list(counted_patterns(benchmarks))))
+    else:
+        benchmarks = [p for p in benchmarks if not compare.counts_instructions(p)]
+    sys.stderr.write("dsib compare-builds: %s\n" % judged)
+    results_dir = results_dir or os.path.join(root, ".asv", "results-compare-builds")
+    config = write_config(root, library, (base, head), results_dir, env_dir)
+    commit = compare.resolve(root, "HEAD")
+    for path in glob.glob(os.path.join(results_dir, machine, commit[:8] + "-*.json")):
+        os.remove(path)  # the cells of an earlier comparison would linger beside these
+    env = dict(os.environ, **compare.PROCESS_ENV)
+    statuses, logs = [], []
+    for patterns, sampling, _ in compare.passes(benchmarks, factor):
+        logs.append(load.log_path(results_dir, machine))
+        selecting = dict(env, DSIB_SELECT="|".join("(?:%s)" % p for p in patterns))
+        statuses.append(load.watch(run_command(config, machine, patterns, sampling), logs[-1], cwd=root, env=selecting))
+    before, after = build_cells(results_dir, machine, commit, library, (base, head))
+    verdict = compare.verdict_of(before, after, factor)
+    verdict["load"], verdict["judged"] = load.over_logs(logs), judged
+    sys.stderr.write("dsib compare-builds: machine load: %s\n" % load.describe_load(verdict["load"]))
+    ratios = compare.ratios_of(before, after)
+    for name in sorted(set(before) | set(after)):
+        if name in ratios:
+            print("%-8s %6.3f  %s" % (_mark(name, verdict), ratios[name], name))
+        else:
+            print("%-8s %6s  %s" % ("dropped" if name in verdict["dropped"] else _mark(name, verdict), "-", name))
+    labels = ("%s %s" % (library, base), "%s %s" % (library, head))
+    status = compare.gate_status([s for s in statuses if s != 1], verdict, *labels, factor=factor)
+    return status, verdict
+
+
+def _mark(name, verdict):
+    for key, mark in (("worse", "slower"), ("better", "faster"), ("failed", "failed")):
+        if name in verdict[key]:
+            return mark
+    return "same" if name in verdict["compared"] else "skipped"
