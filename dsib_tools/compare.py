@@ -260,7 +260,22 @@ def verdict_of(before, after, factor=FACTOR):
                 verdict["better"].append(name)
             elif _is_result_better(v1, v2, ss1, ss2, threshold(name, factor)):
                 verdict["worse"].append(name)
+    # A cell slower in time whose instructions were counted on both sides and did not move.
+    verdict["same_work"] = [
+        name
+        for name in verdict["worse"]
+        if counted_twin(name) in verdict["compared"] and counted_twin(name) not in verdict["worse"] + verdict["better"]
+    ]
     return verdict
+
+
+def counted_twin(cell):
+    """The instruction count of a timed cell (``reads.ReadFromBytes.time_read(...)`` ->
+    ``instructions.ReadFromBytes.track_read(...)``); None for a cell that is not timed."""
+    name, _, params = cell.partition("(")
+    parts = name.rsplit(".", 2)
+    twin = suite.counted_method(parts[-1]) if len(parts) == 3 else None
+    return "%s.%s.%s(%s" % (suite.COUNTS_MODULE, parts[1], twin, params) if twin else None
 
 
 def _measured(value):
@@ -346,10 +361,21 @@ def summary_markdown(table, verdict, base, head, factor, profile=PROFILE):
         ("Faster", "better"),
     ):
         if verdict[key]:
-            lines += ["%s:" % label, ""] + ["- `%s`" % name for name in verdict[key]] + [""]
+            lines += (
+                ["%s:" % label, ""]
+                + [
+                    "- `%s`%s" % (name, SAME_WORK if key == "worse" and name in verdict.get("same_work", ()) else "")
+                    for name in verdict[key]
+                ]
+                + [""]
+            )
     return "\n".join(
         lines + ["<details><summary>asv compare</summary>", "", "```", table.rstrip(), "```", "", "</details>", ""]
     )
+
+
+# Said of a cell slower in time whose instruction count did not move.
+SAME_WORK = ": same work, slower: memory, I/O or the machine"
 
 
 def gate_status(asv_statuses, verdict, base, head, factor=FACTOR, stream=None):
@@ -374,7 +400,10 @@ def gate_status(asv_statuses, verdict, base, head, factor=FACTOR, stream=None):
                     len(verdict[key]),
                     what,
                     "\n".join(
-                        "  %s (threshold %.2f)" % (name, threshold(name, factor)) if key == "worse" else "  " + name
+                        "  %s (threshold %.2f)%s"
+                        % (name, threshold(name, factor), SAME_WORK if name in verdict.get("same_work", ()) else "")
+                        if key == "worse"
+                        else "  " + name
                         for name in verdict[key]
                     ),
                 )

@@ -153,3 +153,36 @@ def test_a_format_compared_on_one_variant_calls_a_compared_formats_functions():
         for side in ("write", "read"):
             code, twin_code = (getattr(FORMATS[n], side).__code__ for n in (name, twin))
             assert code is twin_code, "%s's %s is not %s's: compare all its variants" % (name, side, twin)
+
+
+def test_a_cell_slower_in_time_with_the_same_instructions_is_named_same_work():
+    import io
+
+    timed = "reads.ReadFromBytes.time_read('nyc_taxi_month', 'csv', 'plain')"
+    other = "writes.WriteToBytes.time_write('nyc_taxi', 'csv', 'plain')"
+    slower = [v * 1.5 for v in STEADY]
+    before = _cells({timed: STEADY, other: STEADY})
+    before.update(
+        {
+            compare.counted_twin(timed): (1.0e8, (None, None), "v1"),
+            compare.counted_twin(other): (2.0e8, (None, None), "v1"),
+        }
+    )
+    after = _cells({timed: slower, other: slower})
+    after.update(
+        {
+            compare.counted_twin(timed): (1.003e8, (None, None), "v1"),
+            compare.counted_twin(other): (3.0e8, (None, None), "v1"),
+        }
+    )
+    verdict = compare.verdict_of(before, after)
+    assert sorted(verdict["worse"]) == sorted([timed, other, compare.counted_twin(other)])
+    assert verdict["same_work"] == [timed], "the other's instructions grew with its time"
+    assert compare.counted_twin(timed) == "instructions.ReadFromBytes.track_read('nyc_taxi_month', 'csv', 'plain')"
+    stream = io.StringIO()
+    compare.gate_status([0, 0], verdict, "a" * 8, "b" * 8, stream=stream)
+    said = [line for line in stream.getvalue().splitlines() if timed in line]
+    assert said and said[0].endswith(compare.SAME_WORK), stream.getvalue()
+    assert not [line for line in stream.getvalue().splitlines() if other in line and compare.SAME_WORK in line]
+    text = compare.summary_markdown("table", verdict, "a" * 40, "b" * 40, compare.FACTOR)
+    assert "- `%s`%s" % (timed, compare.SAME_WORK) in text
