@@ -6,7 +6,8 @@ import sys
 from . import nyc_taxi
 from .datasets import DATASETS, get_dataset
 from .frames import load_frame
-from .own import INPUT_FORMATS, OWN_PROFILE, PARTITION_ROWS, add_table
+from .own_ingest import INPUT_FORMATS, PARTITION_ROWS, add_table
+from .own_table import OWN_PROFILE
 from .build import TLC_BYTES_PER_ROW, csv_bytes_per_row, ingest_csv, prepare
 from .profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from .store import DatasetError, default_data_dir, open_dataset

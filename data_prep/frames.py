@@ -1,7 +1,7 @@
 """From the store to pandas DataFrames: the exact frame every benchmark writes and compares against."""
 
 from .datasets import DATASETS, get_dataset
-from .own import OwnTable, open_table
+from .own_table import OwnTable, open_table
 from .store import open_dataset
 
 

@@ -22,29 +22,3 @@ Reading the store needs numpy only (the benchmark environments' oldest); ingesti
 The table as read: ``data_prep.own_table``; bringing it in: ``data_prep.own_ingest``. Their names
 are all importable from here.
 """
-
-from .own_ingest import (  # noqa: F401 (named here for the tools, the suite and the tests)
-    BLOCK_BYTES,
-    INPUT_FORMATS,
-    PARTITION_ROWS,
-    SAMPLE_BYTES,
-    add_table,
-    check_name,
-    input_format,
-    kind_of,
-    plan_columns,
-)
-from .own_table import (  # noqa: F401 (named here for the tools, the suite and the tests)
-    KINDS,
-    OWN_PROFILE,
-    STRICT_REFUSES,
-    TEXT_KINDS,
-    OwnColumn,
-    OwnTable,
-    TableError,
-    decode_text,
-    nullable_array,
-    nullable_dtype,
-    open_manifest,
-    open_table,
-)

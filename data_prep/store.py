@@ -29,7 +29,7 @@ def default_data_dir():
 
 
 def rebuild_command(dataset, profile):
-    if profile == "brought":  # data_prep.own.OWN_PROFILE: a table a user brought
+    if profile == "brought":  # data_prep.own_table.OWN_PROFILE: a table a user brought
         return "python -m data_prep add %s --from-file PATH" % dataset
     return "python -m data_prep prepare --dataset %s --profile %s" % (dataset, profile)
 

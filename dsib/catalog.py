@@ -18,7 +18,7 @@ import os
 from collections import OrderedDict, namedtuple
 
 from data_prep import VARIANTS, get_dataset, get_profile
-from data_prep.own import OWN_PROFILE, open_table
+from data_prep.own_table import OWN_PROFILE, open_table
 from data_prep.store import default_data_dir
 
 from .engines import ENGINES

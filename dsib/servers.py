@@ -17,51 +17,10 @@ import json
 import os
 from collections import namedtuple
 
-from .postgres_server import (  # noqa: F401 (named here for the engines and the tools)
-    POSTGRES_DATABASE,
-    POSTGRES_MAJOR,
-    POSTGRES_USER,
-    Postgres,
-    PostgresAddress,
-    postgres,
-    postgres_bindir,
-    postgres_major,
-    postgres_unavailable,
-    postgres_version,
-)
-from .questdb_server import (  # noqa: F401 (named here for the engines and the tools)
-    JAVA_MAJOR,
-    JAVA_MINIMUM,
-    QUESTDB_SHA1,
-    QUESTDB_URL,
-    QUESTDB_VERSION,
-    QuestDB,
-    QuestDBAddress,
-    downloads_dir,
-    java_unavailable,
-    java_version,
-    questdb,
-    questdb_jar,
-    questdb_unavailable,
-    questdb_version,
-    sha1_of,
-)
+from .postgres_server import Postgres, PostgresAddress, postgres_unavailable, postgres_version
+from .questdb_server import QuestDB, QuestDBAddress, java_unavailable, questdb_unavailable, questdb_version
 from .spark_server import HeldSpark, ask_held
-from .server_process import (  # noqa: F401 (named here for the engines and the tools)
-    LOOPBACK,
-    START_TIMEOUT,
-    STOP_TIMEOUT,
-    Server,
-    ServerError,
-    check_reachable,
-    free_port,
-    give_to,
-    not_the_series_major,
-    port_open,
-    running,
-    server_user,
-    stop_all,
-)
+from .server_process import ServerError
 
 
 class Kind(namedtuple("Kind", ["name", "unavailable", "identity"])):

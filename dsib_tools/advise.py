@@ -28,23 +28,8 @@ import tempfile
 import time
 
 # Re-exported: the commands and the workers' command line reach these through advise.
-from .advise_ranking import (  # noqa: F401
-    GOALS,
-    differs,
-    figures,
-    held,
-    lend_writes,
-    median,
-    page,
-    quartiles,
-    rank,
-    reason,
-    score,
-    stats,
-    table,
-    writer_of,
-)
-from .advise_worker import BUDGET, NAME, _worker, measure, save_frame  # noqa: F401
+from .advise_ranking import held, lend_writes, page, rank, reason, table, writer_of
+from .advise_worker import NAME, _worker, save_frame
 
 SAMPLES = 3
 WORKER_TIMEOUT = 600
@@ -119,7 +104,8 @@ def run_worker(name, data_dir, variant, samples, keep=None, given=None):
 def main(args):
     if args.worker:
         return _worker(args)
-    from data_prep.own import TableError, add_table, open_table
+    from data_prep.own_table import TableError, open_table
+    from data_prep.own_ingest import add_table
     from dsib.formats import FORMATS
 
     started = time.time()

@@ -191,7 +191,7 @@ def page(path, ranked, others, rows, variant, text):
     import html
 
     from .charts import chart_html, point, script_tags
-    from .report import format_with_spread
+    from .report_cells import format_with_spread
     from .site import _MARKDOWN, STYLE, WWW
     from .vendor_js import directory, PINS
 

@@ -22,7 +22,7 @@ def frame_file(data_dir, variant):
 
 
 def _built_frame(data_dir, variant):
-    from data_prep.own import open_table
+    from data_prep.own_table import open_table
     from dsib.roundtrip import concat_batches
 
     spec, store = open_table(NAME, data_dir)
@@ -46,7 +46,7 @@ def _frame(data_dir, variant):
     if not os.path.exists(path):  # a worker run alone
         frame, spec = _built_frame(data_dir, variant)
         return frame, spec.read_hints(variant)
-    from data_prep.own import open_table
+    from data_prep.own_table import open_table
 
     spec, _ = open_table(NAME, data_dir)
     with open(path, "rb") as f:

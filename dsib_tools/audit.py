@@ -30,8 +30,8 @@ import statistics
 import subprocess
 import sys
 
-from . import machine_load, noise, suite
-from .report import format_seconds
+from . import machine_load, noise_record, suite
+from .report_cells import format_seconds
 
 # Runs in the benchmark environment's interpreter, from the checkout (cwd), importing nothing of
 # the tools: the suite's class, its setup before every call (asv_runner >= 0.3 does), and asv's
@@ -394,8 +394,8 @@ def markdown(record):
 
 
 def save(record, path):
-    noise.save(record, path)
+    noise_record.save(record, path)
 
 
 def load_record(path):
-    return noise.load(path)
+    return noise_record.load(path)

@@ -26,27 +26,7 @@ from . import machine_load as load
 from . import suite
 
 # Re-exported: the commands, noise and the tests use the gate's cells as compare's.
-from .compare_gate import (  # noqa: F401
-    _ARGUMENT,
-    _OWN_CALL,
-    _POST,
-    _POST_FORMATS,
-    _TAXI,
-    ANOTHER_FORMATS_CALL,
-    BENCHMARKS,
-    GATE_FILE,
-    PROFILE,
-    CompareError,
-    _every_format,
-    _label,
-    _on,
-    _pattern,
-    _runs_at,
-    committed_cells,
-    gate_cells,
-    gate_file_text,
-    gate_patterns,
-)
+from .compare_gate import BENCHMARKS, PROFILE, CompareError, gate_patterns
 
 FACTOR = 1.10
 CONFIG = ".asv-compare.conf.json"

@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-from . import compare
+from . import compare, compare_gate
 from . import machine_load as load
 from .compare_gate import CompareError, counted_patterns
 
@@ -37,7 +37,7 @@ def requirement_of(spec):
     raise CompareError("%r is neither a release (25.0.1) nor a wheel, archive or source directory that exists" % spec)
 
 
-def write_config(root, library, specs, results_dir, env_dir=None, profile=compare.PROFILE):
+def write_config(root, library, specs, results_dir, env_dir=None, profile=compare_gate.PROFILE):
     """asv's config of the two builds: the matrix's newest entry twice, ``library`` pinned to each
     spec, every other pin alike; results apart from the committed history."""
     from .config import derive_config
@@ -109,7 +109,7 @@ def build_cells(results_dir, machine, commit, library, specs):
 
 def run(root, library, base, head, machine, factor=compare.FACTOR, benchmarks=None, results_dir=None, env_dir=None):
     """Both builds' gate cells, measured and judged; returns (exit status, verdict)."""
-    benchmarks = list(benchmarks or compare.BENCHMARKS)
+    benchmarks = list(benchmarks or compare_gate.BENCHMARKS)
     judged = compare.counting()
     if judged == "instructions and time":  # the counts of the timed cells asked for, too
         benchmarks = list(dict.fromkeys(benchmarks + list(counted_patterns(benchmarks))))

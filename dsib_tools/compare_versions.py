@@ -12,7 +12,7 @@ from asv.machine import iter_machine_files
 from asv.results import iter_results_for_machine
 from asv.util import load_json
 
-from .release_view import PUBLISHED_PROFILE, TEXT_VARIANTS, asv_config, load_benchmarks, text_change
+from .release_data import PUBLISHED_PROFILE, TEXT_VARIANTS, asv_config, load_benchmarks, text_change
 
 MACHINE_KEYS = ("arch", "cpu", "machine", "num_cpu", "os", "ram")
 

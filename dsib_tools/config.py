@@ -5,7 +5,7 @@ import json
 
 def table_digest(name, data_dir=None):
     """What a brought table holds, in short: its store's digest (every file's checksum)."""
-    from data_prep.own import open_table
+    from data_prep.own_table import open_table
 
     return open_table(name, data_dir, verify="sizes")[1].digest[:12]
 

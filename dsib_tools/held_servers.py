@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-from dsib import servers
+from dsib import server_process, servers
 
 
 class _Stopped(Exception):
@@ -73,7 +73,7 @@ def _end(child, signum, grace=10):
 def _where(server):
     if server.pid is None:  # Spark's holder: a JVM when a case asks
         return "%s when a case asks" % server.name
-    return "%s pid %d on %s:%d" % (server.name, server.pid, servers.LOOPBACK, server.port)
+    return "%s pid %d on %s:%d" % (server.name, server.pid, server_process.LOOPBACK, server.port)
 
 
 def _stopped(server):

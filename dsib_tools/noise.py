@@ -26,32 +26,11 @@ import subprocess
 import tempfile
 import time
 
-from . import compare
+from . import compare, compare_gate
 from . import machine_load
 
 # Re-exported: the commands and the tests use these as noise's.
-from .noise_record import (  # noqa: F401
-    SLOWDOWN,
-    _loads,
-    cells_of,
-    detects,
-    load,
-    raw_of,
-    replay,
-    save,
-    touches,
-)
-from .noise_tables import (  # noqa: F401
-    aa_markdown,
-    case_of,
-    markdown,
-    per_case,
-    published_markdown,
-    published_spreads,
-    replays,
-    slowdown_markdown,
-    unsampled_rows,
-)
+from .noise_record import SLOWDOWN, raw_of
 
 COMMENT_FILE = os.path.join("dsib", "formats", "__init__.py")
 COMMENT = "\n# A/A comparison: this comment is the only difference from the parent commit.\n"
@@ -146,7 +125,7 @@ def measure(
     machine,
     runs=3,
     factor=compare.FACTOR,
-    profile=compare.PROFILE,
+    profile=compare_gate.PROFILE,
     data_dir=None,
     work=None,
     progress=print,
@@ -168,7 +147,7 @@ def measure(
         "grid_rows": get_profile(profile).grid_rows,
         "factor": factor,
         "thresholds": {"memory": compare.MEMORY_FACTOR, "size": compare.SIZE_FACTOR},
-        "cells": compare.committed_cells(root, base),
+        "cells": compare_gate.committed_cells(root, base),
         "sampling": dict(compare.SAMPLING),
         "unsampled": dict(compare.UNSAMPLED),
         "process_env": dict(compare.PROCESS_ENV),
@@ -199,7 +178,7 @@ def measure(
         seconds = time.time() - start
         if verdict is None or status not in (0, 1):
             # asv failed, or was stopped: a run with part of its cells is no measure of the noise.
-            raise compare.CompareError("run %d did not complete (exit %d): nothing recorded" % (i + 1, status))
+            raise compare_gate.CompareError("run %d did not complete (exit %d): nothing recorded" % (i + 1, status))
         before, after = (
             compare.load_cells(results_dir, machine, compare.resolve(repo, rev)) for rev in ("HEAD~1", "HEAD")
         )

@@ -201,7 +201,7 @@ def published_spreads(results_dir, machine=None):
     per time benchmark: (machine, Results, [(benchmark, cells, samples a cell, median, worst)])."""
     from asv.commands.compare import unroll_result
 
-    from .report import find_results
+    from .report_cells import find_results
 
     machine, res = find_results(results_dir, machine, "DSIB_PROFILEdefault")
     rows = {}

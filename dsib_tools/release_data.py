@@ -16,7 +16,8 @@ from dsib.layout import CODECS
 from . import suite
 from .compare import INSTRUCTIONS_FACTOR
 from .matrix import NEWEST_ONLY_NOTE, in_release
-from .report import markdown_table, param_names
+from .report import markdown_table
+from .report_cells import param_names
 
 PUBLISHED_PROFILE = "default"
 # Each view orders the environments by these result params, most significant first.

@@ -17,41 +17,8 @@ import os
 import shutil
 
 from . import vendor_js
-from .release_data import (  # noqa: F401
-    FORMAT_LABELS,
-    HEADLINES,
-    NOT_IN_MATRIX,
-    PUBLISHED_PROFILE,
-    STEP_PENALTY,
-    TEXT_VARIANTS,
-    VIEWS,
-    asv_config,
-    build,
-    case_rows,
-    drop_stale_results,
-    is_number,
-    kind_change,
-    load_benchmarks,
-    mark_newest_only,
-    published_results,
-    release_label,
-    steps_up,
-    summary,
-    text_change,
-    text_kind,
-)
-from .release_page import (  # noqa: F401
-    BYTE_STEPS,
-    REGRESSIONS_PAGE,
-    case_href,
-    case_label,
-    change_text,
-    data_name,
-    human,
-    page_name,
-    render,
-    with_spread,
-)
+from .release_data import build, is_number
+from .release_page import REGRESSIONS_PAGE, data_name, page_name, render
 from .release_regressions import render_regressions
 from .site import WWW
 

@@ -5,33 +5,7 @@ from here too).
 """
 
 # Re-exported: the commands and the tests import these from here.
-from .report_cells import (  # noqa: F401
-    DATA_BYTES,
-    MIB,
-    NoResults,
-    _case,
-    _speedup,
-    _under_load,
-    case_value,
-    find_results,
-    format_seconds,
-    format_with_spread,
-    param_names,
-    profile_of,
-    skip_reason,
-)
-from .report_engines import ENGINE_COMPARISONS, ENGINES_LEGEND, STUDY_COMPARISONS, engines_report  # noqa: F401
-from .report_grid import (  # noqa: F401
-    BATCHES_LEGEND,
-    GRID_LEGEND,
-    batches_report,
-    grid_cell,
-    grid_chart,
-    grid_charts,
-    grid_report,
-    grid_table,
-    measured_on,
-)
+from .report_cells import _case, _speedup, _under_load, format_seconds, format_with_spread
 
 # The post's Parquet and CSV timings in seconds (i5-8259U, pyarrow 0.11.1, pandas 0.23.4,
 # the real January 2016 file: 10.9 M rows; the profile `full` has that size).

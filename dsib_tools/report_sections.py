@@ -7,7 +7,7 @@ def results_of(results_dir, machine=None, env=None, commit=None):
     """((machine, asv Results, param names), that machine's load logs) of the results in
     ``results_dir`` that the filters choose; NoResults if none, ValueError for an unreadable load log."""
     from .machine_load import Machine
-    from .report import find_results, param_names
+    from .report_cells import find_results, param_names
 
     machine, res = find_results(results_dir, machine, env, commit)
     load = Machine(results_dir, machine)
@@ -34,7 +34,7 @@ def grid_markdown(res, names, sources=None, variants=None, load=None, rows=None)
     from dsib.catalog import GRID
     from dsib.formats import FORMATS
 
-    from .report import grid_report
+    from .report_grid import grid_report
 
     formats = [f.name for f in FORMATS.values() if rows is None or f.columns or f.batches]
     return grid_report(res, names, sources or list(GRID), variants or list(VARIANTS), formats, load, rows)
@@ -46,7 +46,7 @@ def grid_charts(res, names):
     from dsib.catalog import GRID
     from dsib.formats import FORMATS
 
-    from .report import grid_charts as charts
+    from .report_grid import grid_charts as charts
 
     return charts(res, names, list(GRID), list(VARIANTS), list(FORMATS))
 
@@ -55,7 +55,7 @@ def batches_markdown(res, names, sources=None, load=None):
     """The continuous reads in batches of ``sources`` (default: all); empty if the run has none."""
     from dsib.catalog import SOURCES
 
-    from .report import batches_report
+    from .report_grid import batches_report
 
     return batches_report(res, names, sources or list(SOURCES), load)
 
@@ -65,7 +65,7 @@ def engines_markdown(res, names, sources=None, variants=None, load=None):
     from data_prep import VARIANTS
     from dsib.catalog import ENGINE_SOURCES
 
-    from .report import engines_report
+    from .report_engines import engines_report
 
     sources = [s for s in (sources or ENGINE_SOURCES) if s in ENGINE_SOURCES]
     return engines_report(res, names, sources, variants or list(VARIANTS), load) if sources else ""

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import sys
 
-from dsib import servers
+from dsib import postgres_server, questdb_server
 
 CREATECLUSTER = "/etc/postgresql-common/createcluster.conf"
 
@@ -59,15 +59,15 @@ def _no_default_cluster():
 
 
 def ensure_postgres(say):
-    if servers.postgres_unavailable() is None:
-        say("PostgreSQL: %s (%s)" % (servers.postgres_version(), servers.postgres_bindir()))
+    if postgres_server.postgres_unavailable() is None:
+        say("PostgreSQL: %s (%s)" % (postgres_server.postgres_version(), postgres_server.postgres_bindir()))
         return True
     say("PostgreSQL: not found; installing Debian's postgresql package")
     _no_default_cluster()
-    if _apt_install(["postgresql"], say) and servers.postgres_unavailable() is None:
-        say("PostgreSQL: %s (%s)" % (servers.postgres_version(), servers.postgres_bindir()))
+    if _apt_install(["postgresql"], say) and postgres_server.postgres_unavailable() is None:
+        say("PostgreSQL: %s (%s)" % (postgres_server.postgres_version(), postgres_server.postgres_bindir()))
         return True
-    say("PostgreSQL: %s; its engines' cases will skip" % servers.postgres_unavailable())
+    say("PostgreSQL: %s; its engines' cases will skip" % postgres_server.postgres_unavailable())
     return False
 
 
@@ -77,24 +77,24 @@ def fetch_questdb_jar(say):
     import tempfile
     from urllib.request import urlopen
 
-    target = servers.questdb_jar()
+    target = questdb_server.questdb_jar()
     os.makedirs(os.path.dirname(target), exist_ok=True)
     handle, partial = tempfile.mkstemp(prefix=".questdb-", suffix=".part", dir=os.path.dirname(target))
     try:
-        with os.fdopen(handle, "wb") as out, urlopen(servers.QUESTDB_URL, timeout=120) as response:
+        with os.fdopen(handle, "wb") as out, urlopen(questdb_server.QUESTDB_URL, timeout=120) as response:
             shutil.copyfileobj(response, out, 1 << 20)
-        got = servers.sha1_of(partial)
-        if got != servers.QUESTDB_SHA1:
+        got = questdb_server.sha1_of(partial)
+        if got != questdb_server.QUESTDB_SHA1:
             say(
                 "QuestDB: %s has SHA-1 %s, not the pinned %s; not used"
-                % (servers.QUESTDB_URL, got, servers.QUESTDB_SHA1)
+                % (questdb_server.QUESTDB_URL, got, questdb_server.QUESTDB_SHA1)
             )
             return False
         os.chmod(partial, 0o644)
         os.rename(partial, target)
         return True
     except OSError as exc:
-        say("QuestDB: could not fetch %s: %s" % (servers.QUESTDB_URL, exc))
+        say("QuestDB: could not fetch %s: %s" % (questdb_server.QUESTDB_URL, exc))
         return False
     finally:
         if os.path.exists(partial):
@@ -102,20 +102,20 @@ def fetch_questdb_jar(say):
 
 
 def ensure_questdb(say):
-    java = servers.java_version()
-    if java is None or java < servers.JAVA_MINIMUM:
+    java = questdb_server.java_version()
+    if java is None or java < questdb_server.JAVA_MINIMUM:
         say(
             "QuestDB: Java %s found, %d or later needed; installing Debian's default-jre-headless"
-            % (java, servers.JAVA_MINIMUM)
+            % (java, questdb_server.JAVA_MINIMUM)
         )
         _apt_install(["default-jre-headless"], say)
-    jar = servers.questdb_jar()
-    if not os.path.isfile(jar) or servers.sha1_of(jar) != servers.QUESTDB_SHA1:
-        say("QuestDB: fetching %s" % servers.QUESTDB_URL)
+    jar = questdb_server.questdb_jar()
+    if not os.path.isfile(jar) or questdb_server.sha1_of(jar) != questdb_server.QUESTDB_SHA1:
+        say("QuestDB: fetching %s" % questdb_server.QUESTDB_URL)
         fetch_questdb_jar(say)
-    reason = servers.questdb_unavailable()
+    reason = questdb_server.questdb_unavailable()
     say(
-        "QuestDB: %s (%s)" % (servers.questdb_version(), jar)
+        "QuestDB: %s (%s)" % (questdb_server.questdb_version(), jar)
         if reason is None
         else "QuestDB: %s; its engines' cases will skip" % reason
     )

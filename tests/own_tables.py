@@ -126,7 +126,7 @@ def ready_in_a_case_process(root, data_dir, cache_dir, table=None, *cell):
     """What ``benchmarks.ready`` of the brought table's ``cell`` (format, and variant) says in a fresh
     process at the brought profile: "ran", or "<exception> <message>". ``table``: the digest the run
     was configured for (DSIB_TABLE), None for none."""
-    from data_prep.own import OWN_PROFILE
+    from data_prep.own_table import OWN_PROFILE
 
     env = dict(
         os.environ,

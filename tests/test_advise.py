@@ -41,7 +41,8 @@ def _table(path):
 def _held_here(table_path, tmp_path):
     """The formats that write and read back the frame `advise` ingests (as `data_prep add` does),
     with the suite's check, in this process: {format: None, or why not}."""
-    from data_prep.own import add_table, open_table
+    from data_prep.own_ingest import add_table
+    from data_prep.own_table import open_table
 
     data_dir = str(tmp_path / "store")
     add_table("here", table_path, data_dir=data_dir, progress=False)

@@ -105,7 +105,7 @@ def test_the_batches_report_puts_three_columns_and_batches_beside_the_whole_read
 
 def test_the_engines_report_has_every_engines_ingest_and_query_and_the_studies_comparisons(asv_tiny):
     from dsib.engines import ENGINES
-    from dsib_tools.report import ENGINE_COMPARISONS, STUDY_COMPARISONS
+    from dsib_tools.report_engines import ENGINE_COMPARISONS, STUDY_COMPARISONS
 
     report = capture(
         [sys.executable, "-m", "dsib_tools", "report", "--results-dir", asv_tiny["results"], "--machine", MACHINE],

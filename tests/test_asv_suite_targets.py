@@ -40,10 +40,10 @@ def test_a_run_interrupted_during_the_engine_cases_leaves_no_server_and_no_port(
 
     import psutil
 
-    from dsib import servers
+    from dsib import postgres_server, server_process
 
-    if servers.postgres_unavailable():
-        pytest.skip(servers.postgres_unavailable())
+    if postgres_server.postgres_unavailable():
+        pytest.skip(postgres_server.postgres_unavailable())
     data_dir = asv_tiny["env"]["DSIB_DATA_DIR"]
     assert not _servers_of(data_dir), "no server of this data directory runs before"
     log = os.path.join(asv_tiny["work"], "interrupted.log")
@@ -67,7 +67,7 @@ def test_a_run_interrupted_during_the_engine_cases_leaves_no_server_and_no_port(
     try:
         deadline, seen = time.monotonic() + 600, {}
         while not seen and run.poll() is None and time.monotonic() < deadline:
-            seen = dict((pid, port) for pid, port in _servers_of(data_dir).items() if servers.port_open(port))
+            seen = dict((pid, port) for pid, port in _servers_of(data_dir).items() if server_process.port_open(port))
             time.sleep(0.05)
         assert seen, "no server came up: %s" % open(log).read()[-3000:]
         os.killpg(run.pid, signal.SIGINT)
@@ -77,11 +77,13 @@ def test_a_run_interrupted_during_the_engine_cases_leaves_no_server_and_no_port(
             os.killpg(run.pid, signal.SIGKILL)
             run.wait()
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and (_servers_of(data_dir) or any(servers.port_open(p) for p in seen.values())):
+    while time.monotonic() < deadline and (
+        _servers_of(data_dir) or any(server_process.port_open(p) for p in seen.values())
+    ):
         time.sleep(0.2)
     left = _servers_of(data_dir)
     assert not left, "servers left by the interrupted run: %s" % left
-    assert not [port for port in seen.values() if servers.port_open(port)], "a port is still bound"
+    assert not [port for port in seen.values() if server_process.port_open(port)], "a port is still bound"
     assert not [
         p
         for p in psutil.process_iter(["cmdline"])

@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from dsib_tools.report import _case, find_results, param_names
+from dsib_tools.report_cells import _case, find_results, param_names
 from dsib_tools.suite import GRID, name
 
 from .conftest import ROOT, committed

@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from dsib_tools import release_view
+from dsib_tools import release_page, release_view
 
 from .results_copy import MACHINE, RESULTS, STATS
 from .test_browser import (
@@ -173,7 +173,7 @@ def test_two_releases_compared_give_each_case_its_ratio(browser, site):
 
 
 def test_a_step_of_the_regressions_page_opens_its_case(browser, site):
-    _open(browser, site + "dsib/" + release_view.REGRESSIONS_PAGE)
+    _open(browser, site + "dsib/" + release_page.REGRESSIONS_PAGE)
     steps = browser.find_elements("css selector", "table.steps[data-view='pandas'] tr.step")
     if not steps:
         pytest.skip("the published history has no step up in pandas order")
@@ -210,7 +210,7 @@ def _differing(written, shown):
 def test_a_figure_reads_the_same_on_the_steps_page_in_a_headline_and_in_the_script_s_table(browser, site):
     """The steps page and the headlines are written by Python, the table of figures by the page's
     script: one median and spread, one text ("16ms", not "16.0ms" on one page and "16ms" on the other)."""
-    _open(browser, site + "dsib/" + release_view.REGRESSIONS_PAGE)
+    _open(browser, site + "dsib/" + release_page.REGRESSIONS_PAGE)
     # releases.html is the reference machine's; another machine's steps are other figures of the same cases.
     written = browser.execute_script(
         "return Array.prototype.map.call(document.querySelectorAll("

@@ -20,7 +20,7 @@ import sys
 
 import pytest
 
-from dsib_tools import compare, noise, suite
+from dsib_tools import compare, noise, noise_record, suite
 
 from .conftest import ENV_DIR, GIT, ROOT, prepared_data, run_with_progress, snapshot_working_tree
 
@@ -60,7 +60,7 @@ LEAKED = 2.0
 
 
 def _affected(cells):
-    return sorted(c for c in cells if noise.touches(c, SLOWDOWN))
+    return sorted(c for c in cells if noise_record.touches(c, SLOWDOWN))
 
 
 def _timed(cells):

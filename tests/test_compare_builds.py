@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from dsib import counters
-from dsib_tools import compare, compare_builds, matrix, suite
+from dsib_tools import compare, compare_builds, compare_gate, matrix, suite
 from dsib_tools.compare_gate import CompareError
 
 from .conftest import ENV_DIR, ROOT, prepared_data, run_with_progress, snapshot_working_tree
@@ -50,7 +50,7 @@ def test_the_two_builds_differ_in_the_library_alone(tmp_path):
         base, head = json.load(f)["include"]
     assert (base["req"]["pyarrow"], head["req"]["pyarrow"]) == ("25.0.1", "26.0.1")
     assert dict(base["req"], pyarrow=None) == dict(head["req"], pyarrow=None) == dict(NEWEST["req"], pyarrow=None)
-    assert base["env_nobuild"]["DSIB_PROFILE"] == compare.PROFILE
+    assert base["env_nobuild"]["DSIB_PROFILE"] == compare_gate.PROFILE
     with pytest.raises(CompareError, match="nothing to compare"):
         compare_builds.write_config(ROOT, "pyarrow", ("26.0.1", "==26.0.1"), str(tmp_path / "results"))
     with pytest.raises(CompareError, match="polars is not pinned"):

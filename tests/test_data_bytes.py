@@ -8,7 +8,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from data_prep import get_dataset, load_frame, open_dataset
-from data_prep.own import OWN_PROFILE, add_table, open_table
+from data_prep.own_table import OWN_PROFILE, open_table
+from data_prep.own_ingest import add_table
 from data_prep.store import data_bytes, frame_data_bytes
 
 

@@ -1,7 +1,7 @@
 """The gate's invariants (dsib_tools.compare.verdict_of): a cell the base measured cannot leave
 the comparison in silence, by a skip, a failure or its absence."""
 
-from dsib_tools import compare
+from dsib_tools import compare, compare_gate
 
 STEADY = [0.0100, 0.0101, 0.0099, 0.0100, 0.0102, 0.0098, 0.0100, 0.0101, 0.0100, 0.0099]
 NAN = float("nan")
@@ -101,7 +101,7 @@ def test_the_gate_covers_what_users_care_about():
     from dsib.formats import FORMATS, POST_2019_FORMATS
     from dsib_tools import suite
 
-    cells = set(compare.gate_cells())
+    cells = set(compare_gate.gate_cells())
 
     def has(cls, method, *params):
         return "%s(%s)" % (suite.name(cls, method), ", ".join(repr(p) for p in params)) in cells
@@ -113,7 +113,11 @@ def test_the_gate_covers_what_users_care_about():
         # a study's own format is measured on its frame only: compared there, on its text
         source = FORMAT_SOURCES.get(name, ["nyc_taxi"])[0]
         variants = (
-            ["str"] if name in FORMAT_SOURCES else ["plain"] if name in compare.ANOTHER_FORMATS_CALL else fmt.variants
+            ["str"]
+            if name in FORMAT_SOURCES
+            else ["plain"]
+            if name in compare_gate.ANOTHER_FORMATS_CALL
+            else fmt.variants
         )
         for variant in variants:
             assert has(r.ReadFromPageCache, "time_read", source, name, variant), (name, variant)
@@ -149,7 +153,7 @@ def test_the_gate_covers_what_users_care_about():
 def test_a_format_compared_on_one_variant_calls_a_compared_formats_functions():
     from dsib.formats import FORMATS
 
-    for name, twin in compare.ANOTHER_FORMATS_CALL.items():
+    for name, twin in compare_gate.ANOTHER_FORMATS_CALL.items():
         for side in ("write", "read"):
             code, twin_code = (getattr(FORMATS[n], side).__code__ for n in (name, twin))
             assert code is twin_code, "%s's %s is not %s's: compare all its variants" % (name, side, twin)

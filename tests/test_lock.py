@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from benchmarks import batches, engines, prepare, reads, writes
-from dsib import servers
+from dsib import postgres_server, questdb_server
 from dsib_tools import lock
 
 from .conftest import snapshot_working_tree
@@ -216,12 +216,14 @@ def test_imports_are_found_in_functions_relative_and_through_packages(tmp_path):
     ]
 
 
-@pytest.mark.skipif(servers.postgres_unavailable() is not None, reason=str(servers.postgres_unavailable()))
+@pytest.mark.skipif(
+    postgres_server.postgres_unavailable() is not None, reason=str(postgres_server.postgres_unavailable())
+)
 def test_an_engine_case_skips_on_a_server_major_that_is_not_its_series(repo):
     """The machine's PostgreSQL (15 here, the series', or this test skips) against a series of
     another major: the case skips, saying which and what to do; the same for Java (QuestDB's and
     Spark's). Run in the copy, as a machine with another major would."""
-    machine = servers.postgres_major()
+    machine = postgres_server.postgres_major()
     # What Engine.check_available asks of its server before a case runs.
     probe = (
         "from dsib.engines import get_engine\n"
@@ -230,7 +232,7 @@ def test_an_engine_case_skips_on_a_server_major_that_is_not_its_series(repo):
     )
     with Edit(
         repo, "dsib/postgres_server.py", "POSTGRES_MAJOR = %d\n" % machine, "POSTGRES_MAJOR = %d\n" % (machine + 1)
-    ), Edit(repo, "dsib/questdb_server.py", "JAVA_MAJOR = %d\n" % servers.JAVA_MAJOR, "JAVA_MAJOR = 1\n"):
+    ), Edit(repo, "dsib/questdb_server.py", "JAVA_MAJOR = %d\n" % questdb_server.JAVA_MAJOR, "JAVA_MAJOR = 1\n"):
         out = subprocess.run(
             [sys.executable, "-c", probe],
             cwd=repo,
@@ -242,7 +244,7 @@ def test_an_engine_case_skips_on_a_server_major_that_is_not_its_series(repo):
         "this machine's PostgreSQL is %d, and the engines' series are of PostgreSQL %d "
         "(dsib.postgres_server.POSTGRES_MAJOR)" % (machine, machine + 1)
     ) in out, out
-    java = servers.java_version()
-    if java and java >= servers.JAVA_MINIMUM:
+    java = questdb_server.java_version()
+    if java and java >= questdb_server.JAVA_MINIMUM:
         assert "this machine's Java is %d, and the engines' series are of Java 1" % java in out, out
         assert out.count("Java is %d" % java) == 2, "QuestDB's and Spark's: %s" % out

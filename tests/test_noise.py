@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from dsib_tools import compare, noise
+from dsib_tools import compare, compare_gate, noise, noise_record, noise_tables
 
 from .conftest import ROOT, documentation
 
@@ -56,8 +56,8 @@ def test_replayed_slowdowns_are_flagged_where_the_noise_allows_and_not_elsewhere
     bimodal = [0.0100, 0.0160, 0.0101, 0.0100, 0.0161, 0.0099, 0.0100, 0.0162]
     before = _cells({"steady": steady, "bimodal": bimodal})
     after = _cells({"steady": list(reversed(steady)), "bimodal": list(reversed(bimodal))})
-    assert noise.detects(before, after) == {"steady": 2}
-    assert noise.detects(before, after, slowdown=1.02) == {}
+    assert noise_record.detects(before, after) == {"steady": 2}
+    assert noise_record.detects(before, after, slowdown=1.02) == {}
 
 
 def test_the_readme_shows_each_current_noise_record_whose_figures_follow_from_its_raw_samples():
@@ -70,9 +70,9 @@ def test_the_readme_shows_each_current_noise_record_whose_figures_follow_from_it
     readme = documentation()
     for path in current:
         assert "<!-- generated: noise-table %s -->" % os.path.relpath(path, ROOT) in readme, path
-        record = noise.load(path)
+        record = noise_record.load(path)
         assert len(record["runs"]) >= 3
-        assert record["cells"] == compare.committed_cells(ROOT, "HEAD"), (
+        assert record["cells"] == compare_gate.committed_cells(ROOT, "HEAD"), (
             "%s is of another gate: move it to records/noise/earlier/" % path
         )
         assert record["sampling"] == dict(compare.SAMPLING) and record["unsampled"] == dict(compare.UNSAMPLED)
@@ -80,7 +80,7 @@ def test_the_readme_shows_each_current_noise_record_whose_figures_follow_from_it
         assert (
             subprocess.run(["git", "merge-base", "--is-ancestor", record["commit"], "HEAD"], cwd=ROOT).returncode == 0
         ), "the record's base commit is in this history"
-        for run, (before, after, verdict) in zip(record["runs"], noise.replays(record)):
+        for run, (before, after, verdict) in zip(record["runs"], noise_tables.replays(record)):
             for side, cells in (("base", before), ("head", after)):
                 assert sorted(cells) == sorted(record["cells"]), "every cell of the gate, measured, failed or skipped"
                 assert set(run[side]["number"].values()) == {1}, "one call a sample"
@@ -100,11 +100,11 @@ def test_a_records_figures_are_asvs_statistics_of_its_samples():
         "reads.ReadFromPageCache.time_read('nyc_taxi', 'npy', 'str')": (float("nan"), (None, None), "v"),
         "reads.ReadFromPageCache.time_read('nyc_taxi', 'orc', 'plain')": (None, (None, None), "v"),
     }
-    raw = noise.raw_of(
+    raw = noise_record.raw_of(
         dict(cells, **{"reads.ReadFromPageCache.time_read('nyc_taxi', 'csv', 'str')": (None, (None, None), "v")}),
         gate=set(cells),
     )
-    again = noise.cells_of(raw)
+    again = noise_record.cells_of(raw)
     assert sorted(again) == sorted(cells)
     for name, (value, (stats, kept), _) in cells.items():
         if value is None:
@@ -150,12 +150,12 @@ def test_a_slowdown_commit_wraps_exactly_the_named_adapters_and_keeps_their_resu
 
 def test_touches_names_the_cells_that_call_a_slowed_adapter():
     slowdown = {("csv", "write"): 1.25, ("parquet", "read"): 1.3}
-    assert noise.touches("writes.WriteToBytes.time_write('nyc_taxi', 'csv', 'str')", slowdown)
-    assert noise.touches("reads.ReadFromPageCache.time_read('nyc_taxi', 'parquet', 'cat')", slowdown)
-    assert noise.touches("reads.ContinuousReadMonths.time_read('nyc_taxi_month', 'parquet')", slowdown)
-    assert not noise.touches("reads.ReadFromPageCache.time_read('nyc_taxi', 'csv', 'str')", slowdown)
-    assert not noise.touches("writes.WriteToBytes.time_write('nyc_taxi', 'parquet', 'str')", slowdown)
-    assert not noise.touches("reads.ReadFromPageCache.time_read('nyc_taxi', 'parquet-zstd', 'cat')", slowdown)
+    assert noise_record.touches("writes.WriteToBytes.time_write('nyc_taxi', 'csv', 'str')", slowdown)
+    assert noise_record.touches("reads.ReadFromPageCache.time_read('nyc_taxi', 'parquet', 'cat')", slowdown)
+    assert noise_record.touches("reads.ContinuousReadMonths.time_read('nyc_taxi_month', 'parquet')", slowdown)
+    assert not noise_record.touches("reads.ReadFromPageCache.time_read('nyc_taxi', 'csv', 'str')", slowdown)
+    assert not noise_record.touches("writes.WriteToBytes.time_write('nyc_taxi', 'parquet', 'str')", slowdown)
+    assert not noise_record.touches("reads.ReadFromPageCache.time_read('nyc_taxi', 'parquet-zstd', 'cat')", slowdown)
 
 
 def test_a_slowdown_is_named_format_side_and_factor():

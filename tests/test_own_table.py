@@ -16,7 +16,8 @@ import pytest
 
 from data_prep import DatasetError, load_frame, read_hints
 from data_prep import own_ingest
-from data_prep.own import OWN_PROFILE, TableError, add_table, open_table
+from data_prep.own_table import OWN_PROFILE, TableError, open_table
+from data_prep.own_ingest import add_table
 from dsib.fidelity import assert_same_frame
 from dsib_tools.config import derive_config, table_digest
 

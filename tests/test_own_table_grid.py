@@ -13,7 +13,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from data_prep.own import OWN_PROFILE, add_table, open_table
+from data_prep.own_table import OWN_PROFILE, open_table
+from data_prep.own_ingest import add_table
 
 from .conftest import ROOT
 from .own_tables import awkward_table, every_kind, make_file, nullable_table, ready_in_a_case_process

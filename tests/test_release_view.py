@@ -8,7 +8,7 @@ import os
 import pytest
 from packaging.version import Version
 
-from dsib_tools import release_data, release_view
+from dsib_tools import release_data, release_page, release_view
 
 from .conftest import committed
 from .results_copy import (
@@ -37,7 +37,7 @@ def _raw_cells(results_dir):
     benchmarks = current_benchmarks(results_dir)
     cells = {}
     for d in _newest_per_release(raw_results(results_dir)).values():
-        label = release_view.release_label(d["params"])
+        label = release_data.release_label(d["params"])
         for key in current_keys(d, benchmarks):
             values, params = d["results"][key][0], d["results"][key][1]
             for combo, value in zip(itertools.product(*params), values):
@@ -216,12 +216,12 @@ def test_best_previous_and_newest_skip_the_releases_without_a_number():
     # Releases in order 0, 1, 4, 2, 3: the newest with a number is 2 (3 failed), the one before it 1
     # (4 was skipped), the lowest median 0's.
     cells = [1.0, 4.0, 2.0, "failed", "skipped"]
-    h = release_view.summary(cells, [0, 1, 4, 2, 3])
+    h = release_data.summary(cells, [0, 1, 4, 2, 3])
     assert (h["best"], h["previous"], h["newest"]) == (0, 1, 2)
     assert h["best_ratio"] == pytest.approx(1.0 / 2.0) and h["previous_ratio"] == pytest.approx(4.0 / 2.0)
-    assert release_view.change_text("seconds", h["best_ratio"]) == "2.00× slower"
-    assert release_view.change_text("seconds", h["previous_ratio"]) == "2.00× faster"
-    assert release_view.summary([3.0, "skipped", None], [0, 1, 2]) is None
+    assert release_page.change_text("seconds", h["best_ratio"]) == "2.00× slower"
+    assert release_page.change_text("seconds", h["previous_ratio"]) == "2.00× faster"
+    assert release_data.summary([3.0, "skipped", None], [0, 1, 2]) is None
 
 
 def _spread(values, width=0.03, n=10):
@@ -230,23 +230,23 @@ def _spread(values, width=0.03, n=10):
 
 def test_asv_step_detection_finds_a_known_step_and_a_spike():
     step = [1.0, 1.02, 0.98, 1.01, 2.0, 2.03, 1.98, 2.01]
-    assert [(a, b, round(r, 6)) for a, b, r in release_view.steps_up(step, _spread(step), range(8))] == [
+    assert [(a, b, round(r, 6)) for a, b, r in release_data.steps_up(step, _spread(step), range(8))] == [
         (3, 4, round(2.0 / 1.01, 6))
     ]
     # The same values in the reverse order: the step goes down, and only steps up are regressions.
-    assert release_view.steps_up(step, _spread(step), list(reversed(range(8)))) == []
+    assert release_data.steps_up(step, _spread(step), list(reversed(range(8)))) == []
     spike = [1.0, 1.01, 0.99, 3.0, 1.0, 1.02]
-    assert [(a, b) for a, b, _ in release_view.steps_up(spike, _spread(spike), range(6))] == [(2, 3)]
+    assert [(a, b) for a, b, _ in release_data.steps_up(spike, _spread(spike), range(6))] == [(2, 3)]
 
 
 def test_asv_step_detection_finds_none_in_noise_or_within_the_spread():
     noise = [1.0, 1.06, 0.97, 1.04, 0.99, 1.05, 0.96, 1.02]
-    assert release_view.steps_up(noise, _spread(noise), range(8)) == []
+    assert release_data.steps_up(noise, _spread(noise), range(8)) == []
     step = [1.0, 1.02, 0.98, 1.01, 2.0, 2.03, 1.98, 2.01]
-    assert release_view.steps_up(step, _spread(step, width=0.5), range(8)) == [], (
+    assert release_data.steps_up(step, _spread(step, width=0.5), range(8)) == [], (
         "interquartile ranges that overlap make no step"
     )
-    assert len(release_view.steps_up(step, _spread(step, n=1), range(8))) == 1, "one sample each: the ratio decides"
+    assert len(release_data.steps_up(step, _spread(step, n=1), range(8))) == 1, "one sample each: the ratio decides"
 
 
 def test_committed_results_largest_release_to_release_jump_of_the_csv_cat_read_is_a_listed_step(tmp_path):
@@ -258,12 +258,12 @@ def test_committed_results_largest_release_to_release_jump_of_the_csv_cat_read_i
     release_view.write(html_dir, RESULTS, MACHINE)
     data = _written_data(html_dir)
     case = [c for c in data["cases"] if c["id"] == ident][0]
-    order = [i for i in data["orders"]["pyarrow"] if release_view.is_number(case["values"][i])]
+    order = [i for i in data["orders"]["pyarrow"] if release_data.is_number(case["values"][i])]
     before, after = max(zip(order, order[1:]), key=lambda pair: case["values"][pair[1]] / case["values"][pair[0]])
     spreads = case["spread"][before], case["spread"][after]
-    if case["values"][after] / case["values"][before] < release_view.STEP_PENALTY or spreads[1][0] <= spreads[0][1]:
+    if case["values"][after] / case["values"][before] < release_data.STEP_PENALTY or spreads[1][0] <= spreads[0][1]:
         pytest.skip("the committed history has no step up in the CSV cat read")
-    with open(os.path.join(html_dir, "dsib", release_view.REGRESSIONS_PAGE)) as f:
+    with open(os.path.join(html_dir, "dsib", release_page.REGRESSIONS_PAGE)) as f:
         page = f.read()
     envs = data["envs"]
     row = "<tr class='step' data-case='%s'><td><a href='releases.html#case=%s'>%s</a></td><td>%s</td><td>%s</td>" % (
@@ -277,21 +277,21 @@ def test_committed_results_largest_release_to_release_jump_of_the_csv_cat_read_i
 
 
 def test_bytes_are_written_in_binary_units():
-    assert release_view.human(517 * 2**20, "bytes") == "517MiB"
-    assert release_view.human(1000 * 2**10, "bytes") == "1000KiB"
-    assert release_view.human(1.5 * 2**30, "bytes") == "1.5GiB"
+    assert release_page.human(517 * 2**20, "bytes") == "517MiB"
+    assert release_page.human(1000 * 2**10, "bytes") == "1000KiB"
+    assert release_page.human(1.5 * 2**30, "bytes") == "1.5GiB"
     case = {"values": [542e6], "spread": [[540e6, 545e6, 3]], "unit": "bytes"}
-    assert release_view.with_spread(case, 0) == "517MiB (IQR 515MiB–520MiB, n=3)"
+    assert release_page.with_spread(case, 0) == "517MiB (IQR 515MiB–520MiB, n=3)"
 
 
 def test_times_are_written_as_the_page_s_script_writes_them():
     """Three significant digits without trailing zeros, halves up (JavaScript's toPrecision), a whole
     number from 999.5 on; the browser test compares the two pages' texts on the published history."""
-    assert release_view.human(0.016, "seconds") == "16ms"
-    assert release_view.human(10.25, "seconds") == "10.3s"
-    assert release_view.human(0.9996, "seconds") == "1000ms"
-    assert release_view.human(65, "seconds") == "1.08m"
-    assert release_view.human(None, "seconds") == "—"
+    assert release_page.human(0.016, "seconds") == "16ms"
+    assert release_page.human(10.25, "seconds") == "10.3s"
+    assert release_page.human(0.9996, "seconds") == "1000ms"
+    assert release_page.human(65, "seconds") == "1.08m"
+    assert release_page.human(None, "seconds") == "—"
 
 
 def test_cases_outside_the_release_selection_say_they_are_newest_only_instead_of_gaps(tmp_path):
@@ -338,7 +338,7 @@ def test_cases_outside_the_release_selection_say_they_are_newest_only_instead_of
     ):
         case = by_id[ident]
         assert case["newest_only"] == matrix.NEWEST_ONLY_NOTE, ident
-        assert case["values"][old] == release_view.NOT_IN_MATRIX and release_view.is_number(case["values"][new])
+        assert case["values"][old] == release_data.NOT_IN_MATRIX and release_data.is_number(case["values"][new])
     for ident in (
         "reads.ReadFromBytes.time_read/nyc_taxi_month/csv/plain",
         "reads.ReadFromPageCache.time_read/nyc_taxi/orc/str",
@@ -346,11 +346,11 @@ def test_cases_outside_the_release_selection_say_they_are_newest_only_instead_of
         "writes.WriteDurable.time_write/nyc_taxi/parquet/plain",
     ):
         case = by_id[ident]
-        assert case["newest_only"] is None and all(release_view.is_number(case["values"][i]) for i in (old, new))
+        assert case["newest_only"] is None and all(release_data.is_number(case["values"][i]) for i in (old, new))
     for case in data["cases"]:
-        assert bool(case["newest_only"]) == (release_view.NOT_IN_MATRIX in case["values"]), case["id"]
+        assert bool(case["newest_only"]) == (release_data.NOT_IN_MATRIX in case["values"]), case["id"]
         if not case["newest_only"]:
-            assert matrix.in_release(case["benchmark"], list(case["params"].values())) or release_view.is_number(
+            assert matrix.in_release(case["benchmark"], list(case["params"].values())) or release_data.is_number(
                 case["values"][old]
             ), case["id"]
     with open(os.path.join(html_dir, "dsib", "releases.html")) as f:

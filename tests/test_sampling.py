@@ -10,7 +10,7 @@ from .conftest import ROOT
 
 def forced_rounds():
     """{profile: rounds} that a run at that profile passes asv (``--attribute rounds=N``)."""
-    from dsib_tools import compare
+    from dsib_tools import compare, compare_gate
 
     with open(os.path.join(ROOT, "Makefile")) as f:
         text = f.read()
@@ -19,7 +19,7 @@ def forced_rounds():
         for m in re.finditer(r"^RUN_ATTRIBUTES_(\w+)\s*:?=.*--attribute rounds=(\d+)", text, re.M)
     )
     assert "full" in forced or "RUN_ATTRIBUTES_full" not in text, "the pattern reads the Makefile's lines"
-    forced[compare.PROFILE] = dict(compare.SAMPLING)["rounds"]
+    forced[compare_gate.PROFILE] = dict(compare.SAMPLING)["rounds"]
     return forced
 
 
@@ -41,13 +41,13 @@ def per_process(cls, method, forced_repeat=None):
 
 def test_every_cell_under_a_second_gets_three_samples_at_every_profile():
     from data_prep import PROFILES
-    from dsib_tools import compare, suite
+    from dsib_tools import compare, compare_gate, suite
 
     forced = forced_rounds()
     assert forced.get("full") == 1, "full runs one round (a setup_cache's files kept once): %s" % forced
     short = []
     for profile in sorted(set(PROFILES) | set(forced)):
-        repeat = dict(compare.SAMPLING)["repeat"] if profile == compare.PROFILE else None
+        repeat = dict(compare.SAMPLING)["repeat"] if profile == compare_gate.PROFILE else None
         for cls in suite.classes():
             for method in suite.methods(cls):
                 samples = per_process(cls, method, repeat)

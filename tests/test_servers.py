@@ -10,19 +10,21 @@ import time
 import psutil
 import pytest
 
-from dsib import postgres_server, servers
+from dsib import postgres_server, questdb_server, server_process, servers
 from dsib.engines import get_engine
 from dsib.registry import installed_versions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 needs_postgres = pytest.mark.skipif(
-    servers.postgres_unavailable() is not None, reason=str(servers.postgres_unavailable())
+    postgres_server.postgres_unavailable() is not None, reason=str(postgres_server.postgres_unavailable())
 )
 KINDS = [
     pytest.param("postgres", marks=needs_postgres),
     pytest.param(
         "questdb",
-        marks=pytest.mark.skipif(servers.questdb_unavailable() is not None, reason=str(servers.questdb_unavailable())),
+        marks=pytest.mark.skipif(
+            questdb_server.questdb_unavailable() is not None, reason=str(questdb_server.questdb_unavailable())
+        ),
     ),
 ]
 # Spark's JVM is no server of dsib.servers, yet it must not outlive its case either.
@@ -42,7 +44,7 @@ def _gone(pid, port, within=15.0):
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         if not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
-            if not servers.port_open(port):
+            if not server_process.port_open(port):
                 return True
         time.sleep(0.1)
     return False
@@ -55,23 +57,23 @@ def test_a_server_listens_on_loopback_alone_and_stops_by_its_pid(server_tmp_path
     try:
         process = psutil.Process(server.pid)
         if kind == "postgres" and os.geteuid() == 0:
-            assert process.username() == servers.server_user().pw_name, "PostgreSQL refuses root"
+            assert process.username() == server_process.server_user().pw_name, "PostgreSQL refuses root"
         backends = process.children(recursive=True)
         listening = [
             c.laddr
             for c in psutil.net_connections("inet")
             if c.status == psutil.CONN_LISTEN and c.pid in [server.pid] + [b.pid for b in backends]
         ]
-        assert listening and all(address.ip == servers.LOOPBACK for address in listening), listening
-        assert servers.port_open(server.port)
-        assert server in servers.running()
+        assert listening and all(address.ip == server_process.LOOPBACK for address in listening), listening
+        assert server_process.port_open(server.port)
+        assert server in server_process.running()
     finally:
         code = server.stop()
     # PostgreSQL's fast shutdown exits 0; the JVM ends on SIGTERM with 128 + 15.
     assert code == {"postgres": 0, "questdb": 143}[kind], server.log_tail()
     assert _gone(server.pid, server.port)
     assert not any(b.is_running() and b.status() != psutil.STATUS_ZOMBIE for b in backends)
-    assert server not in servers.running()
+    assert server not in server_process.running()
 
 
 HOLDER = """
@@ -107,10 +109,10 @@ def test_no_server_outlives_the_process_that_started_it(server_tmp_path, kind, h
     )
     try:
         pid, port = map(int, holder.stdout.readline().split())
-        assert psutil.pid_exists(pid) and (port == 0 or servers.port_open(port))  # 0: Spark's JVM
+        assert psutil.pid_exists(pid) and (port == 0 or server_process.port_open(port))  # 0: Spark's JVM
         holder.send_signal(how)
         # A server's clean stop may take long on a busy machine: up to its timeout, then SIGKILL.
-        holder.wait(servers.STOP_TIMEOUT + 60)
+        holder.wait(server_process.STOP_TIMEOUT + 60)
         assert _gone(pid, port), "the server %d outlived its starter (%s)" % (pid, how.name)
     finally:
         holder.kill()
@@ -122,15 +124,15 @@ def test_no_server_outlives_the_process_that_started_it(server_tmp_path, kind, h
 @needs_postgres
 def test_a_server_that_cannot_start_says_why_and_leaves_nothing(server_tmp_path):
     directory = str(server_tmp_path)
-    servers.postgres(directory).stop()
+    postgres_server.postgres(directory).stop()
     with open(os.path.join(directory, "pgdata", "PG_VERSION"), "w") as f:
         f.write("7\n")  # a cluster of another major version
     before = set(p.pid for p in psutil.process_iter())
-    with pytest.raises(servers.ServerError) as info:
-        servers.postgres(directory)
+    with pytest.raises(server_process.ServerError) as info:
+        postgres_server.postgres(directory)
     assert "exited (code 1) before it was ready" in str(info.value), info.value
     assert "database files are incompatible with server" in str(info.value), "the error quotes the server's log"
-    assert not servers.running()
+    assert not server_process.running()
     # Only this directory's: another pytest-xdist worker may start a server of its own meanwhile.
     born = [
         p
@@ -144,8 +146,8 @@ def test_a_server_that_cannot_start_says_why_and_leaves_nothing(server_tmp_path)
 def test_a_directory_the_server_user_cannot_enter_is_named(tmp_path):
     private = tmp_path / "private"
     private.mkdir(mode=0o700)
-    with pytest.raises(servers.ServerError) as info:
-        servers.check_reachable(str(private / "db"), servers.server_user())
+    with pytest.raises(server_process.ServerError) as info:
+        server_process.check_reachable(str(private / "db"), server_process.server_user())
     assert str(private) in str(info.value) and "cannot enter" in str(info.value)
 
 

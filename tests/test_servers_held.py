@@ -10,14 +10,14 @@ import time
 import psutil
 import pytest
 
-from dsib import servers
+from dsib import postgres_server, questdb_server, server_process, servers
 from dsib.engines import get_engine
 
 from .conftest import ROOT
 from .test_servers import needs_postgres
 
 needs_both = pytest.mark.skipif(
-    servers.postgres_unavailable() is not None or servers.questdb_unavailable() is not None,
+    postgres_server.postgres_unavailable() is not None or questdb_server.questdb_unavailable() is not None,
     reason="PostgreSQL or QuestDB cannot be had here",
 )
 
@@ -219,7 +219,7 @@ def _all_gone(pids, ports, within=45.0):
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         alive = [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
-        bound = [p for p in ports if servers.port_open(p)]
+        bound = [p for p in ports if server_process.port_open(p)]
         if not alive and not bound:
             return True
         time.sleep(0.2)
@@ -279,7 +279,7 @@ def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
             told["questdb"]["ilp_port"],
             told["questdb"]["pg_port"],
         ]
-        assert sorted(_held_pids(data_dir)) == sorted(pids) and all(servers.port_open(p) for p in ports)
+        assert sorted(_held_pids(data_dir)) == sorted(pids) and all(server_process.port_open(p) for p in ports)
         if how == "exit":
             run.stdin.write("\n")
             run.stdin.flush()
@@ -287,7 +287,7 @@ def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
             os.killpg(run.pid, signal.SIGINT)
         else:
             run.send_signal(getattr(signal, how))
-        status = run.wait(servers.STOP_TIMEOUT + 60)
+        status = run.wait(server_process.STOP_TIMEOUT + 60)
         assert (
             status == {"exit": 3, "SIGINT-group": 130, "SIGINT-group-watched": 130, "SIGTERM": 143, "SIGKILL": -9}[how]
         )

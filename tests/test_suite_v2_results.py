@@ -16,7 +16,7 @@ from dsib import catalog
 from dsib.engines import ENGINES
 from dsib_tools import suite
 from dsib_tools.matrix import newest
-from dsib_tools.report import ENGINE_COMPARISONS, STUDY_COMPARISONS
+from dsib_tools.report_engines import ENGINE_COMPARISONS, STUDY_COMPARISONS
 
 from .conftest import ROOT, committed
 

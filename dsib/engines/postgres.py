@@ -4,7 +4,7 @@ Arrow-native driver (the binary COPY protocol).
 
 Where a server is held for the run (``dsib.servers.held``: ``make run``), a session is a schema of
 its own on it (its ``search_path``), named in the session's directory; else a cluster of its own
-(``dsib.servers.Postgres``), started in the directory on a free port of 127.0.0.1 when the session
+(``dsib.postgres_server.Postgres``), started in the directory on a free port of 127.0.0.1 when the session
 opens and stopped by its PID when it closes (the tests' and the cells' checks outside a run);
 starting and stopping are never timed. The server's clock is UTC: zoned timestamps come back in
 UTC, as they went in.
@@ -12,7 +12,7 @@ UTC, as they went in.
 
 import io
 
-from .. import servers
+from .. import postgres_server, servers
 from ..formats import _io
 from ..registry import Loss, Needs
 from . import _adbc
@@ -38,7 +38,7 @@ class Session(object):
     def __init__(self, directory, connect):
         held = servers.held("postgres")
         self.own = held is None
-        self.server = servers.postgres(directory) if self.own else held
+        self.server = postgres_server.postgres(directory) if self.own else held
         try:
             url = (
                 self.server.url

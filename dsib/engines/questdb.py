@@ -15,7 +15,7 @@ the same for every ingest path, so it is timed once (``questdb-dataframe``'s).
 
 Where a server is held for the run (``dsib.servers.held``: ``make run``), a session's tables are
 those of a name prefix of its own on it, named in the session's directory; else the session is a
-server of its own (``dsib.servers.QuestDB``), started in the directory on free ports of 127.0.0.1
+server of its own (``dsib.questdb_server.QuestDB``), started in the directory on free ports of 127.0.0.1
 and stopped by its PID. The serialisation alone, into the
 client's in-memory buffer with no server, is ``serialize_rows`` / ``serialize_dataframe``
 (``benchmarks.engines.SerializeForQuestDB``).
@@ -25,7 +25,7 @@ import json
 import time
 from collections import namedtuple
 
-from .. import servers
+from .. import questdb_server, server_process, servers
 from ..formats import _io
 from ..registry import Loss, Needs
 from ._engine import Engine
@@ -51,10 +51,10 @@ class Session(object):
     def __init__(self, directory, transport):
         held = servers.held("questdb")
         self.own = held is None
-        self.server = servers.questdb(directory) if self.own else held
+        self.server = questdb_server.questdb(directory) if self.own else held
         self.prefix = "" if self.own else servers.session_name(directory, "questdb", lambda name: None) + "_"
         port = self.server.http_port if transport == "http" else self.server.ilp_port
-        self.conf = "%s::addr=%s:%d;" % (transport, servers.LOOPBACK, port)
+        self.conf = "%s::addr=%s:%d;" % (transport, server_process.LOOPBACK, port)
         self.connection = None
         self.waits = []
         self.sender = _sender(self.conf)
@@ -76,7 +76,7 @@ class Session(object):
         path = "/exec?" + urlencode({"query": 'SELECT count() FROM "%s"' % table})
         for attempt in (1, 2):  # a kept-alive connection the server has closed since: once more, anew
             if self.connection is None:
-                self.connection = http.client.HTTPConnection(servers.LOOPBACK, self.server.http_port, timeout=60)
+                self.connection = http.client.HTTPConnection(server_process.LOOPBACK, self.server.http_port, timeout=60)
             try:
                 self.connection.request("GET", path)
                 response = self.connection.getresponse()
@@ -194,7 +194,7 @@ def _query(session, table, datetimes=(), categoricals=(), texts=()):
 
 # Serialisation alone: the client's buffer, no server. The buffer's protocol is the one the
 # client speaks to this server over HTTP (version 2: doubles in binary), given, not negotiated.
-BUFFER_CONF = "http::addr=%s:1;protocol_version=2;" % servers.LOOPBACK
+BUFFER_CONF = "http::addr=%s:1;protocol_version=2;" % server_process.LOOPBACK
 
 
 def new_buffer():

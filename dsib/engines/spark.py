@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 
-from .. import servers, spark_server
+from .. import questdb_server, server_process, servers, spark_server
 from ..formats import _io
 from ..registry import Loss, Needs
 from ._engine import Engine
@@ -45,11 +45,11 @@ LOSSES = (Loss("timezone"), Loss("datetime_unit"))
 
 
 def spark_unavailable():
-    return servers.java_unavailable("Spark")
+    return questdb_server.java_unavailable("Spark")
 
 
 def spark_identity():
-    return "Java %s" % servers.java_version()
+    return "Java %s" % questdb_server.java_version()
 
 
 SPARK = servers.Kind("Spark", spark_unavailable, spark_identity)
@@ -66,7 +66,7 @@ class Session(object):
         # The process's zone is the one Spark's row path converts naive timestamps in.
         os.environ["TZ"] = "UTC"
         time.tzset()
-        os.environ["SPARK_LOCAL_IP"] = servers.LOOPBACK
+        os.environ["SPARK_LOCAL_IP"] = server_process.LOOPBACK
         held = servers.held("spark")
         self.own = held is None
         self.spark, self.server_pid = _own_spark() if self.own else _held_spark(held)
@@ -165,7 +165,7 @@ def _stop_own_jvm(jvm):
     if jvm.stdin:
         jvm.stdin.close()
     try:
-        jvm.wait(servers.STOP_TIMEOUT)
+        jvm.wait(server_process.STOP_TIMEOUT)
     except subprocess.TimeoutExpired:
         jvm.kill()
         jvm.wait()

@@ -10,7 +10,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def cmd_compare(args):
-    from ..compare import CompareError, run
+    from ..compare import run
+    from ..compare_gate import CompareError
 
     try:
         status, verdict = run(
@@ -44,7 +45,8 @@ def cmd_compare(args):
 
 
 def add_compare(sub):
-    from ..compare import FACTOR, PROFILE
+    from ..compare import FACTOR
+    from ..compare_gate import PROFILE
 
     p = sub.add_parser(
         "compare",
@@ -126,7 +128,7 @@ def add_compare_builds(sub):
 
 
 def cmd_gate_cells(args):
-    from ..compare import GATE_FILE, gate_cells, gate_file_text
+    from ..compare_gate import GATE_FILE, gate_cells, gate_file_text
 
     path = os.path.join(ROOT, GATE_FILE)
     text = gate_file_text(gate_cells())
@@ -155,7 +157,7 @@ def add_gate_cells(sub):
 
 
 def cmd_noise(args):
-    from .. import noise
+    from .. import noise, noise_record, noise_tables
 
     try:
         slowdown = noise.parse_slowdown(args.slowdown or [])
@@ -165,8 +167,8 @@ def cmd_noise(args):
     record = noise.measure(
         os.getcwd(), args.machine, args.runs, args.factor, args.profile, data_dir=args.data_dir, slowdown=slowdown
     )
-    noise.save(record, args.output)
-    print(noise.markdown(record))
+    noise_record.save(record, args.output)
+    print(noise_tables.markdown(record))
     print("wrote %s" % args.output)
     if slowdown:
         return 0  # a measurement of what is caught: misses are its result, not a failure
@@ -174,7 +176,8 @@ def cmd_noise(args):
 
 
 def add_noise(sub):
-    from ..compare import FACTOR, PROFILE
+    from ..compare import FACTOR
+    from ..compare_gate import PROFILE
 
     p = sub.add_parser("noise", help="A/A (or injected slowdown) comparisons of make compare, to a JSON record")
     p.add_argument("--machine", required=True)

@@ -185,7 +185,8 @@ def add_record(sub):
 
 def cmd_matrix_check(args):
     from .. import matrix
-    from ..compare import CompareError, resolve
+    from ..compare import resolve
+    from ..compare_gate import CompareError
 
     try:
         commit = resolve(os.getcwd(), args.commit)

@@ -14,7 +14,7 @@ def with_results(cmd):
 
     @functools.wraps(cmd)
     def run(args):
-        from ..report import NoResults
+        from ..report_cells import NoResults
         from ..report_sections import results_of
 
         try:
@@ -159,8 +159,9 @@ def add_compare_versions(sub):
 
 def cmd_speedups(args):
     from ..compare_versions import SelectionError, default_machine, select
-    from ..release_view import release_label, text_change
-    from ..report import param_names, speedup_table
+    from ..release_data import release_label, text_change
+    from ..report import speedup_table
+    from ..report_cells import param_names
 
     try:
         machine = args.machine or default_machine(args.results_root)
@@ -275,12 +276,12 @@ def add_audit_table(sub):
 
 
 def cmd_noise_table(args):
-    from .. import noise
+    from .. import noise_record, noise_tables
 
-    print(noise.markdown(noise.load(args.record)))
+    print(noise_tables.markdown(noise_record.load(args.record)))
     if args.published_results:
         print()
-        print(noise.published_markdown(args.published_results, args.machine))
+        print(noise_tables.published_markdown(args.published_results, args.machine))
     return 0
 
 
