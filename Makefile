@@ -39,8 +39,9 @@ MATRIX_BASE := $(or $(MATRIX_BASE_$(MATRIX)),$(error MATRIX is curated or sweeps
 SHARD ?=
 MATRIX_CONF := .asv-matrix-$(MATRIX)-$(PROFILE)$(if $(SHARD),-shard$(subst /,of,$(SHARD))).conf.json
 
-.PHONY: help bench bench-matrix data workspace servers run run-matrix merge-results site table record publish compare noise audit \
-	test test-fast lint format lint-workflows browser vendor-js advise go clean-env clean-cache constraints FORCE
+.PHONY: help bench bench-matrix data workspace servers run run-matrix merge-results site serve table record publish compare \
+	compare-builds noise audit test test-fast lint format lint-workflows browser vendor-js advise go clean-env clean-cache \
+	constraints FORCE
 .DEFAULT_GOAL := help
 
 ## help: this list: every target, one line each (the lines that start with two hashes in the Makefile)
@@ -181,7 +182,14 @@ site: $(ASV_CONF)
 	$(BIN)/python -m dsib_tools publish --config $(ASV_CONF)
 	$(BIN)/python -m dsib_tools site --results-dir $(LOCAL_RESULTS) --html-dir $(LOCAL_HTML) --machine $(MACHINE) \
 		--env $(RUN_ENV)
-	@echo "The site of this run: $(LOCAL_HTML)/index.html (python -m asv preview --config $(ASV_CONF))"
+	@echo "The site of this run: make serve, then http://127.0.0.1:8080/ (opened from disk, asv's pages fail)"
+
+## serve: the site on http://127.0.0.1:PORT/ (SITE=html: the published one; asv's pages need a server)
+SITE ?= $(LOCAL_HTML)
+PORT ?= 8080
+serve: $(BIN)/.ready
+	@echo "Serving $(SITE) on http://127.0.0.1:$(PORT)/ (Ctrl-C stops it)"
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory $(SITE) $(PORT)
 
 # The post's table; for a table you brought, its own block.
 ## table: print the 2019 post's table from build/results (DATASET=<name>: your table's report)
@@ -220,7 +228,7 @@ compare: $(BIN)/.ready
 	$(BIN)/python -m dsib_tools machine $(MACHINE)
 	$(BIN)/python -m dsib_tools compare $(BASE) $(COMMIT) --machine $(MACHINE) --factor $(FACTOR) $(if $(SUMMARY),--summary "$(SUMMARY)")
 
-## compare-builds: the gate's cells in two builds of LIBRARY (BUILD_BASE, BUILD_HEAD: a release, a wheel, a source dir)
+## compare-builds: the gate's cells in two builds of LIBRARY: BUILD_BASE, BUILD_HEAD (a release, wheel, source)
 # Everything else pinned as the matrix's newest environment; exits non-zero when the second is slower.
 LIBRARY ?= pyarrow
 BUILD_BASE ?=

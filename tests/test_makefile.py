@@ -80,3 +80,36 @@ def test_every_test_that_uses_a_tiers_fixture_carries_its_marker(request):
         if fixture in getattr(item, "fixturenames", ()) and item.get_closest_marker(marker) is None
     ]
     assert not unmarked, "\n".join(unmarked)
+
+
+def test_make_serve_serves_the_site_on_localhost_and_stops_with_its_process():
+    """asv's pages fetch their data, which a page opened from disk cannot: `make serve` serves one."""
+    import signal
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        ["make", "--no-print-directory", "serve", "SITE=html", "PORT=%d" % port],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline, page = time.monotonic() + 30, None
+        while page is None and time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen("http://127.0.0.1:%d/index.json" % port, timeout=2) as answer:
+                    page = answer.read()
+            except OSError:
+                time.sleep(0.2)
+        assert page is not None, "nothing served on port %d" % port
+        with open(os.path.join(ROOT, "html", "index.json"), "rb") as f:
+            assert page == f.read()
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
