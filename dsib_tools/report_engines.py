@@ -87,7 +87,7 @@ def _engine_cell(res, names, cls, benchmark, given, reasons, kind="time", load=N
     unmeasured = engine and engine.unmeasured.get(benchmark.rsplit(".", 1)[-1])
     if value is None and not unmeasured:
         return "failed"
-    if unmeasured or _missing(value):
+    if value is None or _missing(value):
         reason = unmeasured or skip_reason(res, cls.operation, why or given)
         if reason not in reasons:
             reasons.append(reason)
