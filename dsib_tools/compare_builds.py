@@ -132,7 +132,7 @@ def run(root, library, base, head, machine, factor=compare.FACTOR, benchmarks=No
     verdict["load"], verdict["judged"] = load.over_logs(logs), judged
     sys.stderr.write("dsib compare-builds: machine load: %s\n" % load.describe_load(verdict["load"]))
     ratios = compare.ratios_of(before, after)
-    for name in sorted(set(before) | set(after)):
+    for name in sorted(set(verdict["compared"] + verdict["failed"] + verdict["dropped"])):
         if name in ratios:
             print("%-8s %6.3f  %s" % (_mark(name, verdict), ratios[name], name))
         else:

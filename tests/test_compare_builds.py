@@ -104,8 +104,7 @@ def _verdicts(output):
 def test_compare_builds_prints_a_verdict_for_every_cell_in_both_runs(compared, wheel):
     for proc, _ in compared:
         assert proc.returncode in (0, 1), proc.stdout[-4000:]
-        verdicts = [line for line in proc.stdout.splitlines() if re.match(r"^(same|slower|faster|failed)\s+\d", line)]
-        names = [line.split()[-1].split("(")[0] for line in verdicts]
+        names = [cell.split("(")[0] for cell in _verdicts(proc.stdout)]
         expected = [
             suite.name(suite.reads.ReadFromPageCache, "time_read"),
             suite.name(suite.writes.WriteToBytes, "time_write"),
