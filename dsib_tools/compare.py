@@ -25,8 +25,8 @@ from dsib import counters
 from . import machine_load as load
 from . import suite
 
-# Re-exported: the commands, noise and the tests use the gate's cells as compare's.
-from .compare_gate import BENCHMARKS, PROFILE, CompareError, gate_patterns
+# The gate's cells, which compare runs.
+from .compare_gate import BENCHMARKS, PROFILE, CompareError, counted_patterns, gate_patterns
 
 FACTOR = 1.10
 CONFIG = ".asv-compare.conf.json"
@@ -423,7 +423,9 @@ def run(
         raise CompareError("%s and %s are the same commit (%s): nothing to compare" % (base, head, head_hash[:8]))
     benchmarks = benchmarks or gate_patterns(root, base_hash, head_hash)
     judged = counting()
-    if judged != "instructions and time":  # every count would skip, each in a process of its own
+    if judged == "instructions and time":  # the counts of the timed cells, beside them
+        benchmarks = list(dict.fromkeys(list(benchmarks) + list(counted_patterns(benchmarks))))
+    else:  # every count would skip, each in a process of its own
         benchmarks = [p for p in benchmarks if not counts_instructions(p)]
     sys.stderr.write("dsib compare: %s\n" % judged)
     results_dir = results_dir or os.path.join(root, ".asv", "results-compare")

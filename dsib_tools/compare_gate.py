@@ -119,7 +119,8 @@ def counted_patterns(patterns):
     return tuple(twins)
 
 
-BENCHMARKS = BENCHMARKS + counted_patterns(BENCHMARKS)
+# The gate's list holds the timed cells; where the machine counts instructions, compare.run adds
+# their counting twins (counted_patterns), so that a list and a noise record stay those of the times.
 
 # The cells the gate compares, one asv name a line: a committed, reviewed list. A comparison reads
 # it from the base commit, so a pull request cannot shorten what it is compared on; a head whose

@@ -359,7 +359,8 @@ def mark_newest_only(case, newest, current=None):
     nothing). The first suite's names (history taken in every environment) are left as they are."""
     current = _current_names() if current is None else current
     elsewhere = any(is_number(v) for i, v in enumerate(case["values"]) if i != newest)
-    if case["benchmark"] not in current or elsewhere or in_release(case["benchmark"], list(case["params"].values())):
+    # A name the suite has since retired counts too: its newest-only history keeps its marks.
+    if elsewhere or (case["benchmark"] in current and in_release(case["benchmark"], list(case["params"].values()))):
         case["newest_only"] = None
         return case
     case["newest_only"] = NEWEST_ONLY_NOTE

@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.asv, pytest.mark.server]
 
 def expected_skip(benchmark, given, versions):
     """Why a cell must skip in this environment, from the registries alone; None if it must run."""
-    from dsib import catalog
+    from dsib import catalog, counters
     from dsib.formats import FORMATS
     from dsib_tools import suite
 
@@ -34,6 +34,8 @@ def expected_skip(benchmark, given, versions):
     method = getattr(cls, benchmark.rsplit(".", 1)[1])
     if tuple(given[name] for name in cls.param_names) in [tuple(p) for p in getattr(method, "skip_params", [])]:
         return "skip_params of %s" % benchmark
+    if suite.COUNTS_MODULE + "." in benchmark and counters.available() is not None:
+        return counters.available()  # an instruction count where the machine has no counter
     operation = getattr(cls, "operation", None)
     if operation is None:  # the process baseline and the generator
         return FORMATS[given["format"]].unavailable(versions) if "format" in given else None

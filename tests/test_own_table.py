@@ -263,7 +263,7 @@ def write_big_csv(path, rows):
 
 INGEST = """
 import json, sys
-from data_prep.own import add_table
+from data_prep.own_ingest import add_table
 summary = add_table("big", sys.argv[1], sys.argv[2], partition_rows=100000, progress=False)
 print(json.dumps({"rows": summary["rows"], "partitions": summary["partitions"]}))
 """

@@ -10,7 +10,7 @@ import time
 import psutil
 import pytest
 
-from dsib import postgres_server, questdb_server, server_process, servers
+from dsib import postgres_server, questdb_server, server_process
 from dsib.engines import get_engine
 from dsib.registry import installed_versions
 
@@ -53,7 +53,7 @@ def _gone(pid, port, within=15.0):
 @pytest.mark.server
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_server_listens_on_loopback_alone_and_stops_by_its_pid(server_tmp_path, kind):
-    server = getattr(servers, kind)(str(server_tmp_path))
+    server = {"postgres": postgres_server.postgres, "questdb": questdb_server.questdb}[kind](str(server_tmp_path))
     try:
         process = psutil.Process(server.pid)
         if kind == "postgres" and os.geteuid() == 0:
