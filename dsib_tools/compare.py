@@ -126,14 +126,13 @@ def resolve(root, rev):
     return proc.stdout.strip()
 
 
-def write_config(root, results_dir, env_dir=None, profile=PROFILE):
-    """An asv config for the comparison, beside ``root``'s asv.conf.json (asv imports the plugin
-    from there): the newest environment of the matrix, the profile in its name, results apart
-    from the committed history."""
+def newest_config(root, results_dir, env_dir=None, profile=PROFILE):
+    """asv's config of a comparison, as a dict: ``root``'s asv.conf.json with the newest
+    environment of the matrix, the profile in its name, results apart from the committed history."""
     from .config import derive_config
 
     with open(os.path.join(root, "asv.conf.json")) as f:
-        conf = derive_config(
+        return derive_config(
             json.load(f),
             profile=profile,
             results_dir=os.path.abspath(results_dir),
@@ -141,34 +140,53 @@ def write_config(root, results_dir, env_dir=None, profile=PROFILE):
             env_dir=env_dir,
             envs="newest",
         )
-    path = os.path.join(root, CONFIG)
+
+
+def save_config(root, conf, name=None):
+    """``conf`` written beside ``root``'s asv.conf.json (asv imports the plugin from there); its path."""
+    path = os.path.join(root, name or CONFIG)
     with open(path, "w") as f:
         json.dump(conf, f, indent=4)
     return path
 
 
-def continuous_command(config, machine, base, head, factor=FACTOR, benchmarks=BENCHMARKS, sampling=SAMPLING):
-    command = [
-        sys.executable,
-        "-m",
-        "asv",
-        "continuous",
-        "--config",
-        config,
-        "--machine",
-        machine,
-        "--factor",
-        str(factor),
-        "--interleave-rounds",
-        "--show-stderr",
-        "--cpu-affinity",
-        str(_last_cpu()),
-    ]
+def write_config(root, results_dir, env_dir=None, profile=PROFILE):
+    """The comparison's asv config (``newest_config``), saved; its path."""
+    return save_config(root, newest_config(root, results_dir, env_dir, profile))
+
+
+def asv_command(verb, config, machine, options, sampling, benchmarks):
+    """``python -m asv VERB`` on ``config`` and ``machine``, the benchmark process pinned to the last
+    CPU, with ``options``, asv's sampling attributes and a -b for each pattern (revisions follow)."""
+    command = [sys.executable, "-m", "asv", verb, "--config", config, "--machine", machine] + list(options)
+    command += ["--show-stderr", "--cpu-affinity", str(_last_cpu())]
     for name, value in sampling:
         command += ["-a", "%s=%s" % (name, value)]
     for pattern in benchmarks:
         command += ["-b", pattern]
-    return command + [base, head]
+    return command
+
+
+def continuous_command(config, machine, base, head, factor=FACTOR, benchmarks=BENCHMARKS, sampling=SAMPLING):
+    options = ["--factor", str(factor), "--interleave-rounds"]
+    return asv_command("continuous", config, machine, options, sampling, benchmarks) + [base, head]
+
+
+def judged_patterns(benchmarks):
+    """(what the comparison judges by, the patterns it runs): ``benchmarks`` and their counting
+    twins where the machine counts instructions; without the counts where it does not, since
+    every count would skip, each in a process of its own."""
+    judged = counting()
+    if judged == "instructions and time":
+        return judged, list(dict.fromkeys(list(benchmarks) + list(counted_patterns(benchmarks))))
+    return judged, [p for p in benchmarks if not counts_instructions(p)]
+
+
+def counts_text(verdict):
+    """The verdict's counts, as the commands print them last."""
+    return "%d slower, %d faster, %d newly failing, %d dropped" % tuple(
+        len(verdict[key]) for key in ("worse", "better", "failed", "dropped")
+    )
 
 
 def cells_of_results(res, cells=None):
@@ -422,11 +440,7 @@ def run(
     if base_hash == head_hash:
         raise CompareError("%s and %s are the same commit (%s): nothing to compare" % (base, head, head_hash[:8]))
     benchmarks = benchmarks or gate_patterns(root, base_hash, head_hash)
-    judged = counting()
-    if judged == "instructions and time":  # the counts of the timed cells, beside them
-        benchmarks = list(dict.fromkeys(list(benchmarks) + list(counted_patterns(benchmarks))))
-    else:  # every count would skip, each in a process of its own
-        benchmarks = [p for p in benchmarks if not counts_instructions(p)]
+    judged, benchmarks = judged_patterns(benchmarks)
     sys.stderr.write("dsib compare: %s\n" % judged)
     results_dir = results_dir or os.path.join(root, ".asv", "results-compare")
     config = write_config(root, results_dir, env_dir, profile)

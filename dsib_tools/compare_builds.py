@@ -10,14 +10,13 @@ instructions first where the machine counts them, then time, peak memory and fil
 """
 
 import glob
-import json
 import os
 import re
 import sys
 
 from . import compare, compare_gate
 from . import machine_load as load
-from .compare_gate import CompareError, counted_patterns
+from .compare_gate import CompareError
 
 CONFIG = ".asv-compare-builds.conf.json"
 # A release as pip and asv write it.
@@ -40,17 +39,7 @@ def requirement_of(spec):
 def write_config(root, library, specs, results_dir, env_dir=None, profile=compare_gate.PROFILE):
     """asv's config of the two builds: the matrix's newest entry twice, ``library`` pinned to each
     spec, every other pin alike; results apart from the committed history."""
-    from .config import derive_config
-
-    with open(os.path.join(root, "asv.conf.json")) as f:
-        conf = derive_config(
-            json.load(f),
-            profile=profile,
-            results_dir=os.path.abspath(results_dir),
-            html_dir=os.path.abspath(results_dir) + "-html",
-            env_dir=env_dir,
-            envs="newest",
-        )
+    conf = compare.newest_config(root, results_dir, env_dir, profile)
     (entry,) = conf["include"]
     if library not in entry.get("req", {}):
         raise CompareError(
@@ -60,34 +49,13 @@ def write_config(root, library, specs, results_dir, env_dir=None, profile=compar
     conf["include"] = [dict(entry, req=dict(entry["req"], **{library: requirement_of(s)})) for s in specs]
     if conf["include"][0] == conf["include"][1]:
         raise CompareError("both builds are %s: nothing to compare" % specs[0])
-    path = os.path.join(root, CONFIG)
-    with open(path, "w") as f:
-        json.dump(conf, f, indent=4)
-    return path
+    return compare.save_config(root, conf, CONFIG)
 
 
 def run_command(config, machine, benchmarks, sampling):
     """asv run of this checkout's commit in both environments, rounds interleaved between them."""
-    command = [
-        sys.executable,
-        "-m",
-        "asv",
-        "run",
-        "--config",
-        config,
-        "--machine",
-        machine,
-        "--interleave-rounds",
-        "--record-samples",
-        "--show-stderr",
-        "--cpu-affinity",
-        str(compare._last_cpu()),
-    ]
-    for name, value in sampling:
-        command += ["-a", "%s=%s" % (name, value)]
-    for pattern in benchmarks:
-        command += ["-b", pattern]
-    return command + ["HEAD^!"]
+    options = ["--interleave-rounds", "--record-samples"]
+    return compare.asv_command("run", config, machine, options, sampling, benchmarks) + ["HEAD^!"]
 
 
 def build_cells(results_dir, machine, commit, library, specs):
@@ -110,11 +78,7 @@ def build_cells(results_dir, machine, commit, library, specs):
 def run(root, library, base, head, machine, factor=compare.FACTOR, benchmarks=None, results_dir=None, env_dir=None):
     """Both builds' gate cells, measured and judged; returns (exit status, verdict)."""
     benchmarks = list(benchmarks or compare_gate.BENCHMARKS)
-    judged = compare.counting()
-    if judged == "instructions and time":  # the counts of the timed cells asked for, too
-        benchmarks = list(dict.fromkeys(benchmarks + list(counted_patterns(benchmarks))))
-    else:
-        benchmarks = [p for p in benchmarks if not compare.counts_instructions(p)]
+    judged, benchmarks = compare.judged_patterns(benchmarks)
     sys.stderr.write("dsib compare-builds: %s\n" % judged)
     results_dir = results_dir or os.path.join(root, ".asv", "results-compare-builds")
     config = write_config(root, library, (base, head), results_dir, env_dir)
@@ -146,4 +110,4 @@ def _mark(name, verdict):
     for key, mark in (("worse", "slower"), ("better", "faster"), ("failed", "failed")):
         if name in verdict[key]:
             return mark
-    return "same" if name in verdict["compared"] else "skipped"
+    return "same"

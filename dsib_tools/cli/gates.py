@@ -10,7 +10,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def cmd_compare(args):
-    from ..compare import run
+    from ..compare import counts_text, run
     from ..compare_gate import CompareError
 
     try:
@@ -31,15 +31,8 @@ def cmd_compare(args):
         return 2
     if verdict is not None:
         print(
-            "dsib compare: %d cells compared at factor %.2f; %d slower, %d faster, %d newly failing, %d dropped"
-            % (
-                len(verdict["compared"]),
-                args.factor,
-                len(verdict["worse"]),
-                len(verdict["better"]),
-                len(verdict["failed"]),
-                len(verdict["dropped"]),
-            )
+            "dsib compare: %d cells compared at factor %.2f; %s"
+            % (len(verdict["compared"]), args.factor, counts_text(verdict))
         )
     return status
 
@@ -72,6 +65,7 @@ def add_compare(sub):
 
 
 def cmd_compare_builds(args):
+    from ..compare import counts_text
     from ..compare_builds import CompareError, run
 
     try:
@@ -90,15 +84,8 @@ def cmd_compare_builds(args):
         print("error: %s" % exc, file=sys.stderr)
         return 2
     print(
-        "dsib compare-builds: %d cells compared, judged by %s; %d slower, %d faster, %d newly failing, %d dropped"
-        % (
-            len(verdict["compared"]),
-            verdict["judged"],
-            len(verdict["worse"]),
-            len(verdict["better"]),
-            len(verdict["failed"]),
-            len(verdict["dropped"]),
-        )
+        "dsib compare-builds: %d cells compared, judged by %s; %s"
+        % (len(verdict["compared"]), verdict["judged"], counts_text(verdict))
     )
     return status
 
