@@ -40,6 +40,24 @@ class Sizes(Case):
     track_data_bytes.unit = "bytes"
 
 
+def _post_read(source, format, variant):
+    """(format, checked file's path, a call that reads it as the post's case reads) of a cell of
+    the post's month, after one untimed read: a reader's own first-time work stays out. Skips,
+    raising NotImplementedError, where the suite's rules skip the cell."""
+    reason = catalog.skip_reason("sizes", source, format, variant, CELLS.profile, VERSIONS)
+    if reason:
+        raise NotImplementedError(reason)
+    fmt = catalog.format_for(source, format)
+    path = CELLS.checked_file(source, fmt, variant)["path"]
+    hints = catalog.SOURCES[source].dataset.read_hints(variant)
+
+    def read():
+        return fmt.read(path, **hints)
+
+    read()
+    return fmt, path, read
+
+
 class FileLayout(Case):
     """What the post's Parquet files are besides their data, recorded per environment, so that the
     release view can mark the steps of the post's cases at which a library's default changed the
@@ -56,15 +74,9 @@ class FileLayout(Case):
 
     @loads_once
     def setup(self, source, format, variant):
-        reason = catalog.skip_reason("sizes", source, format, variant, CELLS.profile, VERSIONS)
-        if reason:
-            raise NotImplementedError(reason)
-        fmt = catalog.format_for(source, format)
-        path = CELLS.checked_file(source, fmt, variant)["path"]
+        fmt, path, read = _post_read(source, format, variant)
         self.numbers = layout.as_numbers(layout.describe(fmt, path))
-        hints = catalog.SOURCES[source].dataset.read_hints(variant)
-        fmt.read(path, **hints)  # the first call: a reader's own first-time reads stay out
-        self.numbers["read by system calls"] = layout.read_by_system_calls(lambda: fmt.read(path, **hints), path)
+        self.numbers["read by system calls"] = layout.read_by_system_calls(read, path)
 
     def _number(self, field):
         return self.numbers[field]
@@ -109,14 +121,7 @@ class ReaderThreads(Case):
 
     @loads_once
     def setup(self, source, format, variant):
-        reason = catalog.skip_reason("sizes", source, format, variant, CELLS.profile, VERSIONS)
-        if reason:
-            raise NotImplementedError(reason)
-        fmt = catalog.format_for(source, format)
-        path = CELLS.checked_file(source, fmt, variant)["path"]
-        hints = catalog.SOURCES[source].dataset.read_hints(variant)
-        fmt.read(path, **hints)  # the first call: a reader's own first-time work stays out
-        self.fraction = layout.off_thread(lambda: fmt.read(path, **hints))
+        self.fraction = layout.off_thread(_post_read(source, format, variant)[2])
         if self.fraction is None:
             raise NotImplementedError("this system keeps no per-thread CPU time (getrusage RUSAGE_THREAD)")
 
