@@ -85,7 +85,7 @@ def test_memory_and_file_size_have_their_own_thresholds():
     assert sorted(shrunk["better"]) == sorted([MEMORY, SIZE]) and shrunk["worse"] == []
 
 
-def test_a_time_keeps_asvs_test_and_the_factor():
+def test_a_time_is_flagged_where_its_samples_bound_the_slowdown_beyond_the_factor():
     slower = [x * 1.3 for x in STEADY]
     name = "reads.ReadFromPageCache.time_read('nyc_taxi', 'parquet', 'plain')"
     assert compare.verdict_of(_cells({name: STEADY}), _cells({name: slower}))["worse"] == [name]
