@@ -5,11 +5,10 @@ asv builds and installs this repository at both commits, so a change to the form
 tree's, as always with asv. The comparison runs a subset of the suite at the ``pr`` scale,
 sampled so that asv's significance test can speak, within 10 minutes on 2 cores.
 
-The verdict is dsib's: a timed cell is flagged when the lower confidence bound of its slowdown
-exceeds the factor, the chance of any false flag held at 5 % over every cell compared
-(``time_verdict``); peak memory, file sizes and instruction counts by their ratio. asv's own table
-is printed beside it. The exit status is non-zero when a cell got slower, started failing or was
-dropped.
+The verdict is asv's: a case is flagged when its median moved by more than the factor and
+asv's Mann-Whitney test calls the samples different (``changes`` applies asv's own rule to the
+saved results, for callers that need the cases rather than a table). The exit status is asv
+continuous's: non-zero when a case got slower or started failing.
 
 What the comparison runs and compares, the gate's cells, is compare_gate's; this module runs it and
 reads its verdict.
@@ -24,7 +23,7 @@ import sys
 from dsib import counters
 
 from . import machine_load as load
-from . import suite, time_verdict
+from . import suite
 
 # The gate's cells, which compare runs.
 from .compare_gate import BENCHMARKS, PROFILE, CompareError, counted_patterns, gate_patterns
@@ -56,11 +55,13 @@ def _last_cpu():
 # One sample per benchmark process, one process per case and round, rounds interleaved between
 # the commits. A process has its own luck (memory layout, a busy neighbour), which shifted a
 # case's samples 10-40 % together, so several samples of one process are one observation, not
-# several; with one sample per process, the samples are independent, as the verdict's test assumes
-# (time_verdict). On this VM about one process in five of an Arrow case is 30-100 % slower. Ten a
-# side give 100 pairs: with the error rate held over the gate's cells, a cell is called when at most
-# about six of them are out of order, so one such process, slower than every sample of the other
-# side, does not hide a real change. number=0 asks asv to
+# several: asv's Mann-Whitney test, which treats samples as independent, then flagged such
+# shifts in A/A runs. With one sample per process, the test's samples are independent. It can
+# reach asv's p < 0.002 only with seven or more a side (six a side, fully apart: p = 0.0022;
+# test_compare checks this). On this VM about one process in five of an Arrow case is 30-100 %
+# slower. With ten a side, up to ten of the 100 cross pairs may be out of order: one such
+# process, slower than every sample of the other side, does not hide a real change (with eight
+# a side, four of 64 may be; the test checks the rounds allow that). number=0 asks asv to
 # calibrate to 20 ms, but asv_runner 0.3 (pinned) resolves it to one call for every benchmark
 # with a setup, and all of dsib's have one: a sample is one call, the process's first, which the
 # case's setup warms up (imports, one tiny round trip); test_compare checks the saved number.
@@ -228,24 +229,23 @@ def load_cells(results_dir, machine, commit):
 
 
 def verdict_of(before, after, factor=FACTOR):
-    """The gate's marks for every cell both have: ``worse``, ``better``, ``failed`` (measured at
-    the base, failing at the head), ``compared`` (both measured). A timed cell is judged by its
-    samples (``time_verdict``: the slowdown's lower bound beyond ``factor``, the error rate held over
-    all the timed cells together; each cell's judgement in ``times``); peak memory, file sizes and
-    instruction counts, one value a side, by their ratio beyond ``threshold``.
+    """asv compare's marks for every cell both have: ``worse`` (+), ``better`` (-), ``failed``
+    (!), ``compared`` (both measured). Same rule as ``asv compare``, at each cell's threshold:
+    ``factor`` for times, ``MEMORY_FACTOR`` for peak memory, ``SIZE_FACTOR`` for file sizes.
 
     And what asv lets pass in silence: ``dropped``, a cell the base measured that the head skipped
     or does not have at all (a slow case turned into a skip, or renamed away, escapes the gate
     otherwise). A cell whose series version changed is neither compared nor dropped: that change
     is a decision recorded in benchmarks/series.lock, in the diff for review."""
+    from asv.commands.compare import _is_result_better
+
     verdict = {"worse": [], "better": [], "failed": [], "compared": [], "dropped": []}
     for name in sorted(before):
         value, _, version = before[name]
         if _measured(value) and (name not in after or after[name][2] == version and _skipped(after[name][0])):
             verdict["dropped"].append(name)
-    timed = {}
     for name in sorted(set(before) & set(after)):
-        (v1, (_, samples1), version1), (v2, (_, samples2), version2) = before[name], after[name]
+        (v1, ss1, version1), (v2, ss2, version2) = before[name], after[name]
         if version1 != version2 or v1 is None and v2 is None:
             continue
         if v1 is not None and v2 is None:
@@ -254,18 +254,10 @@ def verdict_of(before, after, factor=FACTOR):
             continue
         else:
             verdict["compared"].append(name)
-            if sampled(name):
-                timed[name] = (_finite(samples1) or [v1], _finite(samples2) or [v2])
-            elif v2 > v1 * threshold(name, factor):
-                verdict["worse"].append(name)
-            elif v1 > v2 * threshold(name, factor):
+            if _is_result_better(v2, v1, ss2, ss1, threshold(name, factor)):
                 verdict["better"].append(name)
-    verdict["times"] = time_verdict.judge(timed, factor)
-    for name, judged in verdict["times"].items():
-        if judged.verdict != "same":
-            verdict["worse" if judged.verdict == "slower" else "better"].append(name)
-    verdict["worse"].sort()
-    verdict["better"].sort()
+            elif _is_result_better(v1, v2, ss1, ss2, threshold(name, factor)):
+                verdict["worse"].append(name)
     # A cell slower in time whose instructions were counted on both sides and did not move.
     verdict["same_work"] = [
         name
@@ -273,10 +265,6 @@ def verdict_of(before, after, factor=FACTOR):
         if counted_twin(name) in verdict["compared"] and counted_twin(name) not in verdict["worse"] + verdict["better"]
     ]
     return verdict
-
-
-def _finite(samples):
-    return [x for x in samples or () if x == x]
 
 
 def counted_twin(cell):
@@ -344,9 +332,7 @@ def compare_table(config, machine, base, head, factor=FACTOR):
     return proc.stdout
 
 
-def summary_markdown(table, verdict, base, head, factor, profile=PROFILE, cells=""):
-    """The comparison's summary: the counts, the flagged cells by kind, ``cells`` (``verdict_table``:
-    every cell's verdicts) and asv compare's own ``table``."""
+def summary_markdown(table, verdict, base, head, factor, profile=PROFILE):
     lines = [
         "## dsib: `asv continuous` %s..%s at the `%s` profile" % (base[:8], head[:8], profile),
         "",
@@ -381,9 +367,6 @@ def summary_markdown(table, verdict, base, head, factor, profile=PROFILE, cells=
                 ]
                 + [""]
             )
-    if cells:
-        lines += ["<details><summary>Every cell: time (bounds of the slowdown) and instructions</summary>", ""]
-        lines += [cells.rstrip(), "", "</details>", ""]
     return "\n".join(
         lines + ["<details><summary>asv compare</summary>", "", "```", table.rstrip(), "```", "", "</details>", ""]
     )
@@ -391,55 +374,6 @@ def summary_markdown(table, verdict, base, head, factor, profile=PROFILE, cells=
 
 # Said of a cell slower in time whose instruction count did not move.
 SAME_WORK = ": same work, slower: memory, I/O or the machine"
-
-
-def why_flagged(name, verdict, factor=FACTOR):
-    """Why a slower cell is flagged: a time's ratio and lower bound beyond the factor, another
-    cell's threshold."""
-    judged = verdict.get("times", {}).get(name)
-    if judged is None:
-        return "threshold %.2f" % threshold(name, factor)
-    return "x%.2f, at least x%.2f > %.2f" % (judged.ratio, judged.low, factor)
-
-
-def _bounds(judged):
-    if judged.low is None or judged.high is None:
-        return "too few samples"
-    return "x%.3f-x%.3f" % (judged.low, judged.high)
-
-
-def verdict_rows(verdict, before, after, factor=FACTOR):
-    """A row for every compared cell: its ratio, and for a time the bounds of its slowdown and the
-    verdict of its instruction count beside it (or why there is none)."""
-    ratios = ratios_of(before, after)
-
-    def mark(name):
-        return "slower" if name in verdict["worse"] else "faster" if name in verdict["better"] else "same"
-
-    times = verdict.get("times", {})
-    beside = set(counted_twin(name) for name in times)
-    rows = []
-    for name in verdict["compared"]:
-        if name in beside:
-            continue  # an instruction count, shown beside its timed cell
-        judged, twin = times.get(name), counted_twin(name)
-        if judged is not None:
-            counted = "x%.4f %s" % (ratios[twin], mark(twin)) if twin in ratios else "not counted"
-            rows.append((name, "x%.3f" % judged.ratio, _bounds(judged), "%.2f" % factor, judged.verdict, counted))
-        else:
-            rows.append((name, "x%.3f" % ratios[name], "", "%.2f" % threshold(name, factor), mark(name), ""))
-    return rows
-
-
-VERDICT_HEADERS = ("cell", "ratio", "bounds", "threshold", "verdict", "instructions")
-
-
-def verdict_table(verdict, before, after, factor=FACTOR, tablefmt="github"):
-    """``verdict_rows`` as a table (tabulate's ``tablefmt``: "github" for Markdown, "simple" for a
-    terminal)."""
-    from tabulate import tabulate
-
-    return tabulate(verdict_rows(verdict, before, after, factor), headers=VERDICT_HEADERS, tablefmt=tablefmt)
 
 
 def gate_status(asv_statuses, verdict, base, head, factor=FACTOR, stream=None):
@@ -464,12 +398,8 @@ def gate_status(asv_statuses, verdict, base, head, factor=FACTOR, stream=None):
                     len(verdict[key]),
                     what,
                     "\n".join(
-                        "  %s (%s)%s"
-                        % (
-                            name,
-                            why_flagged(name, verdict, factor),
-                            SAME_WORK if name in verdict.get("same_work", ()) else "",
-                        )
+                        "  %s (threshold %.2f)%s"
+                        % (name, threshold(name, factor), SAME_WORK if name in verdict.get("same_work", ()) else "")
                         if key == "worse"
                         else "  " + name
                         for name in verdict[key]
@@ -538,15 +468,13 @@ def run(
             )
         )
     try:
-        before, after = (load_cells(results_dir, machine, commit) for commit in (base_hash, head_hash))
+        verdict = changes(results_dir, machine, base_hash, head_hash, factor)
     except CompareError:
         if not any(statuses):
             raise
         return max(statuses), None  # asv could not run them (a build failed, say): its own output says why
-    verdict = verdict_of(before, after, factor)
     verdict["load"] = load.over_logs(logs)
     verdict["judged"] = judged
-    sys.stderr.write("%s\n" % verdict_table(verdict, before, after, factor, tablefmt="simple"))
     sys.stderr.write("dsib compare: machine load during the comparison: %s\n" % load.describe_load(verdict["load"]))
     status = gate_status(statuses, verdict, base_hash[:8], head_hash[:8], factor)
     if summary:
@@ -559,7 +487,6 @@ def run(
                     head_hash,
                     factor,
                     profile,
-                    verdict_table(verdict, before, after, factor),
                 )
             )
     return status, verdict

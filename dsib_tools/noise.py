@@ -13,7 +13,7 @@ parent, exactly as ``make compare`` would, several times.
 The record (``records/noise/<machine>-<profile>[-slowdown].json``) keeps the base commit, the gate's cells,
 the sampling, and per run the gate's flags and every cell's raw samples (or, for peak memory and
 file sizes, its value) at both commits. Every figure of the README's tables is recomputed from
-those samples with asv's statistics and the gate's rule (``replay``), and a test checks that the
+those samples with asv's own statistics and rule (``replay``), and a test checks that the
 recomputed flags are the ones the gate raised.
 
 This module makes the runs; noise_record keeps and replays them, noise_tables writes the tables.
@@ -26,11 +26,11 @@ import subprocess
 import tempfile
 import time
 
-from . import compare, compare_gate, time_verdict
+from . import compare, compare_gate
 from . import machine_load
 
 # Re-exported: the commands and the tests use these as noise's.
-from .noise_record import raw_of
+from .noise_record import SLOWDOWN, raw_of
 
 COMMENT_FILE = os.path.join("dsib", "formats", "__init__.py")
 COMMENT = "\n# A/A comparison: this comment is the only difference from the parent commit.\n"
@@ -152,7 +152,7 @@ def measure(
         "unsampled": dict(compare.UNSAMPLED),
         "process_env": dict(compare.PROCESS_ENV),
         "cpu_affinity": compare._last_cpu(),
-        "alpha": time_verdict.ALPHA,
+        "slowdown": SLOWDOWN,
         "commit": base,
         "head": "the base plus one commit appending to %s: %r"
         % (COMMENT_FILE, slowdown_source(slowdown) if slowdown else COMMENT),

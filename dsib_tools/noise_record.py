@@ -1,6 +1,6 @@
 """A noise record (``noise/<machine>-<profile>[-slowdown].json``): what it keeps of each run's cells,
-those cells and the gate's verdict replayed from it, and the record saved and loaded. ``noise``
-measures the runs; ``noise_tables`` writes the tables."""
+those cells and the gate's verdict replayed from it, the slowdowns these samples would let through,
+and the record saved and loaded. ``noise`` measures the runs; ``noise_tables`` writes the tables."""
 
 import json
 import os
@@ -61,6 +61,39 @@ def replay(run, factor):
 def _loads(record):
     """Each run's machine load, as the README says it: other processes' cores / steal."""
     return ", ".join(machine_load.describe_record(r.get("load")) for r in record["runs"])
+
+
+SLOWDOWN = 1.25  # the detection test's injected slowdown
+
+
+def _slowed(cells, factor):
+    """``cells`` as if every case took ``factor`` times as long: asv's stats scale with the samples."""
+    unscaled = ("repeat", "number")
+    return dict(
+        (
+            name,
+            (
+                value * factor,
+                (
+                    dict((k, v if k in unscaled or v is None else v * factor) for k, v in stats.items()),
+                    [x * factor for x in samples],
+                ),
+                version,
+            ),
+        )
+        for name, (value, (stats, samples), version) in cells.items()
+        if compare._measured(value) and stats and samples
+    )
+
+
+def detects(before, after, slowdown=SLOWDOWN):
+    """For each cell: in how many of the two directions asv's rule would flag a ``slowdown`` of
+    one side, replaying these very samples (0, 1 or 2): which changes this noise lets through."""
+    hits = {}
+    for base, head in ((before, after), (after, before)):
+        for name in compare.verdict_of(base, _slowed(head, slowdown))["worse"]:
+            hits[name] = hits.get(name, 0) + 1
+    return hits
 
 
 def save(record, path):

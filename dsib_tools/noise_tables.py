@@ -1,12 +1,12 @@
-"""The noise tables, every figure recomputed from a noise record's raw samples: per case (spread,
-A/A ratio, flags, the smallest slowdown the gate calls), the injected slowdowns found and missed,
-and the spreads of the published results."""
+"""The README's noise tables, every figure recomputed from a noise record's raw samples: per case
+(spread, A/A ratio, flags, replayed slowdowns caught), the injected slowdowns found and missed, and
+the spreads of the published results."""
 
 import re
 import statistics
 
-from . import compare, time_verdict
-from .noise_record import _loads, replay, touches
+from . import compare
+from .noise_record import _loads, detects, replay, touches
 
 _VARIANT = re.compile(r", '(plain|str|cat)'\)$")
 
@@ -21,40 +21,24 @@ def replays(record):
     return [replay(run, record["factor"]) for run in record["runs"]]
 
 
-def smallest_called(before, verdict, after):
-    """cell -> the smallest slowdown, of either side, that the gate would call from these samples
-    at the strictest level of the comparison (the error rate over all its timed cells and both
-    directions): what it calls whatever else changed."""
-    times = verdict["times"]
-    level = time_verdict.ALPHA / (2 * len(times)) if times else None
-    smallest = {}
-    for cell in times:
-        base, head = before[cell][1][1], after[cell][1][1]
-        found = [
-            time_verdict.smallest_detected(a, b, verdict["factor"], level) for a, b in ((base, head), (head, base))
-        ]
-        smallest[cell] = None if None in found else max(found)
-    return smallest
-
-
 def per_case(record):
     """Timed cases: (case, cells, median spread, worst spread, A/A ratio furthest from 1, flagged,
-    smallest slowdown called in every run, direction and cell) rows, every figure from the record's
-    raw samples."""
+    share of replayed slowdowns flagged) rows, every figure from the record's raw samples."""
     rows = {}
     for before, after, verdict in replays(record):
         flagged = set(verdict["worse"]) | set(verdict["better"])
         ratios = compare.ratios_of(before, after)
         spreads = [compare.spreads_of(cells) for cells in (before, after)]
-        smallest = smallest_called(before, dict(verdict, factor=record["factor"]), after)
+        caught = detects(before, after, record["slowdown"])
         for cell in verdict["compared"]:
             if not compare.sampled(cell):
                 continue
             row = rows.setdefault(
-                case_of(cell), {"cells": set(), "spreads": [], "ratios": [], "flagged": 0, "smallest": []}
+                case_of(cell), {"cells": set(), "spreads": [], "ratios": [], "flagged": 0, "caught": 0, "tries": 0}
             )
             row["cells"].add(cell)
-            row["smallest"].append(smallest[cell])
+            row["caught"] += caught.get(cell, 0)
+            row["tries"] += 2
             row["spreads"] += [spreads[0][cell], spreads[1][cell]]
             row["ratios"].append(ratios[cell])
             row["flagged"] += cell in flagged
@@ -66,7 +50,7 @@ def per_case(record):
             max(r["spreads"]),
             _furthest(r["ratios"]),
             r["flagged"],
-            None if None in r["smallest"] else max(r["smallest"]),
+            r["caught"] / r["tries"],
         )
         for name, r in sorted(rows.items())
     ]
@@ -158,23 +142,18 @@ def slowdown_markdown(record):
     return "\n".join(lines)
 
 
-def _times(value):
-    return "too few samples" if value is None else "x%.2f" % value
-
-
 def aa_markdown(record):
     runs = replays(record)
     flagged = [len(v["worse"]) + len(v["better"]) for _, _, v in runs]
     timed = per_case(record)
-    smallest = sorted(x for _, _, _, _, _, _, x in timed if x is not None)
+    caught = sum(row[-1] * 2 * row[1] for row in timed) / sum(2 * row[1] for row in timed)
     sampling = record["sampling"]
     lines = [
         "A/A at factor %.2f (peak memory %.2f, file sizes %.2f), profile `%s`, machine `%s` (%s), base `%s`: "
         "%s cells flagged in %d runs of %s cells compared; a run took %s min; other processes and steal "
-        "during each run: %s. Timed cells: %d samples a commit, one call each (`number` %s), one process "
-        "each, called slower when the lower bound of the slowdown exceeds the factor, the chance of any "
-        "false call held at %d %% over the comparison. The smallest slowdown these samples would have called "
-        "in every run and both directions, whatever else changed: %s for the median case, %s for the worst."
+        "during each run: %s. Timed cells: %d samples a commit, "
+        "one call each (`number` %s), one process each. The same samples with one side made %d %% slower: "
+        "flagged in %d %% of cells and directions."
         % (
             record["factor"],
             record["thresholds"]["memory"],
@@ -194,19 +173,18 @@ def aa_markdown(record):
                     set(str(n) for r in record["runs"] for side in ("base", "head") for n in r[side]["number"].values())
                 )
             ),
-            round(100 * time_verdict.ALPHA),
-            _times(statistics.median(smallest) if smallest else None),
-            _times(smallest[-1] if smallest else None),
+            round(100 * (record["slowdown"] - 1)),
+            round(100 * caught),
         ),
         "",
         "| timed case (variants: plain, str, cat) | cells | spread, median | spread, worst | A/A ratio, furthest "
-        "from 1 | flagged | smallest slowdown called |",
+        "from 1 | flagged | %d %% slower, flagged |" % round(100 * (record["slowdown"] - 1)),
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for name, cells, median, worst, ratio, flags, least in timed:
+    for name, cells, median, worst, ratio, flags, share in timed:
         lines.append(
-            "| `%s` | %d | %.1f%% | %.1f%% | %.3f | %d | %s |"
-            % (name, cells, 100 * median, 100 * worst, ratio, flags, _times(least))
+            "| `%s` | %d | %.1f%% | %.1f%% | %.3f | %d | %d%% |"
+            % (name, cells, 100 * median, 100 * worst, ratio, flags, round(100 * share))
         )
     lines += [
         "",

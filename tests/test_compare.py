@@ -169,17 +169,12 @@ def test_compare_fails_the_run_and_says_which_cases_got_slower(slowed):
         for line in slowed["summary"].splitlines()
         if line.startswith("|") and line.split("|")[1].strip() == "+"
     ]
-    assert all(any(m.endswith(c) for m in marked) for c in verdict["worse"]), (
-        "asv compare's own table, whose test is less strict, marks every case the gate flags:\n%s" % slowed["summary"]
+    assert len(marked) == len(verdict["worse"]) and all(any(m.endswith(c) for m in marked) for c in verdict["worse"]), (
+        "asv compare's own table marks the same cases:\n%s" % slowed["summary"]
     )
     assert "%d slower" % len(verdict["worse"]) in slowed["summary"]
     for cell in _affected(verdict["compared"]):
         assert "- `%s`" % cell in slowed["summary"]
-    rows = [line for line in slowed["summary"].splitlines() if line.startswith("| ")]
-    for cell in _timed(verdict["compared"]):
-        judged = verdict["times"][cell]
-        row = [r for r in rows if r.startswith("| %s " % cell)]
-        assert row and " %s " % judged.verdict in row[0], "every timed cell's verdict, with its bounds: %s" % cell
 
 
 @pytest.mark.asv
@@ -229,6 +224,22 @@ def test_peak_memory_and_file_sizes_are_measured_once_a_commit_and_compared(slow
     assert not set(sizes) & set(verdict["worse"] + verdict["better"])
     cells = compare.load_cells(slowed["results"], MACHINE, slowed["base"])
     assert all(cells[c][1] == (None, None) for c in once), "no samples: asv keeps one value"
+
+
+def test_the_sampling_lets_asvs_test_flag_a_change_that_one_unlucky_process_overlaps():
+    """asv's test (p < 0.002) on one sample per process: six a side can never pass it, so an
+    A/A run at six rounds flags nothing whatever the noise. The rounds must let it pass even
+    when one unlucky base process is slower than every head one (about one process in five of
+    an Arrow case is 30-100 % slower on the reference VM)."""
+    from asv._stats import mann_whitney_u
+
+    sampling = dict(compare.SAMPLING)
+    rounds = sampling["rounds"]
+    assert sampling["repeat"] == 1, "samples of one process are not independent"
+    assert mann_whitney_u(list(range(6)), list(range(6, 12)))[1] > 0.002
+    base, head = list(range(rounds)), list(range(rounds, 2 * rounds))
+    base[-1] = head[-1] + 1  # one unlucky base process, slower than every head one
+    assert mann_whitney_u(base, head)[1] < 0.002, rounds
 
 
 def test_unknown_revisions_and_a_commit_against_itself_are_clear_errors():
