@@ -421,6 +421,28 @@ def passes(benchmarks, factor=FACTOR, sampling=SAMPLING):
             yield patterns, pass_sampling, pass_factor
 
 
+def forget_results(results_dir, machine, commit):
+    """``commit``'s earlier results in ``results_dir``: asv keeps them beside the new ones, and cells
+    of another selection would linger."""
+    for path in glob.glob(os.path.join(results_dir, machine, commit[:8] + "-*.json")):
+        os.remove(path)
+
+
+def run_passes(root, results_dir, machine, benchmarks, command, factor=FACTOR, sampling=SAMPLING, env=None):
+    """The gate's passes over ``benchmarks`` (``passes``) into one results directory (asv keeps the
+    first's cells), each ``command(patterns, sampling, factor)`` run in ``root`` with the gate's
+    process settings; returns (asv's exit statuses, the passes' load logs)."""
+    env = dict(env if env is not None else os.environ, **PROCESS_ENV)
+    statuses, logs = [], []
+    for patterns, pass_sampling, pass_factor in passes(benchmarks, factor, sampling):
+        # The machine's load is logged beside the results, as for every run (dsib_tools.machine_load).
+        logs.append(load.log_path(results_dir, machine))
+        # The suite's setup_cache builds the cells these patterns select only (benchmarks.SELECTED).
+        selecting = dict(env, DSIB_SELECT="|".join("(?:%s)" % p for p in patterns))
+        statuses.append(load.watch(command(patterns, pass_sampling, pass_factor), logs[-1], cwd=root, env=selecting))
+    return statuses, logs
+
+
 def run(
     root,
     base,
@@ -445,28 +467,21 @@ def run(
     results_dir = results_dir or os.path.join(root, ".asv", "results-compare")
     config = write_config(root, results_dir, env_dir, profile)
     for commit in (base_hash, head_hash):
-        # asv keeps a commit's earlier results beside the new ones: cases of another selection would linger.
-        for path in glob.glob(os.path.join(results_dir, machine, commit[:8] + "-*.json")):
-            os.remove(path)
+        forget_results(results_dir, machine, commit)
     # Each commit's files are built in its first round and kept (dsib.cells: keyed by the installed
     # code, so the two commits' builds are apart); the later rounds reuse them.
-    env = dict(env if env is not None else os.environ, **PROCESS_ENV)
-    statuses, logs = [], []
-    # Two passes into one results directory (asv keeps the first's cells): the timed cells in
-    # rounds, then peak memory and file sizes once a commit.
-    for patterns, pass_sampling, pass_factor in passes(benchmarks, factor, sampling):
-        # The machine's load is logged beside the results, as for every run (dsib_tools.machine_load).
-        logs.append(load.log_path(results_dir, machine))
-        # The suite's setup_cache builds the cells these patterns select only (benchmarks.SELECTED).
-        selecting = dict(env, DSIB_SELECT="|".join("(?:%s)" % p for p in patterns))
-        statuses.append(
-            load.watch(
-                continuous_command(config, machine, base_hash, head_hash, pass_factor, patterns, pass_sampling),
-                logs[-1],
-                cwd=root,
-                env=selecting,
-            )
-        )
+    statuses, logs = run_passes(
+        root,
+        results_dir,
+        machine,
+        benchmarks,
+        lambda patterns, pass_sampling, pass_factor: continuous_command(
+            config, machine, base_hash, head_hash, pass_factor, patterns, pass_sampling
+        ),
+        factor,
+        sampling,
+        env,
+    )
     try:
         verdict = changes(results_dir, machine, base_hash, head_hash, factor)
     except CompareError:

@@ -9,7 +9,6 @@ environments' cells are then judged as the gate judges two commits' (``compare.v
 instructions first where the machine counts them, then time, peak memory and file sizes.
 """
 
-import glob
 import os
 import re
 import sys
@@ -83,14 +82,15 @@ def run(root, library, base, head, machine, factor=compare.FACTOR, benchmarks=No
     results_dir = results_dir or os.path.join(root, ".asv", "results-compare-builds")
     config = write_config(root, library, (base, head), results_dir, env_dir)
     commit = compare.resolve(root, "HEAD")
-    for path in glob.glob(os.path.join(results_dir, machine, commit[:8] + "-*.json")):
-        os.remove(path)  # the cells of an earlier comparison would linger beside these
-    env = dict(os.environ, **compare.PROCESS_ENV)
-    statuses, logs = [], []
-    for patterns, sampling, _ in compare.passes(benchmarks, factor):
-        logs.append(load.log_path(results_dir, machine))
-        selecting = dict(env, DSIB_SELECT="|".join("(?:%s)" % p for p in patterns))
-        statuses.append(load.watch(run_command(config, machine, patterns, sampling), logs[-1], cwd=root, env=selecting))
+    compare.forget_results(results_dir, machine, commit)
+    statuses, logs = compare.run_passes(
+        root,
+        results_dir,
+        machine,
+        benchmarks,
+        lambda patterns, sampling, _: run_command(config, machine, patterns, sampling),
+        factor,
+    )
     before, after = build_cells(results_dir, machine, commit, library, (base, head))
     verdict = compare.verdict_of(before, after, factor)
     verdict["load"], verdict["judged"] = load.over_logs(logs), judged
