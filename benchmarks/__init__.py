@@ -167,17 +167,27 @@ def trace(case, event, cell, **fields):
             f.write(json.dumps(fields, sort_keys=True) + "\n")
 
 
+# Untimed full calls before a case's first sample. One is not enough: glibc raises its mmap
+# threshold when the first call frees a large block, so the second call's blocks of that size come
+# from the heap, which grows (page faults) and then keeps them; from the third call on, they are
+# reused. With one untimed call, the first of three samples was the slowest in 58-65 % of the read
+# and write cells (page faults counted per sample); with two, in 36-50 % (records/warm-up/README.md).
+UNTIMED_CALLS = 2
+
+
 def untimed_call(case, cell, call, **fields):
-    """In ``setup``: one full call of what the case times, untimed, its result dropped, so that the
-    samples pay none of a process's first-call costs (a memory pool growing, pages of the
-    libraries faulted in, per-schema set-up, a JVM's compilation). Traced as the "first call"."""
-    result = call()
-    if hasattr(result, "columns"):  # a frame, or an Arrow table
-        fields["rows"] = len(result)
-    elif isinstance(result, bytes):
-        fields["bytes"] = len(result)
-    trace(case, "first call", cell, **fields)
-    del result
+    """In ``setup``: ``UNTIMED_CALLS`` full calls of what the case times, untimed, their results
+    dropped, so that the samples pay none of a process's first-call costs (the allocators' pools
+    and thresholds settling, pages of the libraries faulted in, per-schema set-up, a JVM's
+    compilation). Traced once, as the "first call", with the number of calls."""
+    for _ in range(UNTIMED_CALLS):
+        result = call()
+        if hasattr(result, "columns"):  # a frame, or an Arrow table
+            fields["rows"] = len(result)
+        elif isinstance(result, bytes):
+            fields["bytes"] = len(result)
+        del result
+    trace(case, "first call", cell, calls=UNTIMED_CALLS, **fields)
     gc.collect()  # nothing of it left holding pages of a file (a memory map) or the pool
 
 

@@ -15,6 +15,8 @@ from dsib.formats import FORMATS
 from dsib.registry import installed_versions
 from dsib_tools import suite
 
+from benchmarks import UNTIMED_CALLS
+
 from .conftest import ROOT
 from .test_first_call import run_as_asv, traced
 
@@ -55,13 +57,14 @@ def test_every_timed_class_outside_the_engines_has_a_cell_here():
 
 @pytest.mark.slow  # asv's launcher twice a cell: seconds each, the generator's month ten
 @pytest.mark.parametrize("benchmark", sorted(CELLS))
-def test_a_timed_case_makes_one_untimed_full_call_in_its_own_process_first(benchmark, tiny_data_dir, disk_dir):
+def test_a_timed_case_makes_its_untimed_full_calls_in_its_own_process_first(benchmark, tiny_data_dir, disk_dir):
     trace, cache, workdir = str(disk_dir / "trace.jsonl"), str(disk_dir / "cache"), str(disk_dir / "run")
     result, output = run_as_asv(benchmark, CELLS[benchmark], tiny_data_dir, cache, workdir, trace)
     assert result["samples"] and all(t > 0 for t in result["samples"]), output
     calls = [e for e in traced(trace) if e["event"] == "first call"]
     expected = 2 if benchmark.startswith("prepare.") else 1  # the generator warms both its steps up
     assert len(calls) == expected, calls
+    assert all(e["calls"] == UNTIMED_CALLS == 2 for e in calls), "two calls: the allocators settle (benchmarks)"
     assert len(set(e["pid"] for e in calls)) == 1 and calls[0]["pid"] != os.getpid(), "in the case's own process"
     assert calls[0]["cell"] == list(CELLS[benchmark])
     assert calls[0].get("rows", 1) > 0 and calls[0].get("bytes", 1) > 0, calls[0]
