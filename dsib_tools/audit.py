@@ -175,7 +175,7 @@ def _python_of(config, env_name):
 def asv_samples(root, config, results_dir, machine, commit, cell):
     """One ``asv run`` of ``cell`` alone: its samples (every process's), asv's ``number`` and
     the environment's name."""
-    from asv.results import iter_results_for_machine_and_hash
+    from . import asv_results
 
     from .compare import _cells
 
@@ -210,7 +210,7 @@ def asv_samples(root, config, results_dir, machine, commit, cell):
             "asv run of %s measured nothing (status %d, value %r):\n%s"
             % (cell[2], proc.returncode, value, proc.stdout[-3000:])
         )
-    env_name = [res.env_name for res in iter_results_for_machine_and_hash(results_dir, machine, commit)][0]
+    env_name = asv_results.runs(results_dir, machine, commit)[0].env_name
     return samples, stats["number"], env_name
 
 

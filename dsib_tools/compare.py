@@ -22,6 +22,7 @@ import sys
 
 from dsib import counters
 
+from . import asv_results
 from . import machine_load as load
 from . import suite
 
@@ -191,27 +192,15 @@ def counts_text(verdict):
 
 def cells_of_results(res, cells=None):
     """Every cell of one asv Results: name -> (value, (stats, samples), version), added to ``cells``."""
-    from asv.commands.compare import unroll_result
-
     cells = {} if cells is None else cells
-    for key in res.get_all_result_keys():
-        params = res.get_result_params(key)
-        for name, value, stats, samples in unroll_result(
-            key,
-            params,
-            res.get_result_value(key, params),
-            res.get_result_stats(key, params),
-            res.get_result_samples(key, params),
-        ):
-            cells[name] = (value, (stats, samples), res.benchmark_version.get(key))
+    for cell in asv_results.cells(res):
+        cells[cell["cell"]] = (cell["value"], (cell["stats"], cell["samples"]), cell["version"])
     return cells
 
 
 def _cells(results_dir, machine, commit):
-    from asv.results import iter_results_for_machine_and_hash
-
     cells = {}
-    for res in iter_results_for_machine_and_hash(results_dir, machine, commit):
+    for res in asv_results.runs(results_dir, machine, commit):
         cells_of_results(res, cells)
     return cells
 

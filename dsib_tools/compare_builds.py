@@ -13,7 +13,7 @@ import os
 import re
 import sys
 
-from . import compare, compare_gate
+from . import asv_results, compare, compare_gate
 from . import machine_load as load
 from .compare_gate import CompareError
 
@@ -60,11 +60,9 @@ def run_command(config, machine, benchmarks, sampling):
 def build_cells(results_dir, machine, commit, library, specs):
     """(base cells, head cells): each environment's cells (``compare.load_cells``'s form), told
     apart by the pin of ``library`` that asv recorded."""
-    from asv.results import iter_results_for_machine_and_hash
-
     pinned = [requirement_of(s) for s in specs]
     by_pin = {}
-    for res in iter_results_for_machine_and_hash(results_dir, machine, commit):
+    for res in asv_results.runs(results_dir, machine, commit):
         pin = res.params.get(library)
         if pin in pinned:
             by_pin[pin] = res

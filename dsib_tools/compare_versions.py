@@ -8,10 +8,8 @@ two environments' results: only results whose benchmark version matches benchmar
 as in ``asv publish``."""
 
 from asv.commands.compare import Compare
-from asv.machine import iter_machine_files
-from asv.results import iter_results_for_machine
-from asv.util import load_json
 
+from . import asv_results
 from .release_data import PUBLISHED_PROFILE, TEXT_VARIANTS, asv_config, load_benchmarks, text_change
 
 MACHINE_KEYS = ("arch", "cpu", "machine", "num_cpu", "os", "ram")
@@ -46,7 +44,7 @@ def describe(res):
 
 
 def default_machine(results_dir):
-    machines = sorted(load_json(path)["machine"] for path in iter_machine_files(results_dir))
+    machines = asv_results.machines(results_dir)
     if len(machines) != 1:
         raise SelectionError("results for %s: choose one with --machine" % (", ".join(machines) or "no machine"))
     return machines[0]
@@ -55,9 +53,7 @@ def default_machine(results_dir):
 def select(results_dir, machine, a, b, commit=None):
     """(commit, Results for A, Results for B): the newest commit (or ``commit``) that has both."""
     filters = [parse_filter(a), parse_filter(b)]
-    results = [
-        r for r in iter_results_for_machine(results_dir, machine) if not commit or r.commit_hash.startswith(commit)
-    ]
+    results = asv_results.runs(results_dir, machine, commit)
     if not results:
         raise SelectionError(
             "no results for machine %s%s in %s" % (machine, " at commit %s" % commit if commit else "", results_dir)

@@ -317,13 +317,10 @@ def run_check(results_dir, machine, commit, profile, config_path=CURATED_CONFIG)
     ``profile``, and how many cells ran, skipped and failed (asv's null). A JSON-able record."""
     import math
 
-    from asv.commands.compare import unroll_result
-    from asv.results import iter_results_for_machine_and_hash
+    from . import asv_results
 
     runs = [
-        r
-        for r in iter_results_for_machine_and_hash(results_dir, machine, commit)
-        if (r.env_vars or {}).get("DSIB_PROFILE") == profile
+        r for r in asv_results.runs(results_dir, machine, commit) if (r.env_vars or {}).get("DSIB_PROFILE") == profile
     ]
     record = {"machine": machine, "commit": commit, "profile": profile, "environments": []}
     for entry in entries(config_path):
@@ -331,16 +328,14 @@ def run_check(results_dir, machine, commit, profile, config_path=CURATED_CONFIG)
         found = [r for r in runs if all(r.params.get(k) == v for k, v in wanted.items())]
         row = {"environment": label(entry), "ran": 0, "skipped": 0, "failed": [], "found": len(found)}
         if found:
-            res = found[0]
-            for key in sorted(res.get_all_result_keys()):
-                params = res.get_result_params(key)
-                for name, value in unroll_result(key, params, res.get_result_value(key, params)):
-                    if value is None:
-                        row["failed"].append(name)
-                    elif isinstance(value, float) and math.isnan(value):
-                        row["skipped"] += 1
-                    else:
-                        row["ran"] += 1
+            for cell in asv_results.cells(found[0]):
+                value = cell["value"]
+                if value is None:
+                    row["failed"].append(cell["cell"])
+                elif isinstance(value, float) and math.isnan(value):
+                    row["skipped"] += 1
+                else:
+                    row["ran"] += 1
         record["environments"].append(row)
     return record
 

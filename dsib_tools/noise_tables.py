@@ -199,28 +199,20 @@ def aa_markdown(record):
 def published_spreads(results_dir, machine=None):
     """The spread of the published ``default`` run (the newest commit, newest pyarrow and pandas),
     per time benchmark: (machine, Results, [(benchmark, cells, samples a cell, median, worst)])."""
-    from asv.commands.compare import unroll_result
-
+    from . import asv_results
     from .report_cells import find_results
 
     machine, res = find_results(results_dir, machine, "DSIB_PROFILEdefault")
     rows = {}
-    for key in sorted(res.get_all_result_keys()):
+    for cell in asv_results.cells(res):
+        key, value, stats = cell["benchmark"], cell["value"], cell["stats"]
         if ".time_" not in key:
             continue
-        params = res.get_result_params(key)
-        for _, value, stats, _ in unroll_result(
-            key,
-            params,
-            res.get_result_value(key, params),
-            res.get_result_stats(key, params),
-            res.get_result_samples(key, params),
-        ):
-            if value is None or value != value or value <= 0 or not stats or (stats.get("repeat") or 1) < 2:
-                continue  # failed, skipped, or one sample: no spread to speak of
-            row = rows.setdefault(key, {"spreads": [], "samples": set()})
-            row["spreads"].append((stats["q_75"] - stats["q_25"]) / value)
-            row["samples"].add(stats["repeat"])
+        if value is None or value != value or value <= 0 or not stats or (stats.get("repeat") or 1) < 2:
+            continue  # failed, skipped, or one sample: no spread to speak of
+        row = rows.setdefault(key, {"spreads": [], "samples": set()})
+        row["spreads"].append((stats["q_75"] - stats["q_25"]) / value)
+        row["samples"].add(stats["repeat"])
     return (
         machine,
         res,

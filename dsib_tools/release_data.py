@@ -7,13 +7,12 @@ import math
 
 from asv.benchmarks import Benchmarks
 from asv.config import Config
-from asv.results import iter_results_for_machine
 from asv.step_detect import solve_potts_approx
 from packaging.version import InvalidVersion, Version
 
 from dsib.layout import CODECS
 
-from . import suite
+from . import asv_results, suite
 from .compare import INSTRUCTIONS_FACTOR
 from .matrix import NEWEST_ONLY_NOTE, in_release
 from .report import markdown_table
@@ -219,7 +218,7 @@ def published_results(results_dir, machine, benchmarks):
     commit's. An environment rebuilt with other optional libraries but the same releases is the
     same point on the x-axis, so the newer of the two stands for it."""
     newest = {}
-    for res in iter_results_for_machine(results_dir, machine):
+    for res in asv_results.runs(results_dir, machine):
         if (res.env_vars or {}).get("DSIB_PROFILE") != PUBLISHED_PROFILE:
             continue
         key = release_label(res.params)
@@ -243,10 +242,7 @@ def is_number(cell):
 
 def _stored(res, name):
     """{parameter combination: cell} of one benchmark in one Results; empty where it did not run."""
-    if name not in res.get_all_result_keys():
-        return {}
-    params = res.get_result_params(name)
-    return dict(zip(itertools.product(*params), map(_cell, res.get_result_value(name, params))))
+    return dict((c["params"], _cell(c["value"])) for c in asv_results.cells(res, only=name))
 
 
 def _spread(stats):
@@ -258,11 +254,7 @@ def _spread(stats):
 
 def _stored_spread(res, name):
     """{parameter combination: spread} of one benchmark in one Results."""
-    if name not in res.get_all_result_keys():
-        return {}
-    params = res.get_result_params(name)
-    stats = res.get_result_stats(name, params) or []
-    return dict(zip(itertools.product(*params), map(_spread, stats)))
+    return dict((c["params"], _spread(c["stats"])) for c in asv_results.cells(res, only=name))
 
 
 def case_rows(benchmarks, results):

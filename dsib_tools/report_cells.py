@@ -5,19 +5,10 @@ Uses asv's own results API (it runs in the tool environment, where asv is instal
 asv's medians in seconds.
 """
 
-import itertools
 import math
 import os
 
-
-class NoResults(Exception):
-    pass
-
-
-def _asv_results():
-    from asv import results
-
-    return results
+from .asv_results import NoResults, cells, machines, runs
 
 
 def find_results(results_dir, machine=None, env=None, commit=None):
@@ -25,21 +16,9 @@ def find_results(results_dir, machine=None, env=None, commit=None):
     commit, and at one commit (a release matrix) the environment of the newest pyarrow and pandas."""
     from dsib.compat import version_tuple
 
-    results = _asv_results()
-    if not os.path.isdir(results_dir):
-        raise NoResults("no results directory %s: run the suite first (make bench)" % results_dir)
-    machines = (
-        [machine]
-        if machine
-        else sorted(d for d in os.listdir(results_dir) if os.path.isdir(os.path.join(results_dir, d)))
-    )
-    found = []
-    for name in machines:
-        for res in results.iter_results_for_machine(results_dir, name):
-            if env and env not in res.env_name:
-                continue
-            if commit and not res.commit_hash.startswith(commit):
-                continue
+    found, names = [], machines(results_dir)  # NoResults where there is no results directory
+    for name in [machine] if machine else names:
+        for res in runs(results_dir, name, commit, env):
             releases = tuple(version_tuple(res.params.get(lib) or "0") for lib in ("pyarrow", "pandas"))
             found.append((res.date or 0, releases, max(res.started_at.values() or [0]), name, res))
     if not found:
@@ -75,16 +54,11 @@ def _case(res, names, benchmark, fmt, extra):
 
 def _cell(res, names, benchmark, wanted):
     """``_case`` of the cell whose parameters include ``wanted`` ({name: value})."""
-    if benchmark not in res.get_all_result_keys():
-        return None, None
-    params = res.get_result_params(benchmark)
-    values = res.get_result_value(benchmark, params)
-    stats = res.get_result_stats(benchmark, params) or [None] * len(values)
     names = names.get(benchmark, [])
-    for combo, value, stat in zip(itertools.product(*params), values, stats):
-        given = dict(zip(names, [_param_value(c) for c in combo]))
+    for cell in cells(res, only=benchmark):
+        given = dict(zip(names, [_param_value(c) for c in cell["params"]]))
         if all(given.get(k) == v for k, v in wanted.items()):
-            return value, stat
+            return cell["value"], cell["stats"]
     return None, None
 
 

@@ -176,8 +176,7 @@ def to_record(local, committed, machine):
 def taken_under_load(local, machine, pairs):
     """Why the result files among ``pairs`` cannot be a reference: ``[(file, reason)]`` for each
     run whose load was not recorded or whose benchmarks ran beside other work."""
-    from asv.results import Results
-
+    from . import asv_results
     from .machine_load import Machine, describe_load
 
     logs = Machine(local, machine)
@@ -185,7 +184,7 @@ def taken_under_load(local, machine, pairs):
     for source, _ in pairs:
         if not source.endswith(".json") or os.path.basename(source) in (MACHINE_JSON, BENCHMARKS_JSON):
             continue
-        res = Results.load(source)
+        res = asv_results.load(source)
         run = logs.run(res)
         if run is None:
             problems.append(

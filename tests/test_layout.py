@@ -149,3 +149,33 @@ def test_code_and_docs_speak_of_the_domain_not_of_issue_numbers():
         universal_newlines=True,
     ).stdout
     assert found == "", found
+
+
+# Where the tools touch asv's result files other than through ``dsib_tools.asv_results``: publishing
+# rewrites the files it stages (a stale benchmark's rows dropped) and the durations tables read the
+# per-benchmark columns of one file.
+RESULT_FILES_AS_JSON = {"dsib_tools.publish", "dsib_tools.durations"}
+
+
+def test_the_tools_read_asvs_results_in_one_module():
+    """Only ``dsib_tools.asv_results`` imports asv's results API; the rest read through it."""
+    readers = []
+    for name, path in sorted(_modules().items()):
+        if not name.startswith("dsib_tools") or name == "dsib_tools.asv_results":
+            continue
+        with open(path) as f:
+            tree = ast.parse(f.read(), path)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("asv.results"):
+                readers.append(name)
+            elif isinstance(node, ast.Import) and any(a.name.startswith("asv.results") for a in node.names):
+                readers.append(name)
+            elif (
+                isinstance(node, ast.ImportFrom)
+                and node.module == "asv"
+                and any(a.name == "results" for a in node.names)
+            ):
+                readers.append(name)
+            elif isinstance(node, ast.Constant) and node.value == "result_columns" and name not in RESULT_FILES_AS_JSON:
+                readers.append(name)
+    assert not readers, sorted(set(readers))

@@ -32,7 +32,7 @@ def cmd_site(args):
     """The report page of each ``--machine`` (the first's is the dsib page of asv's navigation bar,
     linked to the others'), and the release view of each, the first's the default."""
     from ..release_view import write
-    from ..report_cells import NoResults
+    from ..asv_results import NoResults
     from ..report_sections import grid_charts, page_sections, results_of
     from ..site import machine_page, write_page
 

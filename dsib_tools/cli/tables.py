@@ -14,7 +14,7 @@ def with_results(cmd):
 
     @functools.wraps(cmd)
     def run(args):
-        from ..report_cells import NoResults
+        from ..asv_results import NoResults
         from ..report_sections import results_of
 
         try:
