@@ -1,25 +1,23 @@
 """How long a run's benchmarks took, from asv's results files: the budget of a run
 (``python -m dsib_tools durations``) and of each engine's benchmarks (``engine-durations``)."""
 
-import json
 import os
 import statistics
+
+from . import asv_results
+
+
+def _benchmark_durations(res):
+    """{benchmark: seconds} of one run: asv's duration of each benchmark (its setup_cache's and the
+    build's, keyed "<...>", left out)."""
+    return dict((name, seconds) for name, seconds in res.duration.items() if not name.startswith("<"))
 
 
 def durations_markdown(path, prefix=""):
     """Each benchmark's total duration in the asv results file ``path`` (those whose name starts
     with ``prefix``), longest first, and their sum."""
-    with open(path) as f:
-        data = json.load(f)
-    column = data["result_columns"].index("duration")
-    rows = sorted(
-        (
-            (name, values[column])
-            for name, values in data["results"].items()
-            if name.startswith(prefix) and len(values) > column and values[column]
-        ),
-        key=lambda row: -row[1],
-    )
+    durations = _benchmark_durations(asv_results.load(path))
+    rows = sorted(((n, d) for n, d in durations.items() if n.startswith(prefix) and d), key=lambda row: -row[1])
     lines = ["| benchmark | asv's duration |", "|---|---:|"] + ["| `%s` | %s |" % (n, _minutes(d)) for n, d in rows]
     return "\n".join(lines + ["| total | %s |" % _minutes(sum(d for _, d in rows))])
 
@@ -35,26 +33,22 @@ def floor_markdown(path):
     tracked cases, which keep no samples); and the samples' floor under item 6's rule, each cell's
     median taken three times where it is under a second and once where it is not. The classes'
     ``setup_cache`` (building and checking every cell's files) is a row of its own."""
-    with open(path) as f:
-        data = json.load(f)
-    columns = data["result_columns"]
-    at = {c: columns.index(c) for c in ("duration", "samples", "stats_number")}
+    res = asv_results.load(path)
     classes = {}
-    for name, values in data["results"].items():
-        row = classes.setdefault(name.rsplit(".", 1)[0], [0, 0.0, 0.0, 0.0])
-        row[1] += (values[at["duration"]] or 0) if len(values) > at["duration"] else 0
-        samples = values[at["samples"]] if len(values) > at["samples"] else None
-        numbers = values[at["stats_number"]] if len(values) > at["stats_number"] else None
-        for cell, number in zip(samples or [], numbers or []):
-            if not cell:
-                continue
-            sample_times = [s * (number or 1) for s in cell]  # asv keeps a call's time: a sample is `number` calls
-            median = statistics.median(sample_times)
-            row[0] += 1
-            row[2] += sum(sample_times)
-            row[3] += median * (FLOOR_SAMPLES if median < FLOOR_UNDER_SECONDS else 1)
+    for name, seconds in _benchmark_durations(res).items():
+        classes.setdefault(name.rsplit(".", 1)[0], [0, 0.0, 0.0, 0.0])[1] += seconds or 0
+    for cell in asv_results.cells(res):
+        row = classes.setdefault(cell["benchmark"].rsplit(".", 1)[0], [0, 0.0, 0.0, 0.0])
+        if not cell["samples"]:
+            continue
+        number = (cell["stats"] or {}).get("number") or 1
+        sample_times = [s * number for s in cell["samples"]]  # asv keeps a call's time: a sample is `number` calls
+        median = statistics.median(sample_times)
+        row[0] += 1
+        row[2] += sum(sample_times)
+        row[3] += median * (FLOOR_SAMPLES if median < FLOOR_UNDER_SECONDS else 1)
     rows = sorted(classes.items(), key=lambda kv: -kv[1][1])
-    setup_cache = sum(data.get("durations", {}).values())
+    setup_cache = sum(seconds for name, seconds in res.duration.items() if name.startswith("<"))
     lines = [
         "| benchmark class | cells sampled | asv's time | of it, samples | the rest | samples at the floor |",
         "|---|---:|---:|---:|---:|---:|",
@@ -86,26 +80,22 @@ def first_samples(path):
     slowest, the share of them expected by chance, sub-second cells with fewer than three
     samples]} of the asv results file ``path`` (its samples recorded, ``--record-samples``). A
     first sample slowest more often than by chance is a warm-up the case left in its timing."""
-    with open(path) as f:
-        data = json.load(f)
-    columns = data["result_columns"]
-    at = {c: columns.index(c) for c in ("samples", "stats_number")}
     classes = {}
-    for name, values in data["results"].items():
+    for cell in asv_results.cells(asv_results.load(path)):
+        name = cell["benchmark"]
         if not name.rsplit(".", 1)[-1].startswith("time_"):
             continue
         row = classes.setdefault(name.rsplit(".", 1)[0], [0, 0, 0.0, 0])
-        samples = values[at["samples"]] if len(values) > at["samples"] else None
-        numbers = values[at["stats_number"]] if len(values) > at["stats_number"] else None
-        for cell, number in zip(samples or [], numbers or [None] * len(samples or [])):
-            if not cell:
-                continue
-            if statistics.median(cell) * (number or 1) < FLOOR_UNDER_SECONDS and len(cell) < FLOOR_SAMPLES:
-                row[3] += 1
-            if len(cell) >= 2:
-                row[0] += 1
-                row[1] += cell[0] == max(cell)
-                row[2] += 1.0 / len(cell)
+        samples = cell["samples"]
+        if not samples:
+            continue
+        number = (cell["stats"] or {}).get("number") or 1
+        if statistics.median(samples) * number < FLOOR_UNDER_SECONDS and len(samples) < FLOOR_SAMPLES:
+            row[3] += 1
+        if len(samples) >= 2:
+            row[0] += 1
+            row[1] += samples[0] == max(samples)
+            row[2] += 1.0 / len(samples)
     return classes
 
 
@@ -152,10 +142,8 @@ def engine_durations_markdown(directory):
         path = os.path.join(directory, engine + ".json")
         if not os.path.exists(path):
             continue
-        with open(path) as f:
-            data = json.load(f)
-        column = data["result_columns"].index("duration")
-        seconds = [data["results"][c][column] if c in data["results"] else None for c in columns]
+        durations = _benchmark_durations(asv_results.load(path))
+        seconds = [durations.get(c) for c in columns]
         totals.append(sum(x for x in seconds if x))
         lines.append(
             "| `%s` | %s | %s |"
