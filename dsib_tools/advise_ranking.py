@@ -188,11 +188,12 @@ def table(ranked, picks, others, rows, variant):
 
 def page(path, ranked, others, rows, variant, text):
     """A page beside its own copy of the chart library: the chart of item 1 and the printed table."""
-    import html
+    from markupsafe import Markup
 
+    from . import templates
     from .charts import chart_html, point, script_tags
     from .report_cells import format_with_spread
-    from .site import _MARKDOWN, STYLE, WWW
+    from .site import _MARKDOWN, WWW
     from .vendor_js import directory, PINS
 
     out_dir = os.path.dirname(os.path.abspath(path))
@@ -224,15 +225,14 @@ def page(path, ranked, others, rows, variant, text):
         skipped,
         note="Quick measures (a few samples a format), not asv's recorded figures.",
     )
-    body = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title><style>%s</style>"
-        "<link rel='icon' href='data:,'></head><body>" % (html.escape(title), STYLE),
-        "<h1>%s</h1>" % html.escape(title),
-        chart,
-        _MARKDOWN.render(text),
-        script_tags(vendor_prefix="vendor/", own="charts.js"),
-        "</body></html>",
-    ]
+    written = templates.render(
+        "advise.html",
+        title=title,
+        icon="data:,",
+        chart=Markup(chart),
+        text=Markup(_MARKDOWN.render(text)),
+        scripts=Markup(script_tags(vendor_prefix="vendor/", own="charts.js")),
+    )
     with open(path, "w") as f:
-        f.write("\n".join(body))
+        f.write(written)
     return path

@@ -45,13 +45,6 @@ RELEASES = "dsib/releases.html"
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
 _SKIP_NOTE = re.compile(r"^skip (\d+): ")
 _SKIP_CELL = re.compile(r"(?<=\|) *skip (\d+) *(?=\|)")
-STYLE = (
-    "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
-    "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}td{text-align:right}"
-    "td:first-child{text-align:left}td{max-width:28em;overflow-wrap:break-word}"
-    "code{font-size:90%;background:#f4f4f4;padding:0 2px}nav.toc li{margin:1px 0}"
-    "figure.dsib-chart-figure{margin:1em 0}figcaption,ul.chart-skipped{font-size:13px;max-width:60em}"
-)
 
 
 def slug(text):
@@ -125,53 +118,46 @@ def section_blocks(heading, blocks):
 def render(sections, title="dsib report", others=(), charts=None):
     """The report page: a table of contents (sections, and the tables of those with several), then
     each section's paragraphs and blocks; ``charts``: {a table's name: the chart (HTML) drawn above it}."""
+    from markupsafe import Markup
+
+    from . import templates
+
     charts = dict(charts or {})  # each drawn once, above the first table of its name (the grid's)
-    parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title>" % html.escape(title),
-        "<style>%s</style><link rel='icon' href='../swallow.ico'></head><body>" % STYLE,
-        "<p><a href='../index.html'>&larr; asv dashboard</a> · <a id='to-releases' href='%s'>across releases"
-        "</a></p>" % os.path.relpath(RELEASES, os.path.dirname(PAGE)),
-        "<h1>%s</h1>" % html.escape(title),
-    ]
-    if others:
-        parts.append(
-            "<p class='machines'>Other machines' reports: %s</p>"
-            % ", ".join(
-                "<a href='%s'>%s</a>" % (html.escape(href, quote=True), html.escape(name)) for name, href in others
-            )
-        )
-    body, toc = [], []
+    page = []
     for heading, paragraphs, blocks in sections:
-        ident = slug(heading)
         rendered = section_blocks(heading, blocks)
-        tables = [(table, table_name(block)) for (table, _), block in zip(rendered, blocks) if table]
-        toc.append(
-            "<li><a href='#%s'>%s</a>%s</li>"
-            % (
-                ident,
-                html.escape(heading),
-                ""
-                if len(tables) < 2
-                else "<ul>%s</ul>"
-                % "".join(
-                    "<li><a href='#%s'>%s</a></li>" % (table, _MARKDOWN.renderInline(name)) for table, name in tables
-                ),
-            )
-        )
-        body.append("<h2 id='%s'>%s</h2>" % (ident, html.escape(heading)))
-        body.extend("<p>%s</p>" % _MARKDOWN.renderInline(p) for p in paragraphs)
+        drawn = []
         for (table, block), text in zip(rendered, blocks):
             if table and table_name(text) in charts:
-                body.append(charts.pop(table_name(text)))
-            body.append(block)
-    parts.append("<nav class='toc'><h2>Contents</h2><ul>%s</ul></nav>" % "".join(toc))
-    parts.extend(body)
-    if "dsib-chart-figure" in "".join(body):
+                drawn.append(Markup(charts.pop(table_name(text))))
+            drawn.append(Markup(block))
+        page.append(
+            {
+                "ident": slug(heading),
+                "heading": heading,
+                "tables": [
+                    (table, Markup(_MARKDOWN.renderInline(table_name(block))))
+                    for (table, _), block in zip(rendered, blocks)
+                    if table
+                ],
+                "paragraphs": [Markup(_MARKDOWN.renderInline(p)) for p in paragraphs],
+                "blocks": drawn,
+            }
+        )
+    scripts = ""
+    if any("dsib-chart-figure" in block for section in page for block in section["blocks"]):
         from .charts import script_tags
 
-        parts.append(script_tags())
-    parts.append("</body></html>")
-    return "\n".join(parts)
+        scripts = Markup(script_tags())
+    return templates.render(
+        "report.html",
+        title=title,
+        icon="../swallow.ico",
+        releases=os.path.relpath(RELEASES, os.path.dirname(PAGE)),
+        others=others,
+        sections=page,
+        scripts=scripts,
+    )
 
 
 def link_from_asv_index(html_dir):
