@@ -140,24 +140,28 @@ def _measured_on(engine, source):
     return engine.sources is None or source in engine.sources
 
 
-def engines_report(res, names, sources, variants, load=None):
-    """Markdown: per source and variant, each engine measured on it with its ingest and query and
-    their peak memory; QuestDB's serialisation alone; the comparisons of two paths, and the
-    studies' figures beside this suite's."""
-    from benchmarks.engines import IngestIntoEngine, QueryFromEngine, SerializeForQuestDB
-    from dsib.engines import ENGINES
+def _rows(head, align, rows, reasons=()):
+    """A Markdown table: its head, its alignment row (``align``: one per column, "---" or "---:"),
+    its rows (cells), and the skip reasons its "skip N" cells refer to, below it."""
+    lines = ["| %s |" % " | ".join(head), "|%s|" % "|".join(align)] + ["| %s |" % " | ".join(r) for r in rows]
+    if reasons:
+        lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
+    return "\n".join(lines)
+
+
+def _columns(res):
+    """The engines' tables' columns: (label, class, benchmark, kind) of the ingest and the query
+    times; (label, class, memory benchmarks) of what an ingest and a query added (the case's
+    process's, and the other process's where the engine works in one) and the process's whole
+    peak; and whether ``res`` is from before the added memory was measured."""
+    from benchmarks.engines import IngestIntoEngine, QueryFromEngine
 
     from .suite import name
 
-    columns = [
-        (label, cls, name(cls, method), kind)
-        for label, cls, method, kind in (
-            ("ingest", IngestIntoEngine, "time_ingest", "time"),
-            ("query", QueryFromEngine, "time_query", "time"),
-        )
+    times = [
+        ("ingest", IngestIntoEngine, name(IngestIntoEngine, "time_ingest"), "time"),
+        ("query", QueryFromEngine, name(QueryFromEngine, "time_query"), "time"),
     ]
-    # Memory: what a call added, the case's process's and the other process's where the engine
-    # works in one, and the case's process's whole peak.
     legacy = name(IngestIntoEngine, "track_client_added_ingest") not in res.get_all_result_keys()
     memory = [
         (
@@ -173,101 +177,103 @@ def engines_report(res, names, sources, variants, load=None):
         )
         for operation, cls in (("ingest", IngestIntoEngine), ("query", QueryFromEngine))
     ]
-    blocks = [ENGINES_LEGEND + (LEGACY_LEGEND if legacy else "")]
-    for source in sources:
-        for variant in variants:
-            reasons = []
-            lines = [
-                "| %s / %s | %s |" % (source, variant, " | ".join(c[0] for c in columns + memory)),
-                "|---|" + "|".join("---:" for _ in columns + memory) + "|",
-            ]
-            for engine in (e for e in ENGINES.values() if _measured_on(e, source)):
-                given = {"source": source, "engine": engine.name, "variant": variant}
-                lines.append(
-                    "| %s | %s |"
-                    % (
-                        engine.label,
-                        " | ".join(
-                            [
-                                _engine_cell(res, names, cls, benchmark, given, reasons, kind, load)
-                                for _, cls, benchmark, kind in columns
-                            ]
-                            + [
-                                _memory_cell(res, names, cls, benchmarks, given, reasons)
-                                for _, cls, benchmarks in memory
-                            ]
-                        ),
-                    )
-                )
-            if reasons:
-                lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
-            blocks.append("\n".join(lines))
-    serialize = [
-        (path, name(SerializeForQuestDB, method)) for path in ("rows", "dataframe") for method in ("time_serialize",)
-    ]
-    serialized = {}
-    for source in (s for s in sources if s in SerializeForQuestDB.params[0]):
-        reasons = []
-        lines = [
-            "| QuestDB's serialisation alone, no server / %s | %s |" % (source, " | ".join(variants)),
-            "|---|" + "|".join("---:" for _ in variants) + "|",
-        ]
-        for path, benchmark in serialize:
-            cells = []
-            for variant in variants:
-                given = {"source": source, "path": path, "variant": variant}
-                serialized[source, path, variant] = _cell(res, names, benchmark, given)[0]
-                cells.append(
-                    _engine_cell(
-                        res,
-                        names,
-                        IngestIntoEngine,
-                        benchmark,
-                        given,
-                        reasons,
-                        "time",
-                        load,
-                        why=dict(given, engine="questdb-dataframe"),
-                    )
-                )
-            lines.append(
-                "| %s | %s |"
-                % ({"rows": "the row loop (Buffer.row)", "dataframe": "Buffer.dataframe()"}[path], " | ".join(cells))
-            )
-        lines.append(
-            "| dataframe() against the row loop | %s |"
-            % " | ".join(_speedup(serialized[source, "dataframe", v], serialized[source, "rows", v]) for v in variants)
+    return times, memory, legacy
+
+
+def _engine_table(res, names, source, variant, times, memory, load):
+    """Each engine measured on ``source``, with ``variant``: its times and the memory its calls added."""
+    from dsib.engines import ENGINES
+
+    reasons, rows = [], []
+    for engine in (e for e in ENGINES.values() if _measured_on(e, source)):
+        given = {"source": source, "engine": engine.name, "variant": variant}
+        rows.append(
+            [engine.label]
+            + [_engine_cell(res, names, cls, benchmark, given, reasons, kind, load) for _, cls, benchmark, kind in times]
+            + [_memory_cell(res, names, cls, benchmarks, given, reasons) for _, cls, benchmarks in memory]
         )
-        if reasons:
-            lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
-        blocks.append("\n".join(lines))
-    lines = [
-        "| paths compared | source / variant | ingest: baseline / path | query: baseline / path |",
-        "|---|---|---:|---:|",
-    ]
-    ratios_of = {}
+    head = ["%s / %s" % (source, variant)] + [c[0] for c in times + memory]
+    return _rows(head, ["---"] + ["---:"] * len(times + memory), rows, reasons)
+
+
+def _serialisation_table(res, names, source, variants, serialized, load):
+    """QuestDB's two paths of serialisation, no server, on ``source``, and their ratio; each
+    median kept in ``serialized`` for the studies' table."""
+    from benchmarks.engines import IngestIntoEngine, SerializeForQuestDB
+
+    from .suite import name
+
+    benchmark = name(SerializeForQuestDB, "time_serialize")
+    reasons, rows = [], []
+    for path, label in (("rows", "the row loop (Buffer.row)"), ("dataframe", "Buffer.dataframe()")):
+        cells = []
+        for variant in variants:
+            given = {"source": source, "path": path, "variant": variant}
+            serialized[source, path, variant] = _cell(res, names, benchmark, given)[0]
+            why = dict(given, engine="questdb-dataframe")
+            cells.append(_engine_cell(res, names, IngestIntoEngine, benchmark, given, reasons, "time", load, why=why))
+        rows.append([label] + cells)
+    rows.append(
+        ["dataframe() against the row loop"]
+        + [_speedup(serialized[source, "dataframe", v], serialized[source, "rows", v]) for v in variants]
+    )
+    head = ["QuestDB's serialisation alone, no server / %s" % source] + list(variants)
+    return _rows(head, ["---"] + ["---:"] * len(variants), rows, reasons)
+
+
+def _comparisons_table(res, names, sources, variants, times, ratios_of):
+    """The comparisons of two paths into one engine: the baseline's median over the path's, of the
+    ingest and of the query; each kept in ``ratios_of`` for the studies' table."""
+    from dsib.engines import ENGINES
+
+    rows = []
     for label, path, baseline in ENGINE_COMPARISONS:
         for source in (s for s in sources if _measured_on(ENGINES[path], s) and _measured_on(ENGINES[baseline], s)):
             for variant in variants:
                 ratios = []
-                for _, _, benchmark, _ in columns[:2]:
+                for _, _, benchmark, _ in times:
                     fast = _cell(res, names, benchmark, {"source": source, "engine": path, "variant": variant})[0]
                     slow = _cell(res, names, benchmark, {"source": source, "engine": baseline, "variant": variant})[0]
                     ratios.append(_speedup(fast, slow))
                 ratios_of[label, source, variant] = ratios
-                lines.append("| %s | %s / %s | %s |" % (label, source, variant, " | ".join(ratios)))
-    blocks.append("\n".join(lines))
+                rows.append([label, "%s / %s" % (source, variant)] + ratios)
+    head = ["paths compared", "source / variant", "ingest: baseline / path", "query: baseline / path"]
+    return _rows(head, ["---", "---", "---:", "---:"], rows)
+
+
+def _beside_the_studies(serialized, ratios_of):
+    """The studies' own figures beside this suite's on ``tsbs_cpu``."""
+    rows = []
+    for label, study, figure, (comparison, column), variant in STUDY_COMPARISONS:
+        if comparison == "serialize":
+            ours = _speedup(
+                serialized.get(("tsbs_cpu", "dataframe", variant)), serialized.get(("tsbs_cpu", "rows", variant))
+            )
+        else:
+            ours = ratios_of.get((comparison, "tsbs_cpu", variant), ["n/a", "n/a"])[column]
+        rows.append([label, study, figure, "%s: %s" % (variant, ours)])
+    head = ["beside the studies", "study", "the study's figure", "this suite (tsbs_cpu)"]
+    return _rows(head, ["---", "---", "---", "---:"], rows)
+
+
+def engines_report(res, names, sources, variants, load=None):
+    """Markdown: per source and variant, each engine measured on it with its ingest and query and
+    the memory they added; QuestDB's serialisation alone; the comparisons of two paths, and the
+    studies' figures beside this suite's."""
+    from benchmarks.engines import SerializeForQuestDB
+
+    times, memory, legacy = _columns(res)
+    blocks = [ENGINES_LEGEND + (LEGACY_LEGEND if legacy else "")]
+    blocks += [_engine_table(res, names, s, v, times, memory, load) for s in sources for v in variants]
+    serialized, ratios_of = {}, {}
+    blocks += [
+        _serialisation_table(res, names, s, variants, serialized, load)
+        for s in sources
+        if s in SerializeForQuestDB.params[0]
+    ]
+    blocks.append(_comparisons_table(res, names, sources, variants, times, ratios_of))
     if "tsbs_cpu" in sources:
-        lines = ["| beside the studies | study | the study's figure | this suite (tsbs_cpu) |", "|---|---|---|---:|"]
-        for label, study, figure, (comparison, column), variant in STUDY_COMPARISONS:
-            if comparison == "serialize":
-                ours = _speedup(
-                    serialized.get(("tsbs_cpu", "dataframe", variant)), serialized.get(("tsbs_cpu", "rows", variant))
-                )
-            else:
-                ours = ratios_of.get((comparison, "tsbs_cpu", variant), ["n/a", "n/a"])[column]
-            lines.append("| %s | %s | %s | %s: %s |" % (label, study, figure, variant, ours))
-        blocks.append("\n".join(lines))
+        blocks.append(_beside_the_studies(serialized, ratios_of))
     return "\n\n".join(blocks)
 
 
