@@ -1,6 +1,6 @@
 """The committed site in a real headless Chromium, served over local HTTP as `asv preview` would.
 
-Debian's chromium and chromium-driver come from `make browser` (a prerequisite of `make test`);
+Debian's chromium and chromium-driver come from `scripts/provision browser` (which `make test` runs);
 selenium is given that driver, so it never downloads one."""
 
 import functools
@@ -108,7 +108,7 @@ def browser(tmp_path_factory):
     missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.path.exists(p)]
     if missing:
         pytest.fail(
-            "%s missing: run `make browser` (it installs Debian's chromium and chromium-driver)" % " and ".join(missing)
+            "%s missing: run `scripts/provision browser` (it installs Debian's chromium and chromium-driver)" % " and ".join(missing)
         )
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service

@@ -1,4 +1,4 @@
-"""`make test` builds actionlint with Go; without a Go on PATH it fetches one from the Go module
+"""`make test` builds actionlint with Go (scripts/provision); without a Go on PATH it fetches one from the Go module
 proxy (dsib/fetch_go.py). Served here from a local zip laid out as the proxy's, through file://."""
 
 import hashlib
@@ -59,9 +59,9 @@ def test_a_release_without_a_pinned_checksum_says_to_install_go(tmp_path):
         fetch_go.fetch("0.0.0", str(tmp_path / "go"), progress=lambda line: None)
 
 
-def test_the_pinned_release_is_the_one_the_makefile_asks_for():
+def test_the_pinned_release_is_the_one_the_provisioning_asks_for():
     from .conftest import ROOT
 
-    with open(os.path.join(ROOT, "Makefile")) as f:
-        version = [line.split(":=")[1].strip() for line in f if line.startswith("GO_VERSION :=")][0]
+    with open(os.path.join(ROOT, "scripts", "provision")) as f:
+        version = [line.split("=")[1].strip() for line in f if line.startswith("GO_VERSION=")][0]
     assert (version, "linux-amd64") in fetch_go.SHA256

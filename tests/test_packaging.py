@@ -130,7 +130,7 @@ def test_every_pin_of_requirements_txt_is_the_same_in_constraints_txt():
     differ = dict(
         (name, (version, constraints.get(name))) for name, version in pins.items() if constraints.get(name) != version
     )
-    assert not differ, "requirements.txt against constraints.txt (make constraints): %s" % differ
+    assert not differ, "requirements.txt against constraints.txt (scripts/constraints): %s" % differ
 
 
 def test_the_tools_environment_is_constraints_txt_exactly():
@@ -154,5 +154,5 @@ def test_the_tools_environment_is_constraints_txt_exactly():
     missing = sorted(set(constraints) - set(installed))
     assert not (unpinned or other or missing), (
         "installed but not in constraints.txt: %s; at another version (installed, constrained): %s; "
-        "constrained but not installed: %s (make constraints)" % (unpinned, other, missing)
+        "constrained but not installed: %s (scripts/constraints)" % (unpinned, other, missing)
     )
