@@ -127,8 +127,8 @@ def _headline_rows(data):
             rows.append(dict(row, only=envs[only]["label"], value=with_spread(case, only)))
             continue
         row["releases"] = [
-            {"which": which, "release": h[which], "label": envs[h[which]]["label"], "value": with_spread(case, h[which])}
-            for which in ("best", "previous", "newest")
+            {"which": w, "release": h[w], "label": envs[h[w]]["label"], "value": with_spread(case, h[w])}
+            for w in ("best", "previous", "newest")
         ]
         row["against"] = [_against_newest(case, h, "best"), _against_newest(case, h, "previous")]
         row["steps"] = [_step_text(case, envs, a, b, ratio) for a, b, ratio in case["steps"]["pyarrow"]]

@@ -189,7 +189,7 @@ def _engine_table(res, names, source, variant, times, memory, load):
         given = {"source": source, "engine": engine.name, "variant": variant}
         rows.append(
             [engine.label]
-            + [_engine_cell(res, names, cls, benchmark, given, reasons, kind, load) for _, cls, benchmark, kind in times]
+            + [_engine_cell(res, names, cls, bench, given, reasons, kind, load) for _, cls, bench, kind in times]
             + [_memory_cell(res, names, cls, benchmarks, given, reasons) for _, cls, benchmarks in memory]
         )
     head = ["%s / %s" % (source, variant)] + [c[0] for c in times + memory]

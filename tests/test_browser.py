@@ -108,7 +108,8 @@ def browser(tmp_path_factory):
     missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.path.exists(p)]
     if missing:
         pytest.fail(
-            "%s missing: run `scripts/provision browser` (it installs Debian's chromium and chromium-driver)" % " and ".join(missing)
+            "%s missing: run `scripts/provision browser` (it installs Debian's chromium and chromium-driver)"
+            % " and ".join(missing)
         )
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service

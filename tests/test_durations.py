@@ -15,7 +15,8 @@ COLUMNS = ["result", "params", "version", "started_at", "duration", "samples", "
 def results_file(tmp_path, results, setup_cache):
     """An asv results file (format 2) of one run holding ``results`` and the setup_caches' durations."""
     path = tmp_path / "results.json"
-    run = {"version": 2, "commit_hash": "0" * 40, "env_name": "test", "date": 0, "params": {}, "python": "3.11"}
+    run = {"version": 2, "commit_hash": "0" * 40, "env_name": "test", "date": 0, "python": "3.11"}
+    run.update(params={"machine": "test", "python": "3.11"})
     run.update(requirements={}, env_vars={}, result_columns=COLUMNS, results=results, durations=setup_cache)
     path.write_text(json.dumps(run))
     return str(path)
