@@ -14,7 +14,7 @@ A figure is *taken under load* when, over its benchmark's window in asv's result
 round's start, ``started_at``, for the total ``duration`` of its rounds), other processes used at
 least ``BUSY_CORES`` of a core on average, or steal took at least ``BUSY_STEAL`` of the machine.
 Kernel threads working for the suite (writeback after an fsync) count as other processes: on a
-quiet machine they stayed far below the threshold (README, "Machine load").
+quiet machine they stayed far below the threshold (docs/running.md, "Machine load").
 """
 
 import bisect

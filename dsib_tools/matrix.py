@@ -146,7 +146,7 @@ def _counted(pick):
 RELEASE = RELEASE + tuple(p for p in map(_counted, RELEASE) if p is not None)
 NEWEST_ONLY_NOTE = (
     "measured on the newest environment only: the release matrix runs the release-tracking "
-    "selection (docs/release-matrix.md)"
+    "selection (docs/release-view.md)"
 )
 
 

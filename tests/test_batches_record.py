@@ -72,7 +72,7 @@ def test_the_continuous_read_in_batches_stays_within_its_budget_on_more_than_twi
 
 def test_a_pass_in_batches_holds_less_than_the_whole_read_of_the_same_data():
     """A tenth of the file at a time: CSV's and HDF5's chunked readers on the formats' own files,
-    Parquet and Arrow IPC on files written for batches (README, "The reads real work needs")."""
+    Parquet and Arrow IPC on files written for batches (docs/formats-and-engines.md, "The reads real work needs")."""
     res = _run()
     formats = ("csv", "hdf-table", "parquet", "parquet-none", "parquet-zstd", "feather", "arrow-file", "arrow-stream")
     for fmt, variant in itertools.product(formats, ("plain", "str", "cat")):
