@@ -11,6 +11,8 @@ from dsib.engines import ENGINES, TABLE, UnknownEngineError, get_engine
 from dsib.engines._engine import Engine
 from dsib.roundtrip import ingest_and_check
 
+from .conftest import server_dir
+
 
 def _needs(engine):
     """An engine that starts a server (PostgreSQL, QuestDB, Spark's JVM) is of the server tier."""
@@ -26,10 +28,59 @@ ROUND_TRIPS = [
 ]
 
 
+# The Spark round trip that starts a JVM of its own, as a cell's check outside a run does; the
+# other Spark round trips take a new session of one JVM held for the module, as a run's cases do.
+OWN_SPARK = ("tsbs_cpu", "spark", "plain")
+
+
+@pytest.fixture(scope="module")
+def held_spark():
+    """``$DSIB_SERVERS`` naming a holder of Spark's JVMs (``dsib.spark_server.HeldSpark``), served
+    by a thread here as ``hold-servers`` serves a run; its JVMs stopped by their PID after the module."""
+    import json
+    import threading
+
+    from dsib.spark_server import HeldSpark
+
+    holder = HeldSpark(server_dir("dsib-spark-")).start()
+    done = threading.Event()
+
+    def serve():
+        while not done.wait(0.1):
+            holder.serve()
+
+    serving = threading.Thread(target=serve, daemon=True)
+    serving.start()
+    try:
+        yield json.dumps({"run": "test-engines", "missing": {}, "spark": holder.describe()})
+    finally:
+        done.set()
+        serving.join()
+        holder.stop()
+
+
+def _session_of_held_spark(request, monkeypatch):
+    """This test's Spark session: a new one of the module's held JVM; the gateway's address that
+    PySpark keeps in the environment, and the session it keeps in its class, are this test's alone
+    (a case's process makes one session; this one makes the next test's own Spark anew)."""
+    from pyspark.sql import SparkSession
+
+    from dsib import servers
+
+    monkeypatch.setenv(servers.HELD_ENV, request.getfixturevalue("held_spark"))
+    monkeypatch.setattr(SparkSession, "_instantiatedSession", None)
+    monkeypatch.setattr(SparkSession, "_activeSession", None)
+    for key in ("PYSPARK_GATEWAY_PORT", "PYSPARK_GATEWAY_SECRET", "PYSPARK_PYTHON"):
+        monkeypatch.setenv(key, os.environ.get(key, ""))
+        monkeypatch.delenv(key)  # restored (or removed) after the test
+
+
 @pytest.mark.parametrize("dataset,name,variant", ROUND_TRIPS)
-def test_round_trip(tiny_data_dir, server_tmp_path, dataset, name, variant):
+def test_round_trip(tiny_data_dir, server_tmp_path, dataset, name, variant, request, monkeypatch):
     tmp_path = server_tmp_path
     engine = get_engine(name)
+    if engine.family == "spark" and (dataset, name, variant) != OWN_SPARK:
+        _session_of_held_spark(request, monkeypatch)
     hints = read_hints(variant, dataset)
     frame = load_frame("tiny", variant, data_dir=tiny_data_dir, dataset=dataset)
     outcome = ingest_and_check(engine, frame, hints, str(tmp_path / "db"), TABLE)
