@@ -1,4 +1,5 @@
 import atexit
+import contextlib
 import functools
 import io
 import os
@@ -311,11 +312,19 @@ def run_servers():
     """The servers a run holds (``dsib.servers.hold``: PostgreSQL, QuestDB, and Spark's JVM when a
     case asks, served here as the holder serves it), and the ``$DSIB_SERVERS`` that tells a case
     of them; stopped by their PID after the module's tests."""
-    import threading
-
     from dsib import servers
 
     started, value, missing = servers.hold(server_dir("dsib-run-"))
+    with served(started):
+        yield dict((s.name, s) for s in started), value, missing
+
+
+@contextlib.contextmanager
+def served(started):
+    """Held servers as ``hold-servers`` keeps them for a run: those that answer requests (Spark's
+    holder) served by a thread every 0.1 s while the block runs; then every one stopped by its PID."""
+    import threading
+
     done = threading.Event()
 
     def serve():
@@ -327,7 +336,7 @@ def run_servers():
     serving = threading.Thread(target=serve, daemon=True)
     serving.start()
     try:
-        yield dict((s.name, s) for s in started), value, missing
+        yield
     finally:
         done.set()
         serving.join()

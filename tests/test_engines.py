@@ -11,7 +11,7 @@ from dsib.engines import ENGINES, TABLE, UnknownEngineError, get_engine
 from dsib.engines._engine import Engine
 from dsib.roundtrip import ingest_and_check
 
-from .conftest import server_dir
+from .conftest import served, server_dir
 
 
 def _needs(engine):
@@ -38,25 +38,12 @@ def held_spark():
     """``$DSIB_SERVERS`` naming a holder of Spark's JVMs (``dsib.spark_server.HeldSpark``), served
     by a thread here as ``hold-servers`` serves a run; its JVMs stopped by their PID after the module."""
     import json
-    import threading
 
     from dsib.spark_server import HeldSpark
 
     holder = HeldSpark(server_dir("dsib-spark-")).start()
-    done = threading.Event()
-
-    def serve():
-        while not done.wait(0.1):
-            holder.serve()
-
-    serving = threading.Thread(target=serve, daemon=True)
-    serving.start()
-    try:
+    with served([holder]):
         yield json.dumps({"run": "test-engines", "missing": {}, "spark": holder.describe()})
-    finally:
-        done.set()
-        serving.join()
-        holder.stop()
 
 
 def _session_of_held_spark(request, monkeypatch):
