@@ -79,7 +79,8 @@ MATRIX_SELECTS_RELEASE := $(filter release,$(or $(filter release all,$(MATRIX_SE
 	$(error MATRIX_SELECTION is release or all, not "$(MATRIX_SELECTION)")))
 MATRIX_SELECTING := $(SELECTING)$(MATRIX_SELECTS_RELEASE)
 MATRIX_SELECT_FILE := $(BUILD)/select-matrix-$(MATRIX)-$(PROFILE)$(if $(SHARD),-shard$(subst /,of,$(SHARD))).txt
-# A selection as asv's -b and as DSIB_SELECT (the cells whose files setup_cache builds): $(call selected,FILE,SELECTING)
+# A selection file as DSIB_SELECT (the cells whose files setup_cache builds) and as asv's -b, where SELECTING:
+# $(call selected_env,FILE,SELECTING), $(call selected_benchmarks,FILE,SELECTING)
 selected_env = $(if $(2),DSIB_SELECT="$$(cat $(1))")
 selected_benchmarks = $(if $(2),-b "$$(cat $(1))")
 WATCH_LOAD = $(BIN)/python -m dsib_tools watch-load --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --

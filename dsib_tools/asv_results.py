@@ -69,7 +69,9 @@ def cells(res, benchmarks=None, only=None):
     from asv.commands.compare import unroll_result
 
     keys = res.get_all_result_keys() if benchmarks is None else res.get_result_keys(benchmarks)
-    for key in sorted(k for k in keys if only is None or k == only):
+    if only is not None:
+        keys = [only] if only in keys else []
+    for key in sorted(keys):
         params = res.get_result_params(key)
         unrolled = unroll_result(
             key,

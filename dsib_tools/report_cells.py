@@ -1,8 +1,7 @@
 """Asv's results, read: finding a run's results, a cell's value and spread, their text, and why a
 cell skipped; the report modules build their tables of these.
 
-Uses asv's own results API (it runs in the tool environment, where asv is installed); values are
-asv's medians in seconds.
+The results are read through ``dsib_tools.asv_results``; values are asv's medians in seconds.
 """
 
 import math
