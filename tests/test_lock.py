@@ -122,9 +122,9 @@ def test_a_changed_server_flag_version_or_config_fails(repo, path, old, new):
 
 @SUBPROCESS_CHECKS
 def test_a_change_to_a_tool_module_or_a_test_is_quiet(repo):
-    with Edit(
-        repo, "dsib_tools/report_cells.py", "\nimport math\n", "\nimport math\n\nTOOL_CHANGE = 1\n"
-    ), Edit(repo, "tests/test_lock.py", "import os\n", "import os\nimport json\n"):
+    with Edit(repo, "dsib_tools/report_cells.py", "\nimport math\n", "\nimport math\n\nTOOL_CHANGE = 1\n"), Edit(
+        repo, "tests/test_lock.py", "import os\n", "import os\nimport json\n"
+    ):
         proc = _check(repo)
     assert proc.returncode == 0, proc.stdout
 
