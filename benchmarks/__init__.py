@@ -170,8 +170,7 @@ def trace(case, event, cell, **fields):
 # Untimed full calls before a case's first sample. One is not enough: glibc raises its mmap
 # threshold when the first call frees a large block, so the second call's blocks of that size come
 # from the heap, which grows (page faults) and then keeps them; from the third call on, they are
-# reused. With one untimed call, the first of three samples was the slowest in 58-65 % of the read
-# and write cells (page faults counted per sample); with two, in 36-50 % (records/warm-up/README.md).
+# reused (records/warm-up/README.md).
 UNTIMED_CALLS = 2
 
 
@@ -179,8 +178,15 @@ def untimed_call(case, cell, call, **fields):
     """In ``setup``: ``UNTIMED_CALLS`` full calls of what the case times, untimed, their results
     dropped, so that the samples pay none of a process's first-call costs (the allocators' pools
     and thresholds settling, pages of the libraries faulted in, per-schema set-up, a JVM's
-    compilation). Traced once, as the "first call", with the number of calls."""
-    for _ in range(UNTIMED_CALLS):
+    compilation). Traced once, as the "first call", with the number of calls.
+
+    A full collection comes between the calls, so that nothing of the first holds pages of a file
+    (a memory map) or the pool, and never after the last: it walks every object the process holds
+    (0.1 s after the forkserver's imports) and leaves the CPU's caches cold, so the first sample
+    would pay for refilling them (a millisecond of a 1 ms Arrow read) and the later ones not."""
+    for i in range(UNTIMED_CALLS):
+        if i:
+            gc.collect()
         result = call()
         if hasattr(result, "columns"):  # a frame, or an Arrow table
             fields["rows"] = len(result)
@@ -188,7 +194,6 @@ def untimed_call(case, cell, call, **fields):
             fields["bytes"] = len(result)
         del result
     trace(case, "first call", cell, calls=UNTIMED_CALLS, **fields)
-    gc.collect()  # nothing of it left holding pages of a file (a memory map) or the pool
 
 
 def first_call(case, fmt, source, hints, cell):

@@ -16,7 +16,7 @@ from dsib import catalog, procmem, servers
 from dsib.engines import ENGINES, TABLE, questdb, spark
 from dsib.registry import installed_versions
 
-from . import CELLS, PROFILE, SAMPLES, Case, build_every_cell, hints, loads_once, series
+from . import CELLS, PROFILE, SAMPLES, Case, build_every_cell, hints, loads_once, series, untimed_call
 from .reads import trace
 
 ENGINE_PARAM_NAMES = ["source", "engine", "variant"]
@@ -267,10 +267,10 @@ class QueryFromEngine(Case):
         copy = os.path.join(CELLS.scratch("query-"), "db")
         shutil.copytree(checked["path"], copy, symlinks=True)
         self.session = open_session(self.engine, copy)
+        gc.collect()  # before the untimed query, not after it: see untimed_call
         result = self.query()
         trace(self, "first call", (source, engine, variant), engine=engine, rows=len(result), table=TABLE)
         del result
-        gc.collect()
 
     def query(self):
         return self.engine.query(self.session, TABLE, **self.hints)
@@ -290,8 +290,8 @@ class SerializeForQuestDB(Case):
     alone of the ingestion study, a loop of ``row`` calls against ``dataframe()``. Before any case
     runs, both paths serialise each cell and must give the same bytes, in ``setup_cache``'s process,
     so that no case's peak memory holds the other path's buffer (the engines' cases check what
-    QuestDB makes of them). Before the first sample, one untimed full serialisation into a buffer
-    of its own (``first_call``)."""
+    QuestDB makes of them). Before the first sample, untimed full serialisations into buffers
+    of their own, as a write makes (``untimed_call``: no server, so as many as a write)."""
 
     version = series(3)
     measures = MEASURES
@@ -308,10 +308,12 @@ class SerializeForQuestDB(Case):
         check_serializers(source, path, variant)
         self.frame = CELLS.frame(source, variant)
         self.serialize = questdb.SERIALIZERS[path]
-        buffer = questdb.new_buffer()
-        self.serialize(buffer, self.frame, TABLE)
-        trace(self, "first call", (source, path, variant), rows=len(self.frame), bytes=len(buffer))
-        del buffer
+        untimed_call(self, (source, path, variant), self._serialize_anew, rows=len(self.frame))
+
+    def _serialize_anew(self):
+        """The timed call, into a buffer of its own that goes with it (no copy: the peak stays the
+        samples')."""
+        self.serialize(questdb.new_buffer(), self.frame, TABLE)
 
     def setup(self, source, path, variant):
         self._load(source, path, variant)

@@ -148,7 +148,6 @@ ENGINE_CASES = [
     ("engines.QueryFromEngine.time_query", ("tsbs_cpu", "postgres-adbc", "plain"), "PostgreSQL"),
     ("engines.IngestIntoEngine.time_ingest", ("tsbs_cpu", "questdb-dataframe", "cat"), "QuestDB"),
     ("engines.QueryFromEngine.time_query", ("tsbs_cpu", "questdb-dataframe", "cat"), "QuestDB"),
-    ("engines.SerializeForQuestDB.time_serialize", ("tsbs_cpu", "dataframe", "cat"), None),
     ("engines.IngestIntoEngine.time_ingest", ("tsbs_cpu", "spark-arrow", "plain"), "Spark"),
     ("engines.QueryFromEngine.time_query", ("tsbs_cpu", "spark", "plain"), "Spark"),
 ]

@@ -23,8 +23,8 @@ from .test_first_call import run_as_asv, traced
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launcher's cases run on Linux")
 
 # One cell of each timed class outside the engines (tests/test_engine_cases.py has theirs, which
-# need the servers) and the warm and cold reads (tests/test_first_call.py), whichever of its timed
-# methods it runs.
+# need the servers; QuestDB's serialisation needs none, and calls as a write does) and the warm and
+# cold reads (tests/test_first_call.py), whichever of its timed methods it runs.
 CELLS = {
     "reads.ReadFromBytes.time_read": ("nyc_taxi_month", "parquet", "str"),
     "reads.ContinuousRead.time_read": ("nyc_taxi", "arrow-stream"),
@@ -37,6 +37,7 @@ CELLS = {
     "batches.IterateBatches.time_copy": ("nyc_taxi", "arrow-file", "str"),
     "batches.ContinuousReadInBatches.time_read": ("nyc_taxi_month", "parquet"),
     "prepare.Prepare.time_string_columns": (1000000,),
+    "engines.SerializeForQuestDB.time_serialize": ("tsbs_cpu", "dataframe", "cat"),
 }
 IN_TEST_FIRST_CALL = ("ReadFromPageCache", "ReadCold")
 
