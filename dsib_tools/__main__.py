@@ -35,7 +35,7 @@ import sys
 
 from .cli import gates, runs, site, tables
 
-# The order of the commands in --help, which predates their groups.
+# The order of the commands in --help.
 ORDER = (
     "table",
     "config",

@@ -27,7 +27,6 @@ import sys
 import tempfile
 import time
 
-# Re-exported: the commands and the workers' command line reach these through advise.
 from .advise_ranking import held, lend_writes, page, rank, reason, table, writer_of
 from .advise_worker import NAME, _worker, save_frame
 

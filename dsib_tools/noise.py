@@ -28,8 +28,6 @@ import time
 
 from . import compare, compare_gate
 from . import machine_load
-
-# Re-exported: the commands and the tests use these as noise's.
 from .noise_record import SLOWDOWN, raw_of
 
 COMMENT_FILE = os.path.join("dsib", "formats", "__init__.py")

@@ -1,10 +1,8 @@
 """The 2019 post's comparison table, two environments' speedups, and the line saying where results
 come from, read from asv results. The grid and batches reports are in report_grid, the engines
-report in report_engines, the reading of asv's results and cells in report_cells (all importable
-from here too).
+report in report_engines, the reading of asv's results and cells in report_cells.
 """
 
-# Re-exported: the commands and the tests import these from here.
 from .report_cells import _case, _speedup, _under_load, format_seconds, format_with_spread
 
 # The post's Parquet and CSV timings in seconds (i5-8259U, pyarrow 0.11.1, pandas 0.23.4,

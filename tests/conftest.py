@@ -342,3 +342,19 @@ def served(started):
         serving.join()
         for server in started:
             server.stop()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The committed site with this checkout's dsib pages, served on 127.0.0.1 (tests/web.py)."""
+    from .web import serve_site
+
+    yield from serve_site(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """A headless Chromium (tests/web.py)."""
+    from .web import chromium
+
+    yield from chromium(tmp_path_factory)

@@ -17,7 +17,7 @@ from dsib_tools.report_cells import _case, find_results, param_names
 from dsib_tools.suite import GRID, name
 
 from .conftest import ROOT, committed
-from .test_browser import HTML, _Quiet, _assert_no_severe, _open, _wait_for, browser  # noqa: F401 (fixtures)
+from .web import HTML, Quiet, assert_no_severe, open_page, wait_for
 
 pytestmark = pytest.mark.browser
 RESULTS = committed("records/suite-v2-results")
@@ -45,7 +45,7 @@ def published(tmp_path_factory):
         check=True,
         stdout=subprocess.DEVNULL,
     )
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=html_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=html_dir))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield "http://127.0.0.1:%d/" % server.server_port, html_dir
     server.shutdown()
@@ -92,8 +92,8 @@ def test_every_dataset_and_variant_has_a_chart_with_a_mark_per_measured_format(b
     site, html_dir = published
     expected = _expected()
     assert len(expected) >= 6, "the committed run measures the grid on its sources"
-    _open(browser, site + "dsib/index.html")
-    _wait_for(
+    open_page(browser, site + "dsib/index.html")
+    wait_for(
         browser,
         "var d = document.querySelectorAll('figure.dsib-chart-figure .dsib-chart');"
         "return d.length && Array.prototype.every.call(d, function (e) {"
@@ -120,16 +120,16 @@ def test_every_dataset_and_variant_has_a_chart_with_a_mark_per_measured_format(b
         from dsib.formats import FORMATS
 
         assert set(FORMATS) - set(sized) <= set(listed)
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
 
 
 def test_hovering_a_mark_shows_its_figure_with_its_spread(browser, published):
     from selenium.webdriver.common.action_chains import ActionChains
 
     site, _ = published
-    _open(browser, site + "dsib/index.html")
+    open_page(browser, site + "dsib/index.html")
     ident = "chart-nyc_taxi-plain"
-    _wait_for(
+    wait_for(
         browser,
         "var e = document.querySelector('#%s .dsib-chart');return e && e.getAttribute('data-rendered')" % ident,
         "the chart drawn",
@@ -138,7 +138,7 @@ def test_hovering_a_mark_shows_its_figure_with_its_spread(browser, published):
     fmt = re.search(r"format: ([^;]+)", point.get_attribute("aria-label")).group(1)
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", point)
     ActionChains(browser).move_to_element(point).perform()
-    tooltip = _wait_for(
+    tooltip = wait_for(
         browser,
         "var t = document.getElementById('vg-tooltip-element');"
         "return t && t.classList.contains('visible') && t.textContent",
@@ -146,4 +146,4 @@ def test_hovering_a_mark_shows_its_figure_with_its_spread(browser, published):
     )
     assert fmt in tooltip
     assert re.search(r"read\s*\d[\d.]*(µs|ms|s) \((IQR \S+–\S+, n=\d+|one sample)\)", tooltip), tooltip
-    _assert_no_severe(browser)
+    assert_no_severe(browser)

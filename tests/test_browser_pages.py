@@ -11,15 +11,13 @@ from packaging.version import InvalidVersion, Version
 
 from .conftest import ROOT, committed
 from .results_copy import current_benchmarks, current_keys
-from .test_browser import (
+from .web import (
     HTML,
     RELEASE_POINTS,
-    _assert_no_severe,
-    _graphed_benchmark,
-    _open,
-    _wait_for,
-    browser,  # noqa: F401 (a fixture)
-    site,  # noqa: F401 (a fixture)
+    assert_no_severe,
+    graphed_benchmark,
+    open_page,
+    wait_for,
 )
 
 RESULTS = committed("results")
@@ -75,15 +73,15 @@ COUNT_LOADS = (
 def _loaded(browser, what):
     """Wait until the graph page has every environment's graph and has plotted them."""
     envs = len(_index()["graph_param_list"])
-    _wait_for(browser, "return window.dsibLoaded >= %d && jQuery.active === 0" % envs, what)
+    wait_for(browser, "return window.dsibLoaded >= %d && jQuery.active === 0" % envs, what)
 
 
 def _open_graph(browser, site, benchmark):
     """A graph page in a newly loaded dashboard (a hash change alone keeps the toggles' state of the
     page before), counting the graphs it loads."""
     browser.get("about:blank")
-    _open(browser, site + "index.html#/summarylist")
-    _wait_for(browser, "return window.jQuery && jQuery.asv && jQuery.asv.main_json", "asv's index")
+    open_page(browser, site + "index.html#/summarylist")
+    wait_for(browser, "return window.jQuery && jQuery.asv && jQuery.asv.main_json", "asv's index")
     browser.execute_script(COUNT_LOADS + "location.hash = arguments[0];", "#" + benchmark)
     _loaded(browser, "asv's graph")
 
@@ -99,8 +97,8 @@ def _plotted_series(browser):
 @pytest.mark.browser
 def test_summary_grid_plots_or_links_every_thumbnail(browser, site):
     """A thumbnail of one commit (one point: nothing to draw) links to the release view."""
-    _open(browser, site + "index.html")
-    count = _wait_for(browser, "return document.querySelectorAll('.benchmark-container').length", "the grid")
+    open_page(browser, site + "index.html")
+    count = wait_for(browser, "return document.querySelectorAll('.benchmark-container').length", "the grid")
     assert count == len(_index()["benchmarks"])
     single = set()
     for path in glob.glob(os.path.join(HTML, "graphs", "summary", "*.json")):
@@ -113,18 +111,18 @@ def test_summary_grid_plots_or_links_every_thumbnail(browser, site):
         "return Array.prototype.every.call(document.querySelectorAll('.benchmark-container'), function (a) {"
         "  return a.querySelector('canvas') || a.classList.contains('dsib-to-releases'); });"
     )
-    _wait_for(browser, done, "every thumbnail drawn or linked")
+    wait_for(browser, done, "every thumbnail drawn or linked")
     linked = browser.execute_script(
         "return Array.prototype.map.call(document.querySelectorAll('a.dsib-to-releases'), function (a) {"
         "  return [a.querySelector('.benchmark-plot').id.replace('summarygrid-', ''), a.getAttribute('href')]; });"
     )
     assert sorted(name for name, _ in linked) == sorted(single)
     assert set(href for _, href in linked) <= {"dsib/releases.html"}
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
     if linked:
         browser.execute_script("document.querySelector('a.dsib-to-releases').click()")
-        _wait_for(browser, RELEASE_POINTS, "the release view, from a thumbnail")
-        _assert_no_severe(browser)
+        wait_for(browser, RELEASE_POINTS, "the release view, from a thumbnail")
+        assert_no_severe(browser)
 
 
 @pytest.mark.browser
@@ -133,8 +131,8 @@ def test_list_view_opens_on_the_newest_release(browser, site):
     newest = max(
         index["graph_param_list"], key=lambda p: tuple(_release(p.get(k)) for k in ("pyarrow", "pandas", "python"))
     )
-    _open(browser, site + "index.html#/summarylist")
-    _wait_for(
+    open_page(browser, site + "index.html#/summarylist")
+    wait_for(
         browser, "return document.querySelectorAll('#summarylist-body table tbody tr').length", "the benchmark list"
     )
     active = browser.execute_script(
@@ -144,13 +142,13 @@ def test_list_view_opens_on_the_newest_release(browser, site):
     )
     for key in ("pyarrow", "pandas", "python"):
         assert active[key] == newest[key], (key, active)
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
 
 
 @pytest.mark.browser
 def test_graph_page_of_a_benchmark_some_environment_lacks_survives_every_toggle(browser, site):
     _open_graph(browser, site, _lacked_benchmark())
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
     plotted = _plotted_series(browser)
     assert plotted >= 1
     for toggle in TOGGLES:
@@ -159,7 +157,7 @@ def test_graph_page_of_a_benchmark_some_environment_lacks_survives_every_toggle(
             browser.find_element("id", toggle).click()
             if toggle != "reference":  # the others reload the page's graphs through its URL
                 _loaded(browser, "the graph after %s" % toggle)
-            _assert_no_severe(browser)
+            assert_no_severe(browser)
             assert _plotted_series(browser) == plotted, "%s dropped a series" % toggle
 
 
@@ -167,7 +165,7 @@ def test_graph_page_of_a_benchmark_some_environment_lacks_survives_every_toggle(
 def test_a_point_links_to_its_commit_in_the_repository(browser, site):
     from selenium.webdriver.common.action_chains import ActionChains
 
-    _open_graph(browser, site, _graphed_benchmark())
+    _open_graph(browser, site, graphed_benchmark())
     browser.execute_script("window.dsibLoaded = 0;")
     browser.find_element("id", "show-legend").click()  # the legend covers the points of one commit
     _loaded(browser, "the graph without its legend")
@@ -188,17 +186,17 @@ def test_a_point_links_to_its_commit_in_the_repository(browser, site):
     actions.w3c_actions.pointer_action.move_to_location(x, y)
     actions.w3c_actions.pointer_action.click()
     actions.perform()
-    opened = _wait_for(browser, "return window.dsibOpened", "a commit opened from a point")
+    opened = wait_for(browser, "return window.dsibOpened", "a commit opened from a point")
     assert opened.startswith(_commit_url()), opened
     commit = opened[len(_commit_url()) :]  # asv's short hash, which GitHub resolves
     assert len(commit) >= 7 and any(h.startswith(commit) for h in _index()["revision_to_hash"].values()), opened
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
 
 
 @pytest.mark.browser
 def test_regressions_page_links_commits_to_the_repository(browser, site):
-    _open(browser, site + "index.html#/regressions")
-    _wait_for(
+    open_page(browser, site + "index.html#/regressions")
+    wait_for(
         browser, "return document.querySelector('#regressions-body table, #regressions-body p')", "the regressions page"
     )
     rows, links = browser.execute_script(
@@ -210,12 +208,12 @@ def test_regressions_page_links_commits_to_the_repository(browser, site):
     assert len(links) >= rows > 0 or rows == 0, (rows, links)
     repository = _commit_url()[: -len("commit/")]
     assert [h for h in links if not h.startswith(repository)] == []
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
 
 
 @pytest.mark.browser
 def test_report_page_renders_code_and_a_working_contents(browser, site):
-    _open(browser, site + "dsib/index.html")
+    open_page(browser, site + "dsib/index.html")
     assert "`" not in browser.execute_script("return document.body.innerText"), "raw Markdown code spans"
     assert browser.execute_script("return document.querySelectorAll('p code').length") >= 1
     targets = browser.execute_script(
@@ -237,16 +235,16 @@ def test_report_page_renders_code_and_a_working_contents(browser, site):
     assert unlisted == []
     last = targets[-1]
     browser.find_element("css selector", "nav.toc a[href='%s']" % last).click()
-    assert _wait_for(browser, "return location.hash", "the contents' link followed") == last
+    assert wait_for(browser, "return location.hash", "the contents' link followed") == last
     assert browser.execute_script(
         "return Math.abs(document.getElementById(arguments[0]).getBoundingClientRect().top) < 5", last[1:]
     ), "the page scrolled to it"
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
 
 
 @pytest.mark.browser
 def test_report_page_shows_every_fidelity_cell_whole(browser, site):
-    _open(browser, site + "dsib/index.html")
+    open_page(browser, site + "dsib/index.html")
     cells = browser.execute_script(
         "return Array.prototype.map.call(document.querySelectorAll('table[id^=\"fidelity-\"] td'), function (td) {"
         "  return [td.innerText, td.scrollWidth <= td.clientWidth + 1]; });"
@@ -254,20 +252,20 @@ def test_report_page_shows_every_fidelity_cell_whole(browser, site):
     assert cells, "the fidelity table"
     assert [text for text, _ in cells if text.endswith("…")] == [], "a cut cell"
     assert [text for text, visible in cells if not visible] == [], "a cell wider than its column"
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
 
 
 @pytest.mark.browser
 def test_report_page_and_release_view_link_each_other(browser, site):
-    _open(browser, site + "dsib/index.html")
+    open_page(browser, site + "dsib/index.html")
     browser.find_element("id", "to-releases").click()
-    _wait_for(browser, RELEASE_POINTS, "the release view, from the report")
+    wait_for(browser, RELEASE_POINTS, "the release view, from the report")
     assert browser.current_url == site + "dsib/releases.html"
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
     browser.find_element("link text", "dsib report").click()
-    _wait_for(browser, "return document.getElementById('to-releases')", "the report, from the release view")
+    wait_for(browser, "return document.getElementById('to-releases')", "the report, from the release view")
     assert browser.current_url == site + "dsib/index.html"
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
 
 
 def test_every_skip_cell_links_to_its_reason():

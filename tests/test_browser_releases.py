@@ -15,15 +15,13 @@ import pytest
 from dsib_tools import release_page, release_view
 
 from .results_copy import MACHINE, RESULTS, STATS
-from .test_browser import (
+from .web import (
     HTML,
     RELEASE_PLOTTED,
-    _Quiet,
-    _assert_no_severe,
-    _open,
-    _wait_for,
-    browser,  # noqa: F401 (a fixture)
-    site,  # noqa: F401 (a fixture)
+    Quiet,
+    assert_no_severe,
+    open_page,
+    wait_for,
 )
 
 pytestmark = pytest.mark.browser
@@ -31,7 +29,7 @@ PLOTTED = RELEASE_PLOTTED
 
 
 def _data(driver):
-    return _wait_for(driver, "return window.DSIB_RELEASES", "the release data")
+    return wait_for(driver, "return window.DSIB_RELEASES", "the release data")
 
 
 def _case_of_unit(data, unit, avoid=()):
@@ -43,12 +41,12 @@ def _case_of_unit(data, unit, avoid=()):
 
 
 def _show(driver, site, cases):
-    _open(driver, site + "dsib/releases.html#" + "&".join("case=" + c for c in cases))
-    assert _wait_for(driver, PLOTTED + ".length === %d && true" % len(cases), "the cases' plot")
+    open_page(driver, site + "dsib/releases.html#" + "&".join("case=" + c for c in cases))
+    assert wait_for(driver, PLOTTED + ".length === %d && true" % len(cases), "the cases' plot")
 
 
 def test_legend_colours_are_the_table_header_colours(browser, site):
-    _open(browser, site + "dsib/releases.html")
+    open_page(browser, site + "dsib/releases.html")
     data = _data(browser)
     # Two timed cases and a memory one between them: two plots, one colour per case across both.
     timed = _case_of_unit(data, "seconds")
@@ -74,11 +72,11 @@ def test_legend_colours_are_the_table_header_colours(browser, site):
     assert sorted(legend) == sorted(headers)
     assert lines == set(colour for _, colour in headers)
     assert len(set(colour for _, colour in headers)) == 3
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
 
 
 def test_tick_unit_is_the_axis_title_unit_and_bytes_are_mib(browser, site):
-    _open(browser, site + "dsib/releases.html")
+    open_page(browser, site + "dsib/releases.html")
     data = _data(browser)
     memory = _case_of_unit(data, "bytes")
     _show(browser, site, [_case_of_unit(data, "seconds"), memory])
@@ -104,11 +102,11 @@ def test_tick_unit_is_the_axis_title_unit_and_bytes_are_mib(browser, site):
     assert measured and all(re.match(r"[\d.]+[KMGT]?iB ", c) for c in measured), cells
     page = browser.find_element("tag name", "body").text
     assert not re.search(r"\d[kMGT]\b(?!iB)", page), "a decimal byte unit left on the page"
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
 
 
 def test_a_headline_click_scrolls_its_plot_into_view(browser, site):
-    _open(browser, site + "dsib/releases.html")
+    open_page(browser, site + "dsib/releases.html")
     _data(browser)
     links = browser.find_elements("css selector", "#headline-table a.case-link")
     assert links, "the page has headline figures"
@@ -116,26 +114,26 @@ def test_a_headline_click_scrolls_its_plot_into_view(browser, site):
     case = link.find_element("xpath", "./ancestor::tr").get_attribute("data-case")
     browser.execute_script("window.scrollTo(0, 0)")
     link.click()
-    assert _wait_for(browser, PLOTTED + "[0] === %s" % json.dumps(case), "the headline's case plotted")
+    assert wait_for(browser, PLOTTED + "[0] === %s" % json.dumps(case), "the headline's case plotted")
     top = browser.execute_script("return document.getElementById('plot').getBoundingClientRect().top")
     assert 0 <= top < browser.execute_script("return window.innerHeight"), "the plot is in view"
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
 
 
 def test_an_unknown_case_says_so_and_plots_nothing(browser, site):
-    _open(browser, site + "dsib/releases.html#case=does.not.exist")
-    message = _wait_for(
+    open_page(browser, site + "dsib/releases.html#case=does.not.exist")
+    message = wait_for(
         browser,
         "var p = document.getElementById('case-unknown');return !p.hidden && p.textContent",
         "the unknown case's message",
     )
     assert "does.not.exist" in message
     assert browser.execute_script(PLOTTED) == []
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
 
 
 def test_two_releases_compared_give_each_case_its_ratio(browser, site):
-    _open(browser, site + "dsib/releases.html")
+    open_page(browser, site + "dsib/releases.html")
     data = _data(browser)
     order = data["orders"]["pyarrow"]
     from selenium.webdriver.support.ui import Select
@@ -169,20 +167,20 @@ def test_two_releases_compared_give_each_case_its_ratio(browser, site):
     checkbox.click()
     changed = browser.execute_script("return document.querySelectorAll('#compare-table tr.compared').length")
     assert changed == sum(1 for r in rows if not 1 / 1.1 < r[1] < 1.1)
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
 
 
 def test_a_step_of_the_regressions_page_opens_its_case(browser, site):
-    _open(browser, site + "dsib/" + release_page.REGRESSIONS_PAGE)
+    open_page(browser, site + "dsib/" + release_page.REGRESSIONS_PAGE)
     steps = browser.find_elements("css selector", "table.steps[data-view='pandas'] tr.step")
     if not steps:
         pytest.skip("the published history has no step up in pandas order")
     step = steps[0]
     case = step.get_attribute("data-case")
     step.find_element("css selector", "a").click()
-    assert _wait_for(browser, PLOTTED + "[0] === %s" % json.dumps(case), "the step's case plotted")
+    assert wait_for(browser, PLOTTED + "[0] === %s" % json.dumps(case), "the step's case plotted")
     assert browser.execute_script("return document.getElementById('view-pandas').className") == "active"
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
 
 
 def _shown_figures(driver, site, cases):
@@ -210,7 +208,7 @@ def _differing(written, shown):
 def test_a_figure_reads_the_same_on_the_steps_page_in_a_headline_and_in_the_script_s_table(browser, site):
     """The steps page and the headlines are written by Python, the table of figures by the page's
     script: one median and spread, one text ("16ms", not "16.0ms" on one page and "16ms" on the other)."""
-    _open(browser, site + "dsib/" + release_page.REGRESSIONS_PAGE)
+    open_page(browser, site + "dsib/" + release_page.REGRESSIONS_PAGE)
     # releases.html is the reference machine's; another machine's steps are other figures of the same cases.
     written = browser.execute_script(
         "return Array.prototype.map.call(document.querySelectorAll("
@@ -226,7 +224,7 @@ def test_a_figure_reads_the_same_on_the_steps_page_in_a_headline_and_in_the_scri
             on_steps_page[(before, case)] = before_text
             on_steps_page[(after, case)] = after_text
 
-    _open(browser, site + "dsib/releases.html")
+    open_page(browser, site + "dsib/releases.html")
     headlines = browser.execute_script(
         "return Array.prototype.map.call(document.querySelectorAll('tr.headline'), function (tr) {"
         " return [tr.getAttribute('data-case')].concat(Array.prototype.map.call("
@@ -243,7 +241,7 @@ def test_a_figure_reads_the_same_on_the_steps_page_in_a_headline_and_in_the_scri
     headline_cases = list(dict.fromkeys(case for case, *_ in headlines))
     checked = dict((key, text) for key, text in in_headlines.items() if key[1] in headline_cases[:8])
     assert checked and not _differing(checked, _shown_figures(browser, site, headline_cases[:8]))
-    _assert_no_severe(browser)
+    assert_no_severe(browser)
 
 
 OTHER = "posed-2c"
@@ -279,7 +277,7 @@ def two_machine_site(tmp_path_factory):
         with open(os.path.join(results_dir, OTHER, name), "w") as f:
             json.dump(d, f)
     release_view.write(html_dir, results_dir, MACHINE, OTHER)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=html_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=html_dir))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield "http://127.0.0.1:%d/" % server.server_port
     server.shutdown()
@@ -289,12 +287,12 @@ def two_machine_site(tmp_path_factory):
 def test_the_machine_selector_shows_the_other_machine_s_data(browser, two_machine_site):
     from selenium.webdriver.support.ui import Select
 
-    _open(browser, two_machine_site + "dsib/releases.html")
+    open_page(browser, two_machine_site + "dsib/releases.html")
     data = _data(browser)
     assert data["machine"] == MACHINE, "the reference machine is the default"
     case = data["headlines"][0][1]
-    _open(browser, two_machine_site + "dsib/releases.html#case=" + case)
-    before = _wait_for(
+    open_page(browser, two_machine_site + "dsib/releases.html#case=" + case)
+    before = wait_for(
         browser,
         "return document.querySelector('#case-values td:nth-child(2)') &&"
         " Array.prototype.map.call(document.querySelectorAll('#case-values td:nth-child(2)'),"
@@ -302,7 +300,7 @@ def test_the_machine_selector_shows_the_other_machine_s_data(browser, two_machin
         "the case's values",
     )
     Select(browser.find_element("id", "machine-select")).select_by_visible_text(OTHER)
-    _wait_for(
+    wait_for(
         browser,
         "return window.DSIB_RELEASES && window.DSIB_RELEASES.machine === %s" % json.dumps(OTHER),
         "the other machine's data",
@@ -325,6 +323,6 @@ def test_the_machine_selector_shows_the_other_machine_s_data(browser, two_machin
         " function (c) { return c.textContent; })"
     )
     assert set(browser.execute_script(commits)) == {OTHER_COMMIT[:8]}, "each release at the other machine's commit"
-    _assert_no_severe(browser)
-    _open(browser, two_machine_site + "dsib/releases.html")
+    assert_no_severe(browser)
+    open_page(browser, two_machine_site + "dsib/releases.html")
     assert OTHER_COMMIT[:8] not in browser.execute_script(commits)

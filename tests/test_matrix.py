@@ -126,7 +126,7 @@ def test_the_plugin_refuses_an_environment_that_did_not_get_its_pins(tmp_path, m
         "Typing_Extensions: pinned 4.0.0, installed None",
         "six: pinned 1.17.0, installed 1.16.0",
     ]
-    import dsib_tools.asv_plugin  # noqa: F401  (installs itself into asv)
+    import dsib_tools.asv_plugin  # installs itself into asv
     from asv.plugins.virtualenv import Virtualenv
 
     assert Virtualenv._install_requirements is dsib_tools.asv_plugin._install_requirements

@@ -186,7 +186,7 @@ def test_leaks():
 def test_the_test_run_fails_naming_a_server_left_behind(tmp_path, server_tmp_path):
     """The check at the end of every test run (conftest.pytest_sessionfinish) catches a leak."""
     (tmp_path / "test_leak.py").write_text(LEAKING_TEST % {"root": ROOT})
-    (tmp_path / "conftest.py").write_text("from tests.conftest import pytest_sessionfinish  # noqa: F401\n")
+    (tmp_path / "conftest.py").write_text("from tests.conftest import pytest_sessionfinish as pytest_sessionfinish\n")
     # The inner run's files inside this test's: its leaked server is found and stopped here.
     run = subprocess.run(
         [
