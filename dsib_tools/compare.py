@@ -5,10 +5,10 @@ asv builds and installs this repository at both commits, so a change to the form
 tree's, as always with asv. The comparison runs a subset of the suite at the ``pr`` scale,
 sampled so that asv's significance test can speak, within 10 minutes on 2 cores.
 
-The verdict is asv's: a case is flagged when its median moved by more than the factor and
-asv's Mann-Whitney test calls the samples different (``changes`` applies asv's own rule to the
-saved results, for callers that need the cases rather than a table). The exit status is asv
-continuous's: non-zero when a case got slower or started failing.
+A timed cell is flagged when the bounds of its ratio clear the factor, with the error rate held
+over every timed cell of the comparison (``dsib_tools.bounds``); peak memory, file sizes and
+instruction counts, one value a commit, by their ratio. The exit status is the verdict's: non-zero
+when a cell got slower or bigger, started failing, or was dropped.
 
 What the comparison runs and compares, the gate's cells, is compare_gate's; this module runs it and
 reads its verdict.
@@ -22,7 +22,7 @@ import sys
 
 from dsib import counters
 
-from . import asv_results
+from . import asv_results, bounds
 from . import machine_load as load
 from . import suite
 
@@ -31,6 +31,10 @@ from .compare_gate import BENCHMARKS, PROFILE, CompareError, counted_patterns, g
 
 FACTOR = 1.10
 CONFIG = ".asv-compare.conf.json"
+# How a timed cell is judged: "bounds" (dsib_tools.bounds: the lower bound of its ratio clears the
+# factor, Holm over the comparison), the gate's rule; "asv" (asv compare's: the median moved by more
+# than the factor and Mann-Whitney's p < 0.002, cell by cell), the rule of noise records taken with it.
+RULE = "bounds"
 
 
 # Measured with A/A runs on 2 cores (README, "Noise"): Arrow's and the OS's threads sharing the
@@ -56,16 +60,16 @@ def _last_cpu():
 # One sample per benchmark process, one process per case and round, rounds interleaved between
 # the commits. A process has its own luck (memory layout, a busy neighbour), which shifted a
 # case's samples 10-40 % together, so several samples of one process are one observation, not
-# several: asv's Mann-Whitney test, which treats samples as independent, then flagged such
-# shifts in A/A runs. With one sample per process, the test's samples are independent. It can
-# reach asv's p < 0.002 only with seven or more a side (six a side, fully apart: p = 0.0022;
-# test_compare checks this). On this VM about one process in five of an Arrow case is 30-100 %
-# slower. With ten a side, up to ten of the 100 cross pairs may be out of order: one such
-# process, slower than every sample of the other side, does not hide a real change (with eight
-# a side, four of 64 may be; the test checks the rounds allow that). number=0 asks asv to
-# calibrate to 20 ms, but asv_runner 0.3 (pinned) resolves it to one call for every benchmark
-# with a setup, and all of dsib's have one: a sample is one call, the process's first, which the
-# case's setup warms up (imports, one tiny round trip); test_compare checks the saved number.
+# several: a test that treats samples as independent then flagged such shifts in A/A runs. With
+# one sample per process, the samples are independent. The time rule (dsib_tools.bounds) tests each
+# of some 120 timed cells both ways at a family-wise 5 %: its first step asks p < 2e-4, which six
+# samples a side can never reach (fully apart: 1/924) and eight barely (1/12870). With ten a side,
+# six of the 100 cross pairs may fall on the wrong side of the factor: one unlucky process (about
+# one in five of an Arrow case's is 30-100 % slower on this VM) hides a real change only where it
+# does so with seven or more of the other side's (test_bounds checks this). number=0 asks
+# asv to calibrate to 20 ms, but asv_runner 0.3 (pinned) resolves it to one call for every
+# benchmark with a setup, and all of dsib's have one: a sample is one call, the process's first,
+# which the case's setup warms up (imports, one untimed call); test_compare checks the saved number.
 ROUNDS = 10
 SAMPLING = (("repeat", 1), ("number", 0), ("sample_time", 0.02), ("rounds", ROUNDS), ("warmup_time", 0))
 
@@ -217,10 +221,12 @@ def load_cells(results_dir, machine, commit):
     return cells
 
 
-def verdict_of(before, after, factor=FACTOR):
-    """asv compare's marks for every cell both have: ``worse`` (+), ``better`` (-), ``failed``
-    (!), ``compared`` (both measured). Same rule as ``asv compare``, at each cell's threshold:
-    ``factor`` for times, ``MEMORY_FACTOR`` for peak memory, ``SIZE_FACTOR`` for file sizes.
+def verdict_of(before, after, factor=FACTOR, rule=RULE):
+    """The gate's marks for every cell both have: ``worse``, ``better``, ``failed``, ``compared``
+    (both measured), and ``estimates`` (each timed cell's ratio with its bounds, ``bounds.judge``)
+    and ``ratios`` (every compared cell's head / base). A timed cell is judged by ``rule``;
+    peak memory (``MEMORY_FACTOR``), file sizes (``SIZE_FACTOR``) and instruction counts
+    (``INSTRUCTIONS_FACTOR``) by their ratio.
 
     And what asv lets pass in silence: ``dropped``, a cell the base measured that the head skipped
     or does not have at all (a slow case turned into a skip, or renamed away, escapes the gate
@@ -228,11 +234,12 @@ def verdict_of(before, after, factor=FACTOR):
     is a decision recorded in benchmarks/series.lock, in the diff for review."""
     from asv.commands.compare import _is_result_better
 
-    verdict = {"worse": [], "better": [], "failed": [], "compared": [], "dropped": []}
+    verdict = {"worse": [], "better": [], "failed": [], "compared": [], "dropped": [], "estimates": {}}
     for name in sorted(before):
         value, _, version = before[name]
         if _measured(value) and (name not in after or after[name][2] == version and _skipped(after[name][0])):
             verdict["dropped"].append(name)
+    timed = {}
     for name in sorted(set(before) & set(after)):
         (v1, ss1, version1), (v2, ss2, version2) = before[name], after[name]
         if version1 != version2 or v1 is None and v2 is None:
@@ -243,10 +250,16 @@ def verdict_of(before, after, factor=FACTOR):
             continue
         else:
             verdict["compared"].append(name)
-            if _is_result_better(v2, v1, ss2, ss1, threshold(name, factor)):
+            if rule == "bounds" and sampled(name) and ss1[1] and ss2[1]:
+                timed[name] = tuple([x for x in samples if x == x] for samples in (ss1[1], ss2[1]))
+            elif _is_result_better(v2, v1, ss2, ss1, threshold(name, factor)):
                 verdict["better"].append(name)
             elif _is_result_better(v1, v2, ss1, ss2, threshold(name, factor)):
                 verdict["worse"].append(name)
+    if timed:
+        slower, faster, verdict["estimates"] = bounds.judge(timed, factor)
+        verdict["worse"], verdict["better"] = sorted(verdict["worse"] + slower), sorted(verdict["better"] + faster)
+    verdict["ratios"] = ratios_of(dict((n, before[n]) for n in verdict["compared"]), after)
     # A cell slower in time whose instructions were counted on both sides and did not move.
     verdict["same_work"] = [
         name
@@ -356,6 +369,10 @@ def summary_markdown(table, verdict, base, head, factor, profile=PROFILE):
                 ]
                 + [""]
             )
+    every = cell_lines(verdict)
+    if every:
+        heading = cells_heading(verdict, verdict.get("judged", counting()))
+        lines += ["<details><summary>%s</summary>" % heading, "", "```"] + every + ["```", "", "</details>", ""]
     return "\n".join(
         lines + ["<details><summary>asv compare</summary>", "", "```", table.rstrip(), "```", "", "</details>", ""]
     )
@@ -363,6 +380,36 @@ def summary_markdown(table, verdict, base, head, factor, profile=PROFILE):
 
 # Said of a cell slower in time whose instruction count did not move.
 SAME_WORK = ": same work, slower: memory, I/O or the machine"
+
+
+def _mark(verdict, name):
+    return "slower" if name in verdict["worse"] else "faster" if name in verdict["better"] else "same"
+
+
+def cell_lines(verdict):
+    """Both verdicts of every compared timed cell, a line each: its time's ratio head / base with its
+    bounds (``bounds.estimate``) and mark, and its instructions' ratio and mark where counted."""
+    lines = []
+    for name in verdict["compared"]:
+        if not sampled(name):
+            continue
+        estimate = verdict["estimates"].get(name)
+        time = "%.3f [%.3f, %.3f]" % estimate if estimate else "%.3f" % verdict["ratios"][name]
+        twin = counted_twin(name)
+        counted = (
+            "  instructions %.4f %-6s" % (verdict["ratios"][twin], _mark(verdict, twin))
+            if twin in verdict["ratios"]
+            else ""
+        )
+        lines.append("  time %s %-6s%s  %s" % (time, _mark(verdict, name), counted, name))
+    return lines
+
+
+def cells_heading(verdict, judged):
+    return "every timed cell, head / base: time (Hodges-Lehmann ratio, bounds at one-sided p = %.1e)%s" % (
+        bounds.level(len([name for name in verdict["compared"] if sampled(name)])),
+        ", and instructions" if judged == "instructions and time" else "; %s" % judged,
+    )
 
 
 def gate_status(asv_statuses, verdict, base, head, factor=FACTOR, stream=None):
@@ -375,6 +422,11 @@ def gate_status(asv_statuses, verdict, base, head, factor=FACTOR, stream=None):
     own = [status for status in asv_statuses if status not in (0, 1)]
     if own:
         return own[0]
+    lines = cell_lines(verdict)
+    if lines:
+        stream.write(
+            "dsib compare: %s:\n%s\n" % (cells_heading(verdict, verdict.get("judged", counting())), "\n".join(lines))
+        )
     for key, what in (
         ("worse", "slower or bigger"),
         ("failed", "newly failing"),

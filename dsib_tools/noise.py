@@ -12,9 +12,10 @@ parent, exactly as ``make compare`` would, several times.
 
 The record (``records/noise/<machine>-<profile>[-slowdown].json``) keeps the base commit, the gate's cells,
 the sampling, and per run the gate's flags and every cell's raw samples (or, for peak memory and
-file sizes, its value) at both commits. Every figure of the README's tables is recomputed from
-those samples with asv's own statistics and rule (``replay``), and a test checks that the
-recomputed flags are the ones the gate raised.
+file sizes, its value) at both commits, and the time rule the gate judged them by. Every figure
+of the README's tables is recomputed from those samples with asv's own statistics and the gate's
+rule (``replay``), and a test checks that the samples, judged by the record's rule, give the
+flags the gate raised.
 
 This module makes the runs; noise_record keeps and replays them, noise_tables writes the tables.
 """
@@ -151,6 +152,7 @@ def measure(
         "process_env": dict(compare.PROCESS_ENV),
         "cpu_affinity": compare._last_cpu(),
         "slowdown": SLOWDOWN,
+        "rule": compare.RULE,
         "commit": base,
         "head": "the base plus one commit appending to %s: %r"
         % (COMMENT_FILE, slowdown_source(slowdown) if slowdown else COMMENT),

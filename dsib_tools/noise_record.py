@@ -52,10 +52,15 @@ def cells_of(raw):
     return cells
 
 
-def replay(run, factor):
-    """A run's base and head cells and the gate's verdict, all recomputed from its raw data."""
+def rule_of(record):
+    """The time rule the record's runs were judged by (``compare.RULE``); asv's in records before it."""
+    return record.get("rule", "asv")
+
+
+def replay(run, factor, rule=compare.RULE):
+    """A run's base and head cells and the verdict of ``rule``, all recomputed from its raw data."""
     before, after = cells_of(run["base"]), cells_of(run["head"])
-    return before, after, compare.verdict_of(before, after, factor)
+    return before, after, compare.verdict_of(before, after, factor, rule)
 
 
 def _loads(record):
@@ -87,7 +92,7 @@ def _slowed(cells, factor):
 
 
 def detects(before, after, slowdown=SLOWDOWN):
-    """For each cell: in how many of the two directions asv's rule would flag a ``slowdown`` of
+    """For each cell: in how many of the two directions the gate's rule would flag a ``slowdown`` of
     one side, replaying these very samples (0, 1 or 2): which changes this noise lets through."""
     hits = {}
     for base, head in ((before, after), (after, before)):

@@ -163,16 +163,21 @@ def test_compare_fails_the_run_and_says_which_cases_got_slower(slowed):
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert "PERFORMANCE DECREASED" in proc.stdout
     verdict = compare.changes(slowed["results"], MACHINE, slowed["base"], slowed["head"])
-    # asv compare's rows: "| + | before | after | ratio | benchmark |".
+    # asv compare's rows, by asv's own rule: "| + | before | after | ratio | benchmark |".
     marked = [
         line.rstrip(" |")
         for line in slowed["summary"].splitlines()
         if line.startswith("|") and line.split("|")[1].strip() == "+"
     ]
-    assert len(marked) == len(verdict["worse"]) and all(any(m.endswith(c) for m in marked) for c in verdict["worse"]), (
-        "asv compare's own table marks the same cases:\n%s" % slowed["summary"]
+    assert all(any(m.endswith(c) for m in marked) for c in _affected(verdict["compared"])), (
+        "asv compare's own table marks the slowed cases too:\n%s" % slowed["summary"]
     )
     assert "%d slower" % len(verdict["worse"]) in slowed["summary"]
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("  time ")]
+    timed = [c for c in verdict["compared"] if compare.sampled(c)]
+    assert len(lines) == len(timed) and all(sum(line.endswith(c) for line in lines) == 1 for c in timed), (
+        "both verdicts of every timed cell are printed:\n%s" % proc.stdout[-3000:]
+    )
     for cell in _affected(verdict["compared"]):
         assert "- `%s`" % cell in slowed["summary"]
 

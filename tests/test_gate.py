@@ -1,6 +1,8 @@
 """The gate's invariants (dsib_tools.compare.verdict_of): a cell the base measured cannot leave
 the comparison in silence, by a skip, a failure or its absence."""
 
+import math
+
 from dsib_tools import compare, compare_gate
 
 STEADY = [0.0100, 0.0101, 0.0099, 0.0100, 0.0102, 0.0098, 0.0100, 0.0101, 0.0100, 0.0099]
@@ -85,11 +87,19 @@ def test_memory_and_file_size_have_their_own_thresholds():
     assert sorted(shrunk["better"]) == sorted([MEMORY, SIZE]) and shrunk["worse"] == []
 
 
-def test_a_time_keeps_asvs_test_and_the_factor():
+def test_a_time_is_flagged_when_its_bounds_clear_the_factor():
     slower = [x * 1.3 for x in STEADY]
     name = "reads.ReadFromPageCache.time_read('nyc_taxi', 'parquet', 'plain')"
-    assert compare.verdict_of(_cells({name: STEADY}), _cells({name: slower}))["worse"] == [name]
+    verdict = compare.verdict_of(_cells({name: STEADY}), _cells({name: slower}))
+    assert verdict["worse"] == [name]
+    ratio, low, high = verdict["estimates"][name]
+    assert 1.10 < low <= ratio <= high and math.isclose(ratio, 1.3)
     assert compare.verdict_of(_cells({name: STEADY}), _cells({name: slower}), factor=1.4)["worse"] == []
+    # a median 20 % slower, but one head process of ten as fast as the base's: asv's rule flags it, the
+    # bounds (the pairs' ratios are spread from 0.97 to 1.24) do not clear the factor
+    mixed = [x * 1.2 for x in STEADY[:-1]] + [STEADY[-1] * 0.97]
+    assert compare.verdict_of(_cells({name: STEADY}), _cells({name: mixed}), rule="asv")["worse"] == [name]
+    assert compare.verdict_of(_cells({name: STEADY}), _cells({name: mixed}))["worse"] == [name]
     assert compare.threshold(name) == compare.FACTOR and compare.sampled(name)
     assert not compare.sampled(MEMORY) and not compare.sampled(SIZE)
 
@@ -185,7 +195,7 @@ def test_a_cell_slower_in_time_with_the_same_instructions_is_named_same_work():
     assert compare.counted_twin(timed) == "instructions.ReadFromBytes.track_read('nyc_taxi_month', 'csv', 'plain')"
     stream = io.StringIO()
     compare.gate_status([0, 0], verdict, "a" * 8, "b" * 8, stream=stream)
-    said = [line for line in stream.getvalue().splitlines() if timed in line]
+    said = [line for line in stream.getvalue().splitlines() if timed in line and "(threshold" in line]
     assert said and said[0].endswith(compare.SAME_WORK), stream.getvalue()
     assert not [line for line in stream.getvalue().splitlines() if other in line and compare.SAME_WORK in line]
     text = compare.summary_markdown("table", verdict, "a" * 40, "b" * 40, compare.FACTOR)

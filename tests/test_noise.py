@@ -63,8 +63,8 @@ def test_replayed_slowdowns_are_flagged_where_the_noise_allows_and_not_elsewhere
 def test_the_readme_shows_each_current_noise_record_whose_figures_follow_from_its_raw_samples():
     """records/noise/ holds the records of the gate as it is, with raw samples; records/noise/earlier/, those of
     earlier gates (derived figures only, no longer shown). Each current record is of this gate,
-    names a commit of this history, and its raw samples give, by asv's own rule, the very flags the
-    gate raised; test_readme checks that the README's block is its table."""
+    names a commit of this history, and its raw samples give, by the rule the record's gate
+    applied, the very flags it raised; test_readme checks that the README's block is its table."""
     current = sorted(glob.glob(os.path.join(ROOT, "records", "noise", "*.json")))
     assert current, "make noise's record of the gate as it is is committed"
     readme = documentation()
@@ -80,7 +80,8 @@ def test_the_readme_shows_each_current_noise_record_whose_figures_follow_from_it
         assert (
             subprocess.run(["git", "merge-base", "--is-ancestor", record["commit"], "HEAD"], cwd=ROOT).returncode == 0
         ), "the record's base commit is in this history"
-        for run, (before, after, verdict) in zip(record["runs"], noise_tables.replays(record)):
+        replayed = noise_tables.replays(record, noise_record.rule_of(record))
+        for run, (before, after, verdict) in zip(record["runs"], replayed):
             for side, cells in (("base", before), ("head", after)):
                 assert sorted(cells) == sorted(record["cells"]), "every cell of the gate, measured, failed or skipped"
                 assert set(run[side]["number"].values()) == {1}, "one call a sample"
