@@ -38,6 +38,7 @@ from .cli import gates, runs, site, tables
 # The order of the commands in --help.
 ORDER = (
     "table",
+    "run",
     "config",
     "report",
     "site",

@@ -1,24 +1,14 @@
 """Three samples at least of every cell whose sample can take under a second, at every profile:
 asv's sampling of each class (``rounds`` × what one process takes), with the rounds that the
-Makefile's runs (``RUN_ATTRIBUTES_<profile>``) and ``make compare`` (``pr``) force."""
-
-import os
-import re
-
-from .conftest import ROOT
+suite's runs (``dsib_tools.run.ONE_ROUND``) and ``make compare`` (``pr``) force."""
 
 
 def forced_rounds():
     """{profile: rounds} that a run at that profile passes asv (``--attribute rounds=N``)."""
-    from dsib_tools import compare, compare_gate
+    from dsib_tools import compare, compare_gate, run
 
-    with open(os.path.join(ROOT, "Makefile")) as f:
-        text = f.read()
-    forced = dict(
-        (m.group(1), int(m.group(2)))
-        for m in re.finditer(r"^RUN_ATTRIBUTES_(\w+)\s*:?=.*--attribute rounds=(\d+)", text, re.M)
-    )
-    assert "full" in forced or "RUN_ATTRIBUTES_full" not in text, "the pattern reads the Makefile's lines"
+    forced = dict((profile, 1) for profile in run.ONE_ROUND)
+    assert run.asv_command("c", "m", "full", "HEAD")[-3:-1] == ["--attribute", "rounds=1"]
     forced[compare_gate.PROFILE] = dict(compare.SAMPLING)["rounds"]
     return forced
 

@@ -177,7 +177,9 @@ def test_a_server_engines_case_skips_saying_why_where_no_server_is_held(monkeypa
     engine_cases.require_held_server(get_engine("duckdb"))  # no server: nothing to hold
 
 
-def test_make_run_and_run_matrix_hold_the_servers_around_asv():
+def test_make_run_and_run_matrix_hold_the_servers_around_asv(monkeypatch):
+    from dsib_tools import machine_load, run
+
     for target in ("run", "run-matrix"):
         dry = subprocess.run(
             ["make", "-n", target, "PROFILE=tiny"],
@@ -186,8 +188,14 @@ def test_make_run_and_run_matrix_hold_the_servers_around_asv():
             stderr=subprocess.STDOUT,
             universal_newlines=True,
         )
-        (line,) = [line for line in dry.stdout.splitlines() if " asv run " in line]
-        assert "dsib_tools hold-servers -- .venv/bin/python -m asv run" in line, line
+        (line,) = [line for line in dry.stdout.splitlines() if " -m dsib_tools run " in line]
+        assert "--profile tiny" in line, line
+    watched = []
+    monkeypatch.setattr(machine_load, "main", lambda results_dir, machine, command: watched.append(command) or 0)
+    command = run.asv_command("c.json", "m", "tiny", "HEAD")
+    assert run.run(command, "build/results", "m") == 0
+    assert watched == [[sys.executable, "-m", "dsib_tools", "hold-servers", "--"] + command]
+    assert command[1:4] == ["-m", "asv", "run"] and command[-1] == "HEAD^!"
 
 
 def _held_pids(data_dir):

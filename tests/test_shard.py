@@ -119,24 +119,17 @@ def test_config_writes_only_the_shards_environments_and_asv_lists_those(tmp_path
 
 
 @pytest.mark.parametrize("text", ["0/2", "3/2", "x"])
-def test_make_stops_on_a_bad_shard_before_asv_runs(text):
+def test_a_bad_shard_stops_the_run_before_asv_runs(text):
     config = ".asv-matrix-curated-tiny-shard%s.conf.json" % text.replace("/", "of")
     done = subprocess.run(
-        [
-            "make",
-            "-o",
-            os.path.join(sys.prefix, "bin", ".ready"),
-            "VENV=" + sys.prefix,
-            "PROFILE=tiny",
-            "SHARD=" + text,
-            config,
-        ],
+        [sys.executable, "-m", "dsib_tools", "run", "--matrix", "curated", "--shard", text, "--profile", "tiny"]
+        + ["--machine", "dsib-test"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         universal_newlines=True,
     )
-    assert done.returncode != 0 and "(shard 1/4 is the first of four), not '%s'" % text in done.stdout, done.stdout
+    assert done.returncode == 2 and "(shard 1/4 is the first of four), not '%s'" % text in done.stdout, done.stdout
     assert not os.path.exists(os.path.join(ROOT, config))
 
 

@@ -85,21 +85,27 @@ def add_config(sub):
     p.set_defaults(func=cmd_config)
 
 
-def cmd_machine(args):
+def save_machine(name, known_results):
+    """Record this machine's hardware for asv under ``name``; 2 (the reason said) where
+    ``known_results`` has results of another machine under that name, else 0."""
     # `asv machine --yes --machine NAME` stores no hardware fields in asv 0.6.6 unless every one is
     # given, so record asv's own detected defaults under the chosen name.
     from asv.machine import MachineCollection
 
     from ..workspace import hardware_refusal, machine_info
 
-    info = machine_info(args.name)
-    refusal = hardware_refusal(args.known_results, args.name, info)
+    info = machine_info(name)
+    refusal = hardware_refusal(known_results, name, info)
     if refusal:
         sys.stderr.write("error: %s\n" % refusal)
         return 2
-    MachineCollection.save(args.name, info)
+    MachineCollection.save(name, info)
     print("asv machine %(machine)s: %(cpu)s, %(num_cpu)s cpus, %(ram)s kB RAM, %(os)s %(arch)s" % info)
     return 0
+
+
+def cmd_machine(args):
+    return save_machine(args.name, args.known_results)
 
 
 def add_machine(sub):
@@ -257,6 +263,57 @@ def add_select(sub):
     p.set_defaults(func=cmd_select)
 
 
+def cmd_run(args):
+    from .. import run
+
+    status = save_machine(args.machine, args.results_dir)
+    if status:
+        return status
+    try:
+        selected = run.selection(args.format, args.source, args.engine, release=args.selection == "release")
+        config = (
+            run.matrix_config(args.matrix, args.profile, args.results_dir, args.html_dir, args.env_dir, args.shard)
+            if args.matrix
+            else args.config
+        )
+    except (KeyError, ValueError) as exc:
+        print("error: %s" % exc.args[0], file=sys.stderr)
+        return 2
+    command = run.asv_command(config, args.machine, args.profile, args.commit, selected, matrix=bool(args.matrix))
+    return run.run(command, args.results_dir, args.machine, selected)
+
+
+def add_run(sub):
+    from ..selection import ALL_ENGINES
+
+    p = sub.add_parser(
+        "run",
+        help="asv's run of the suite: the newest environment (--config) or a matrix, servers held, load logged",
+        description="Records the machine, selects the cells (FORMAT, SOURCE, ENGINE; a matrix's release "
+        "selection), and runs asv with one PostgreSQL and one QuestDB held for the run and the machine's "
+        "load logged beside the results.",
+    )
+    p.add_argument("--config", help="the asv config of a run of the newest environment")
+    p.add_argument("--matrix", choices=("curated", "sweeps"), help="run this matrix instead, writing its config")
+    p.add_argument("--shard", type=_shard, metavar="I/N", help="with --matrix: shard I of N of its environments")
+    p.add_argument(
+        "--selection",
+        choices=("release", "all"),
+        default="all",
+        help="release: the release-tracking cells only (matrix.RELEASE), within the others",
+    )
+    p.add_argument("--profile", required=True)
+    p.add_argument("--machine", required=True)
+    p.add_argument("--commit", default="HEAD")
+    p.add_argument("--results-dir", default=os.path.join("build", "results"))
+    p.add_argument("--html-dir", default=os.path.join("build", "html"))
+    p.add_argument("--env-dir", default=os.path.join(".asv", "env"))
+    p.add_argument("--format", default="")
+    p.add_argument("--source", default="")
+    p.add_argument("--engine", default="", help="an engine's name, or %s: every engine's cells" % ALL_ENGINES)
+    p.set_defaults(func=cmd_run)
+
+
 def cmd_lock(args):
     from .. import lock
 
@@ -399,6 +456,7 @@ def add_budget(sub):
 
 
 COMMANDS = {
+    "run": add_run,
     "config": add_config,
     "machine": add_machine,
     "workspace": add_workspace,

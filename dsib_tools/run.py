@@ -1,0 +1,62 @@
+"""``make run`` and ``make run-matrix``: asv's run of the suite, its machine recorded, its cells
+selected, its servers held and its load watched.
+
+A run of the newest environment takes the config ``make`` writes for the profile; a run of a
+matrix (the curated releases, or the sweeps) writes its own, of every environment or one shard
+of them, and keeps the results an environment already has (``--skip-existing-successful``), so
+that a run stopped halfway resumes where it stopped.
+"""
+
+import json
+import os
+import sys
+
+from .config import derive_config
+from .matrix import release_regex
+from .selection import select_regex
+
+MATRICES = {"curated": "asv.conf.json", "sweeps": "asv.sweeps.conf.json"}
+# Profiles whose cells are measured in one round: `full` (its cold reads would take hours in more)
+# and `tiny` (the tests' scale, where the run proves that every case runs, not what it measures).
+ONE_ROUND = ("full", "tiny")
+
+
+def matrix_config(matrix, profile, results_dir, html_dir, env_dir, shard=None):
+    """The asv config of ``matrix`` (curated or sweeps) at ``profile``, written beside
+    asv.conf.json (asv imports the plugin from there); its path."""
+    if matrix not in MATRICES:
+        raise ValueError("MATRIX is %s, not %r" % (" or ".join(MATRICES), matrix))
+    with open(MATRICES[matrix]) as f:
+        conf = derive_config(json.load(f), profile, results_dir, html_dir, env_dir, shard=shard)
+    path = ".asv-matrix-%s-%s%s.conf.json" % (matrix, profile, "-shard%dof%d" % shard if shard else "")
+    with open(path, "w") as f:
+        json.dump(conf, f, indent=4)
+        f.write("\n")
+    return path
+
+
+def selection(fmt=None, source=None, engine=None, release=False):
+    """The regex of the cells a run selects (asv's -b and the suite's DSIB_SELECT), or None: all."""
+    within = select_regex(fmt, source, engine) if fmt or source or engine else None
+    return release_regex(within=within) if release else within
+
+
+def asv_command(config, machine, profile, commit, selected=None, matrix=False):
+    """``asv run`` of ``commit`` with every sample recorded; a matrix's keeps what its environments
+    already measured, one environment after the other."""
+    command = [sys.executable, "-m", "asv", "run", "--config", config, "--machine", machine, "--record-samples"]
+    command += ["--show-stderr"] + (
+        ["--skip-existing-successful", "--no-interleave-rounds"] if matrix else ["--durations", "12"]
+    )
+    command += ["-b", selected] if selected else []
+    command += ["--attribute", "rounds=1"] if profile in ONE_ROUND else []
+    return command + [commit + "^!"]
+
+
+def run(command, results_dir, machine, selected=None):
+    """``command`` with the run's servers held, its load logged beside ``results_dir``; its status."""
+    from .machine_load import main as watch
+
+    if selected:  # the suite's setup_cache builds the files of these cells only
+        os.environ["DSIB_SELECT"] = selected
+    return watch(results_dir, machine, [sys.executable, "-m", "dsib_tools", "hold-servers", "--"] + command)
