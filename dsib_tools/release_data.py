@@ -25,7 +25,7 @@ FORMAT_LABELS = {"parquet": "Parquet", "csv": "CSV", "feather": "Feather"}
 
 
 # (label, [case ids, the first one present wins]): the figures the page opens with. The post's
-# cases are also found under their first suite's names, in history taken before the reorganisation.
+# cases are also found under their earlier series' names (file_formats.*, grid.*).
 def _post_headline(case, fmt):
     """A post case's headline label: "Parquet read, plain"; the continuous read has no variant."""
     if "variant" not in case.given:
@@ -348,7 +348,7 @@ def mark_newest_only(case, newest, current=None):
     on the newest environment only (``newest``: its index): where no other environment has a
     number for it, it says so, and those environments' cells that hold nothing say why instead of
     being gaps (asv's skipped, which is what a run's -b writes for a cell it leaves out, or
-    nothing). The first suite's names (history taken in every environment) are left as they are."""
+    nothing). The earlier series' names (file_formats.*, grid.*) are left as they are."""
     current = _current_names() if current is None else current
     elsewhere = any(is_number(v) for i, v in enumerate(case["values"]) if i != newest)
     # A name the suite has since retired counts too: its newest-only history keeps its marks.

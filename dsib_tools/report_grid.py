@@ -216,7 +216,7 @@ def grid_chart(res, names, source, variant, formats):
             )
         )
     if not any(p["read"] is not None and p["size_mib"] is not None for p in points):
-        return None  # nothing measured (a run of other cases, or of the first suite's names)
+        return None  # nothing measured (a run of other cases, or of the earlier series' names)
     return chart_html("chart-%s-%s" % (source, variant), points, "%s / %s" % (source, variant), skipped)
 
 

@@ -127,7 +127,7 @@ def case_id(name, params):
 
 
 def post_case_ids(case, fmt):
-    """The ids a post case may have in results: the suite's, then the first suite's."""
+    """The ids a post case may have in results: the suite's, then the earlier series' (file_formats.*)."""
     ordered = [case.given["source"], fmt] + ([case.given["variant"]] if "variant" in case.given else [])
     old_name, old_given = case.legacy
     old = [fmt] + ([old_given["variant"]] if "variant" in old_given else [])

@@ -1,6 +1,6 @@
 """The report page's charts (dsib_tools/charts.py, drawn by the vendored Vega-Lite) in a real headless
 Chromium, on a site published into a temporary directory from suite v2's committed run (records/suite-v2-results/:
-the published history's results/ were taken under the first suite's names, which the grid has not)."""
+the published history's results/ were taken under the earlier series' names, which the grid has not)."""
 
 import functools
 import http.server

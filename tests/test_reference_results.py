@@ -117,7 +117,7 @@ def test_each_machine_has_the_curated_matrix_and_the_whole_suite_at_one_commit(m
 @pytest.mark.parametrize("machine", published_machines(RESULTS))
 def test_no_published_result_is_of_an_earlier_suite(machine):
     """Every result in results/ is at a benchmark version of benchmarks.json: asv would hide any
-    other, and the report would show its cases as "not run" (the first suite is retired)."""
+    other, and the report would show its cases as "not run" (the earlier series are not published)."""
     benchmarks = current_benchmarks()
     for res in iter_results_for_machine(RESULTS, machine):
         for key in res.get_all_result_keys():

@@ -1,7 +1,7 @@
 """Suite v2's committed run (records/suite-v2-results/): the newest environment on one machine, every engine's
 cases measured with 0 failed cells, and the report's side-by-side tables filled from it.
 
-results/ holds the published history, taken by the first suite under other names; suite v2's
+results/ holds the published history, taken under the earlier series' names; suite v2's
 runs are recorded apart until that history is re-run with it."""
 
 import itertools
