@@ -221,44 +221,54 @@ def load_cells(results_dir, machine, commit):
     return cells
 
 
+def dropped_cells(before, after):
+    """What asv lets pass in silence: a cell the base measured that the head skipped or does not
+    have at all (a slow case turned into a skip, or renamed away, escapes the gate otherwise). A
+    cell whose series version changed is not dropped: that change is a decision recorded in
+    benchmarks/series.lock, in the diff for review."""
+    return [
+        name
+        for name, (value, _, version) in sorted(before.items())
+        if _measured(value) and (name not in after or after[name][2] == version and _skipped(after[name][0]))
+    ]
+
+
+def _outcome(one, other):
+    """ "failed" where a cell measured at the base fails at the head, "compared" where both sides
+    measured it in one series, else None."""
+    (v1, _, version1), (v2, _, version2) = one, other
+    if version1 != version2 or v1 is None and v2 is None:
+        return None
+    if v2 is None:
+        return "failed"
+    return None if v1 is None or _skipped(v1) or _skipped(v2) else "compared"
+
+
 def verdict_of(before, after, factor=FACTOR, rule=RULE):
     """The gate's marks for every cell both have: ``worse``, ``better``, ``failed``, ``compared``
-    (both measured), and ``estimates`` (each timed cell's ratio with its bounds, ``bounds.judge``)
-    and ``ratios`` (every compared cell's head / base). A timed cell is judged by ``rule``;
-    peak memory (``MEMORY_FACTOR``), file sizes (``SIZE_FACTOR``) and instruction counts
-    (``INSTRUCTIONS_FACTOR``) by their ratio.
-
-    And what asv lets pass in silence: ``dropped``, a cell the base measured that the head skipped
-    or does not have at all (a slow case turned into a skip, or renamed away, escapes the gate
-    otherwise). A cell whose series version changed is neither compared nor dropped: that change
-    is a decision recorded in benchmarks/series.lock, in the diff for review."""
+    (both measured), ``dropped`` (``dropped_cells``), ``estimates`` (each timed cell's ratio with
+    its bounds, ``bounds.judge``) and ``ratios`` (every compared cell's head / base). A timed cell
+    is judged by ``rule``; peak memory (``MEMORY_FACTOR``), file sizes (``SIZE_FACTOR``) and
+    instruction counts (``INSTRUCTIONS_FACTOR``) by their ratio."""
     from asv.commands.compare import _is_result_better
 
-    verdict = {"worse": [], "better": [], "failed": [], "compared": [], "dropped": [], "estimates": {}}
-    for name in sorted(before):
-        value, _, version = before[name]
-        if _measured(value) and (name not in after or after[name][2] == version and _skipped(after[name][0])):
-            verdict["dropped"].append(name)
-    timed = {}
+    verdict = dict((key, []) for key in ("worse", "better", "failed", "compared"))
+    verdict["dropped"], timed = dropped_cells(before, after), {}
     for name in sorted(set(before) & set(after)):
-        (v1, ss1, version1), (v2, ss2, version2) = before[name], after[name]
-        if version1 != version2 or v1 is None and v2 is None:
+        outcome = _outcome(before[name], after[name])
+        if outcome:
+            verdict[outcome].append(name)
+        if outcome != "compared":
             continue
-        if v1 is not None and v2 is None:
-            verdict["failed"].append(name)
-        elif v1 is None or _skipped(v1) or _skipped(v2):
-            continue
-        else:
-            verdict["compared"].append(name)
-            if rule == "bounds" and sampled(name) and ss1[1] and ss2[1]:
-                timed[name] = tuple([x for x in samples if x == x] for samples in (ss1[1], ss2[1]))
-            elif _is_result_better(v2, v1, ss2, ss1, threshold(name, factor)):
-                verdict["better"].append(name)
-            elif _is_result_better(v1, v2, ss1, ss2, threshold(name, factor)):
-                verdict["worse"].append(name)
-    if timed:
-        slower, faster, verdict["estimates"] = bounds.judge(timed, factor)
-        verdict["worse"], verdict["better"] = sorted(verdict["worse"] + slower), sorted(verdict["better"] + faster)
+        (v1, ss1, _), (v2, ss2, _) = before[name], after[name]
+        if rule == "bounds" and sampled(name) and ss1[1] and ss2[1]:
+            timed[name] = tuple([x for x in samples if x == x] for samples in (ss1[1], ss2[1]))
+        elif _is_result_better(v2, v1, ss2, ss1, threshold(name, factor)):
+            verdict["better"].append(name)
+        elif _is_result_better(v1, v2, ss1, ss2, threshold(name, factor)):
+            verdict["worse"].append(name)
+    slower, faster, verdict["estimates"] = bounds.judge(timed, factor)
+    verdict["worse"], verdict["better"] = sorted(verdict["worse"] + slower), sorted(verdict["better"] + faster)
     verdict["ratios"] = ratios_of(dict((n, before[n]) for n in verdict["compared"]), after)
     # A cell slower in time whose instructions were counted on both sides and did not move.
     verdict["same_work"] = [

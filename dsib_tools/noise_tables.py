@@ -174,9 +174,9 @@ def _flag_counts(runs):
     return " + ".join(str(len(v["worse"]) + len(v["better"])) for _, _, v in runs)
 
 
-def aa_markdown(record):
-    runs = replays(record)
-    timed = per_case(record)
+def _aa_headline(record, runs, timed):
+    """The sentence above a record's A/A table: what was compared, how, under what load, and what
+    the samples let the rule flag."""
     caught = sum(row[-1] * 2 * row[1] for row in timed) / sum(2 * row[1] for row in timed)
     smallest = statistics.median(
         [
@@ -186,9 +186,8 @@ def aa_markdown(record):
             for x in pair
         ]
     )
-    sampling = record["sampling"]
     taken = rule_of(record)
-    lines = [
+    return (
         "A/A at factor %.2f (peak memory %.2f, file sizes %.2f), profile `%s`, machine `%s` (%s), base `%s`: "
         "%s cells flagged in %d runs of %s cells compared, times judged by the gate's rule (%s)%s; a run took "
         "%s min; other processes and steal during each run: %s. Timed cells: %d samples a commit, "
@@ -213,7 +212,7 @@ def aa_markdown(record):
             % (RULES[taken], _flag_counts(replays(record, taken))),
             _minutes(record),
             _loads(record),
-            sampling["rounds"],
+            record["sampling"]["rounds"],
             "/".join(
                 sorted(
                     set(str(n) for r in record["runs"] for side in ("base", "head") for n in r[side]["number"].values())
@@ -222,7 +221,15 @@ def aa_markdown(record):
             smallest,
             round(100 * (record["slowdown"] - 1)),
             round(100 * caught),
-        ),
+        )
+    )
+
+
+def aa_markdown(record):
+    runs = replays(record)
+    timed = per_case(record)
+    lines = [
+        _aa_headline(record, runs, timed),
         "",
         "| timed case (variants: plain, str, cat) | cells | spread, median | spread, worst | A/A ratio, furthest "
         "from 1 | flagged | smallest slowdown flagged, median | %d %% slower, flagged |"
