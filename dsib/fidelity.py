@@ -72,63 +72,77 @@ def _nulls(values):
 
 def _compare_column(name, expected, actual, allowed):
     """Problems and accepted losses for one column, as two lists of strings."""
-    problems, losses = [], []
+    losses = []
+    align = _categories if _is_categorical(expected) or _is_categorical(actual) else _dtypes
+    problems, values = align(name, expected, actual, allowed, losses)
+    if values is None:
+        return problems, losses
+    return problems + _differences(name, values[0], values[1], allowed, losses), losses
+
+
+def _categories(name, expected, actual, allowed, losses):
+    """Two categoricals' order and categories compared: (problems, their values as objects, or None
+    where the values cannot be compared)."""
+    if not (_is_categorical(expected) and _is_categorical(actual)):
+        return ["%s: dtype %s became %s" % (name, expected.dtype, actual.dtype)], None
+    problems = []
+    e_cat, a_cat = expected.cat, actual.cat
+    if bool(e_cat.ordered) != bool(a_cat.ordered):
+        problems.append("%s: ordered=%s became ordered=%s" % (name, e_cat.ordered, a_cat.ordered))
+    e_list, a_list = list(e_cat.categories), list(a_cat.categories)
+    if str(e_cat.categories.dtype) != str(a_cat.categories.dtype):
+        problems.append("%s: categories of dtype %s became %s" % (name, e_cat.categories.dtype, a_cat.categories.dtype))
+    if e_list != a_list:
+        if sorted(e_list) == sorted(a_list) and not e_cat.ordered and "category_order" in allowed:
+            losses.append("%s: category order" % name)
+        else:
+            problems.append("%s: categories differ (%d expected, %d read)" % (name, len(e_list), len(a_list)))
+            return problems, None
+    return problems, (np.asarray(expected.astype(object)), np.asarray(actual.astype(object)))
+
+
+def _dtypes(name, expected, actual, allowed, losses):
+    """Two columns' values in comparable form where their dtypes differ by an allowed loss:
+    (problems, the values, or None where the change is not allowed)."""
     e_dtype, a_dtype = str(expected.dtype), str(actual.dtype)
-    if _is_categorical(expected) or _is_categorical(actual):
-        if not (_is_categorical(expected) and _is_categorical(actual)):
-            return ["%s: dtype %s became %s" % (name, e_dtype, a_dtype)], losses
-        e_cat, a_cat = expected.cat, actual.cat
-        if bool(e_cat.ordered) != bool(a_cat.ordered):
-            problems.append("%s: ordered=%s became ordered=%s" % (name, e_cat.ordered, a_cat.ordered))
-        e_list, a_list = list(e_cat.categories), list(a_cat.categories)
-        if str(e_cat.categories.dtype) != str(a_cat.categories.dtype):
-            problems.append(
-                "%s: categories of dtype %s became %s" % (name, e_cat.categories.dtype, a_cat.categories.dtype)
-            )
-        if e_list != a_list:
-            if sorted(e_list) == sorted(a_list) and not e_cat.ordered and "category_order" in allowed:
-                losses.append("%s: category order" % name)
-            else:
-                problems.append("%s: categories differ (%d expected, %d read)" % (name, len(e_list), len(a_list)))
-                return problems, losses
-        e_values = np.asarray(expected.astype(object))
-        a_values = np.asarray(actual.astype(object))
-    else:
-        e_values, a_values = _values(expected), _values(actual)
-        if e_dtype != a_dtype and is_nullable(e_dtype) and a_values.dtype.kind == "f" and "nullable_float" in allowed:
-            losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
-            # Compared as floats, exactly: an integer that float64 cannot hold is a difference.
-            e_values = np.asarray(expected.astype("float64"))
-            if e_dtype != "boolean":
-                exact = np.asarray(expected.astype(object))
-                kept = ~_nulls(exact)
-                if not np.array_equal(e_values[kept].astype(object), exact[kept]):
-                    e_values = exact  # compared as they are: the rounded ones differ
-        elif e_dtype != a_dtype and _decimals(e_values) and a_values.dtype.kind == "f" and "decimal_float" in allowed:
-            losses.append("%s: decimal read as %s" % (name, a_dtype))
-            e_values = np.array([np.nan if v is None else float(v) for v in e_values])
-        elif e_dtype != a_dtype and e_values.dtype.kind == "b" and a_values.dtype.kind in "iu" and "boolean" in allowed:
-            losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
-            e_values = e_values.astype(a_values.dtype)
-        elif e_dtype != a_dtype:
-            if not (e_values.dtype.kind == "M" and a_values.dtype.kind == "M"):
-                return ["%s: dtype %s became %s" % (name, e_dtype, a_dtype)], losses
-            e_tz, a_tz = str(getattr(expected.dtype, "tz", None)), str(getattr(actual.dtype, "tz", None))
-            unit_changed = np.datetime_data(e_values.dtype)[0] != np.datetime_data(a_values.dtype)[0]
-            for changed, loss, what in (
-                (e_tz != a_tz, "timezone", "time zone"),
-                (unit_changed, "datetime_unit", "resolution"),
-            ):
-                if changed and loss not in allowed:
-                    return ["%s: %s changed, dtype %s became %s" % (name, what, e_dtype, a_dtype)], losses
-            losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
-            e_values, a_values = e_values.astype("M8[ns]"), a_values.astype("M8[ns]")
+    e_values, a_values = _values(expected), _values(actual)
+    if e_dtype == a_dtype:
+        return [], (e_values, a_values)
+    if is_nullable(e_dtype) and a_values.dtype.kind == "f" and "nullable_float" in allowed:
+        losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
+        # Compared as floats, exactly: an integer that float64 cannot hold is a difference.
+        e_values = np.asarray(expected.astype("float64"))
+        if e_dtype != "boolean":
+            exact = np.asarray(expected.astype(object))
+            kept = ~_nulls(exact)
+            if not np.array_equal(e_values[kept].astype(object), exact[kept]):
+                e_values = exact  # compared as they are: the rounded ones differ
+        return [], (e_values, a_values)
+    if _decimals(e_values) and a_values.dtype.kind == "f" and "decimal_float" in allowed:
+        losses.append("%s: decimal read as %s" % (name, a_dtype))
+        return [], (np.array([np.nan if v is None else float(v) for v in e_values]), a_values)
+    if e_values.dtype.kind == "b" and a_values.dtype.kind in "iu" and "boolean" in allowed:
+        losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
+        return [], (e_values.astype(a_values.dtype), a_values)
+    if not (e_values.dtype.kind == "M" and a_values.dtype.kind == "M"):
+        return ["%s: dtype %s became %s" % (name, e_dtype, a_dtype)], None
+    e_tz, a_tz = str(getattr(expected.dtype, "tz", None)), str(getattr(actual.dtype, "tz", None))
+    unit_changed = np.datetime_data(e_values.dtype)[0] != np.datetime_data(a_values.dtype)[0]
+    for changed, loss, what in ((e_tz != a_tz, "timezone", "time zone"), (unit_changed, "datetime_unit", "resolution")):
+        if changed and loss not in allowed:
+            return ["%s: %s changed, dtype %s became %s" % (name, what, e_dtype, a_dtype)], None
+    losses.append("%s: %s read as %s" % (name, e_dtype, a_dtype))
+    return [], (e_values.astype("M8[ns]"), a_values.astype("M8[ns]"))
+
+
+def _differences(name, e_values, a_values, allowed, losses):
+    """Where two columns' comparable values differ: missing values at other rows, or values beyond
+    what an allowed rounding explains."""
     e_null, a_null = _nulls(e_values), _nulls(a_values)
     if not np.array_equal(e_null, a_null):
-        problems.append(
+        return [
             "%s: missing values at different rows (%d expected, %d read)" % (name, int(e_null.sum()), int(a_null.sum()))
-        )
-        return problems, losses
+        ]
     e_values, a_values = e_values[~e_null], a_values[~a_null]
     if e_values.dtype.kind == "f" and a_values.dtype.kind == "f":
         equal = e_values == a_values
@@ -145,13 +159,13 @@ def _compare_column(name, expected, actual, allowed):
             if close.all():
                 losses.append("%s: %d integers rounded to float64 (integer_float)" % (name, int((~equal).sum())))
                 equal = close
-    if not equal.all():
-        row = int(np.flatnonzero(~equal)[0])
-        problems.append(
-            "%s: %d values differ, first at non-null row %d: %r became %r"
-            % (name, int((~equal).sum()), row, e_values[row], a_values[row])
-        )
-    return problems, losses
+    if equal.all():
+        return []
+    row = int(np.flatnonzero(~equal)[0])
+    return [
+        "%s: %d values differ, first at non-null row %d: %r became %r"
+        % (name, int((~equal).sum()), row, e_values[row], a_values[row])
+    ]
 
 
 def _in_value_order(frame):
