@@ -119,27 +119,12 @@ def aa_clone(root, work):
     return clone_with_change(root, work)
 
 
-def measure(
-    root,
-    machine,
-    runs=3,
-    factor=compare.FACTOR,
-    profile=compare_gate.PROFILE,
-    data_dir=None,
-    work=None,
-    progress=print,
-    slowdown=None,
-):
-    """``runs`` comparisons of HEAD against a child that changes a comment (A/A) or, with
-    ``slowdown``, makes those adapters slower; the record as a dict, with every cell's raw
-    samples (or value) at both commits."""
+def new_record(root, machine, profile, factor, slowdown, base):
+    """A record's description of its runs: machine, data, the gate's cells, sampling and rule, the
+    base commit and the change its head makes; the runs follow in ``runs``."""
     from data_prep import get_profile
 
-    work = work or tempfile.mkdtemp(prefix="dsib-noise-")
-    repo = clone_with_change(root, work, slowdown)
-    env = dict(os.environ, DSIB_DATA_DIR=os.path.abspath(data_dir or os.path.join(root, "data")))
-    base = compare.resolve(root, "HEAD")
-    record = {
+    return {
         "machine": machine,
         "profile": profile,
         "rows": get_profile(profile).rows,
@@ -160,7 +145,41 @@ def measure(
         "date": datetime.date.today().isoformat(),
         "runs": [],
     }
-    gate = set(record["cells"])
+
+
+def run_entry(repo, results_dir, machine, gate, status, verdict, seconds):
+    """What a record keeps of one comparison: its time and exit status, every cell's raw samples or
+    value at both commits, the machine's load, and the gate's flags."""
+    before, after = (compare.load_cells(results_dir, machine, compare.resolve(repo, rev)) for rev in ("HEAD~1", "HEAD"))
+    entry = {
+        "seconds": round(seconds, 1),
+        "gate_exit": status,
+        "base": raw_of(before, gate),
+        "head": raw_of(after, gate),
+        "load": machine_load.as_record(verdict["load"]),
+    }
+    entry.update((key, verdict[key]) for key in ("worse", "better", "failed", "dropped"))
+    return entry
+
+
+def measure(
+    root,
+    machine,
+    runs=3,
+    factor=compare.FACTOR,
+    profile=compare_gate.PROFILE,
+    data_dir=None,
+    work=None,
+    progress=print,
+    slowdown=None,
+):
+    """``runs`` comparisons of HEAD against a child that changes a comment (A/A) or, with
+    ``slowdown``, makes those adapters slower; the record as a dict, with every cell's raw
+    samples (or value) at both commits."""
+    work = work or tempfile.mkdtemp(prefix="dsib-noise-")
+    repo = clone_with_change(root, work, slowdown)
+    env = dict(os.environ, DSIB_DATA_DIR=os.path.abspath(data_dir or os.path.join(root, "data")))
+    record = new_record(root, machine, profile, factor, slowdown, compare.resolve(root, "HEAD"))
     for i in range(runs):
         results_dir = os.path.join(work, "results-%d" % (i + 1))
         start = time.time()
@@ -179,21 +198,7 @@ def measure(
         if verdict is None or status not in (0, 1):
             # asv failed, or was stopped: a run with part of its cells is no measure of the noise.
             raise compare_gate.CompareError("run %d did not complete (exit %d): nothing recorded" % (i + 1, status))
-        before, after = (
-            compare.load_cells(results_dir, machine, compare.resolve(repo, rev)) for rev in ("HEAD~1", "HEAD")
-        )
-        record["runs"].append(
-            dict(
-                {
-                    "seconds": round(seconds, 1),
-                    "gate_exit": status,
-                    "base": raw_of(before, gate),
-                    "head": raw_of(after, gate),
-                    "load": machine_load.as_record(verdict["load"]),
-                },
-                **dict((key, verdict[key]) for key in ("worse", "better", "failed", "dropped")),
-            )
-        )
+        record["runs"].append(run_entry(repo, results_dir, machine, set(record["cells"]), status, verdict, seconds))
         progress(
             "%s run %d of %d: %d cells, %d flagged slower, %d flagged faster, %.1f min"
             % (
