@@ -20,12 +20,8 @@ ASV_CONF := .asv-$(PROFILE).conf.json
 MATRIX ?= curated
 MATRIX_SELECTION ?= release
 BASE ?= HEAD~1
-FACTOR ?= 1.10
 LIBRARY ?= pyarrow
-RUNS ?= 3
 NOISE_PROFILE ?= pr
-AUDIT_RECORD ?= records/audits/audit-$(MACHINE).json
-AUDIT_ROUNDS ?= 3
 SITE ?= $(LOCAL_HTML)
 PORT ?= 8080
 FAST_WORKERS ?= 2
@@ -118,28 +114,28 @@ publish: $(BIN)/.ready
 
 # The data of a profile where missing, and this machine recorded for asv: $(call prepare_machine,PROFILE)
 prepare_machine = $(BIN)/python -m data_prep prepare --profile $(1) --if-missing && $(DSIB) machine $(MACHINE)
+FACTOR_ARG = $(if $(FACTOR),--factor $(FACTOR))
 
 ## compare: asv continuous BASE..COMMIT (default HEAD~1..HEAD) at the pr profile: the pull-request gate
 compare: $(BIN)/.ready
 	$(call prepare_machine,pr)
-	$(DSIB) compare $(BASE) $(COMMIT) --machine $(MACHINE) --factor $(FACTOR) $(if $(SUMMARY),--summary "$(SUMMARY)")
+	$(DSIB) compare $(BASE) $(COMMIT) --machine $(MACHINE) $(FACTOR_ARG) $(if $(SUMMARY),--summary "$(SUMMARY)")
 
 ## compare-builds: the gate's cells in two builds of LIBRARY: BUILD_BASE, BUILD_HEAD (a release, wheel, source)
 compare-builds: $(BIN)/.ready
 	$(call prepare_machine,pr)
-	$(DSIB) compare-builds $(LIBRARY) "$(BUILD_BASE)" "$(BUILD_HEAD)" --machine $(MACHINE) --factor $(FACTOR)
+	$(DSIB) compare-builds $(LIBRARY) "$(BUILD_BASE)" "$(BUILD_HEAD)" --machine $(MACHINE) $(FACTOR_ARG)
 
 ## noise: RUNS A/A comparisons of `make compare`, recorded in records/noise/ (the gate's noise floor)
 noise: $(BIN)/.ready
 	$(call prepare_machine,$(NOISE_PROFILE))
-	$(DSIB) noise --runs $(RUNS) --factor $(FACTOR) --profile $(NOISE_PROFILE) --machine $(MACHINE) \
-		$(if $(SLOWDOWN),--slowdown $(SLOWDOWN)) -o records/noise/$(MACHINE)-$(NOISE_PROFILE)$(if $(SLOWDOWN),-slowdown).json
+	$(DSIB) noise --profile $(NOISE_PROFILE) --machine $(MACHINE) $(FACTOR_ARG) $(if $(RUNS),--runs $(RUNS)) $(if $(SLOWDOWN),--slowdown $(SLOWDOWN))
 
 ## audit: the post's seven cases timed by asv and outside it, interleaved: records/audits/audit-MACHINE.json
 audit: data $(ASV_CONF)
 	$(DSIB) machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
 	$(DSIB) audit --config $(ASV_CONF) --results-dir $(BUILD)/audit-results --machine $(MACHINE) \
-		--profile $(PROFILE) --rounds $(AUDIT_ROUNDS) $(if $(AUDIT_ONLY),--only "$(AUDIT_ONLY)") -o $(AUDIT_RECORD)
+		--profile $(PROFILE) $(if $(AUDIT_ROUNDS),--rounds $(AUDIT_ROUNDS)) $(if $(AUDIT_ONLY),--only "$(AUDIT_ONLY)") $(if $(AUDIT_RECORD),-o $(AUDIT_RECORD))
 
 ## advise: quick measures of every format on your own file (FILE=...), ranked, with a chart page
 advise: $(BIN)/.ready

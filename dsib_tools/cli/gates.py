@@ -154,9 +154,12 @@ def cmd_noise(args):
     record = noise.measure(
         os.getcwd(), args.machine, args.runs, args.factor, args.profile, data_dir=args.data_dir, slowdown=slowdown
     )
-    noise_record.save(record, args.output)
+    output = args.output or os.path.join(
+        "records", "noise", "%s-%s%s.json" % (args.machine, args.profile, "-slowdown" if slowdown else "")
+    )
+    noise_record.save(record, output)
     print(noise_tables.markdown(record))
-    print("wrote %s" % args.output)
+    print("wrote %s" % output)
     if slowdown:
         return 0  # a measurement of what is caught: misses are its result, not a failure
     return 0 if all(not (r["worse"] or r["better"] or r["failed"] or r["dropped"]) for r in record["runs"]) else 1
@@ -178,7 +181,7 @@ def add_noise(sub):
         metavar="FORMAT.SIDE=FACTOR",
         help="instead of A/A, make these adapters slower, e.g. csv.write=1.25 parquet.read=1.3",
     )
-    p.add_argument("-o", "--output", required=True)
+    p.add_argument("-o", "--output", help="default: records/noise/MACHINE-PROFILE[-slowdown].json")
     p.set_defaults(func=cmd_noise)
 
 
@@ -199,7 +202,7 @@ def cmd_audit(args):
     except audit.AuditError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
-    audit.save(record, args.output)
+    audit.save(record, args.output or os.path.join("records", "audits", "audit-%s.json" % args.machine))
     print(audit.markdown(record))
     return 0
 
@@ -228,7 +231,7 @@ def add_audit(sub):
     p.add_argument("--profile", default="default", help="the profile (default: %(default)s)")
     p.add_argument("--rounds", type=int, default=3, help="rounds of the three columns a case (default: %(default)s)")
     p.add_argument("--only", help="a regular expression: only the cases whose asv name it finds (e.g. parquet)")
-    p.add_argument("-o", "--output", required=True)
+    p.add_argument("-o", "--output", help="default: records/audits/audit-MACHINE.json")
     p.set_defaults(func=cmd_audit)
 
 
