@@ -6,6 +6,7 @@
   suite starts its own clusters (``dsib.servers``), so the package is told to make none.
 - QuestDB: Java (Debian's ``default-jre-headless``) and the server's jar from Maven Central, at
   the version and SHA-1 that ``dsib.servers`` pins, written atomically.
+- The object store: s3proxy's jar from Maven Central, likewise (``dsib.object_store``).
 
 Where something cannot be installed (no apt-get, no root and no sudo), it says what to do and
 exits 0: the cases that need it skip with that reason.
@@ -18,7 +19,7 @@ import shutil
 import subprocess
 import sys
 
-from dsib import postgres_server, questdb_server
+from dsib import object_store, postgres_server, questdb_server
 
 CREATECLUSTER = "/etc/postgresql-common/createcluster.conf"
 
@@ -71,34 +72,51 @@ def ensure_postgres(say):
     return False
 
 
-def fetch_questdb_jar(say):
-    """The pinned jar into ``servers.questdb_jar()``: downloaded beside it, its SHA-1 checked, then
+def fetch_jar(name, url, sha1, target, say):
+    """A pinned jar from ``url`` into ``target``: downloaded beside it, its SHA-1 checked, then
     renamed into place (an interrupted or corrupt download is never used)."""
     import tempfile
     from urllib.request import urlopen
 
-    target = questdb_server.questdb_jar()
     os.makedirs(os.path.dirname(target), exist_ok=True)
-    handle, partial = tempfile.mkstemp(prefix=".questdb-", suffix=".part", dir=os.path.dirname(target))
+    handle, partial = tempfile.mkstemp(prefix=".%s-" % name.lower(), suffix=".part", dir=os.path.dirname(target))
     try:
-        with os.fdopen(handle, "wb") as out, urlopen(questdb_server.QUESTDB_URL, timeout=120) as response:
+        with os.fdopen(handle, "wb") as out, urlopen(url, timeout=120) as response:
             shutil.copyfileobj(response, out, 1 << 20)
         got = questdb_server.sha1_of(partial)
-        if got != questdb_server.QUESTDB_SHA1:
-            say(
-                "QuestDB: %s has SHA-1 %s, not the pinned %s; not used"
-                % (questdb_server.QUESTDB_URL, got, questdb_server.QUESTDB_SHA1)
-            )
+        if got != sha1:
+            say("%s: %s has SHA-1 %s, not the pinned %s; not used" % (name, url, got, sha1))
             return False
         os.chmod(partial, 0o644)
         os.rename(partial, target)
         return True
     except OSError as exc:
-        say("QuestDB: could not fetch %s: %s" % (questdb_server.QUESTDB_URL, exc))
+        say("%s: could not fetch %s: %s" % (name, url, exc))
         return False
     finally:
         if os.path.exists(partial):
             os.remove(partial)
+
+
+def fetch_questdb_jar(say):
+    return fetch_jar(
+        "QuestDB", questdb_server.QUESTDB_URL, questdb_server.QUESTDB_SHA1, questdb_server.questdb_jar(), say
+    )
+
+
+def ensure_object_store(say):
+    """s3proxy's jar (the object store's server) where missing; it runs on QuestDB's Java."""
+    jar = object_store.s3proxy_jar()
+    if not os.path.isfile(jar) or questdb_server.sha1_of(jar) != object_store.S3PROXY_SHA1:
+        say("s3proxy: fetching %s" % object_store.S3PROXY_URL)
+        fetch_jar("s3proxy", object_store.S3PROXY_URL, object_store.S3PROXY_SHA1, jar, say)
+    reason = object_store.object_store_unavailable()
+    say(
+        "s3proxy: %s (%s)" % (object_store.S3PROXY_VERSION, jar)
+        if reason is None
+        else "s3proxy: %s; the object store's cases will skip" % reason
+    )
+    return reason is None
 
 
 def ensure_questdb(say):
@@ -125,4 +143,5 @@ def ensure_questdb(say):
 def main(say=lambda line: print(line, file=sys.stderr)):
     ensure_postgres(say)
     ensure_questdb(say)
+    ensure_object_store(say)
     return 0

@@ -1,0 +1,110 @@
+"""The object store (dsib.object_store): a real s3proxy on 127.0.0.1 with its counting proxies,
+reached by pyarrow's S3 client, and stopped by PID."""
+
+import ipaddress
+import os
+import time
+
+import pandas as pd
+import psutil
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from dsib import object_store, server_process
+from dsib.s3_proxy import counts
+
+needs_store = pytest.mark.skipif(
+    object_store.object_store_unavailable() is not None, reason=str(object_store.object_store_unavailable())
+)
+
+FRAME = pd.DataFrame(
+    {"id": range(50_000), "fare": [i / 4 for i in range(50_000)], "hash": ["%064x" % i for i in range(50_000)]}
+)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    started, described = object_store.start(str(tmp_path_factory.mktemp("object-store")))
+    yield started, object_store.ObjectStoreAddress(described)
+    for server in started:
+        server.stop()
+
+
+def _listening(pid):
+    """The addresses ``pid`` listens on, IPv4 (a JVM's IPv6 socket bound to 127.0.0.1 says ::ffff:127.0.0.1)."""
+    found = [c.laddr for c in psutil.Process(pid).net_connections(kind="inet") if c.status == psutil.CONN_LISTEN]
+    return [(str(ipaddress.ip_address(a.ip).ipv4_mapped or a.ip) if ":" in a.ip else a.ip, a.port) for a in found]
+
+
+@pytest.mark.server
+@needs_store
+def test_the_store_and_its_proxies_listen_on_loopback_alone(store):
+    started, address = store
+    assert sorted(address.proxies) == sorted(object_store.DELAYS_MS)
+    for server in started:
+        listening = _listening(server.pid)
+        assert listening and all(ip == server_process.LOOPBACK for ip, _ in listening), (server, listening)
+
+
+@pytest.mark.server
+@needs_store
+@pytest.mark.parametrize("delay", object_store.DELAYS_MS)
+def test_a_parquet_read_through_a_proxy_is_the_frame_written_and_is_counted(store, delay):
+    _, address = store
+    key = "%s/counted-%d.parquet" % (object_store.BUCKET, delay)
+    upload = address.pyarrow_filesystem(delay)
+    counts(address.proxies[delay])
+    pq.write_table(pa.Table.from_pandas(FRAME, preserve_index=False), key, filesystem=upload)
+    written = counts(address.proxies[delay])
+    size = address.pyarrow_filesystem().get_file_info(key).size
+    assert written["requests"] >= 1 and written["bytes_from_client"] >= size, written
+    read = pq.read_table(key, filesystem=address.pyarrow_filesystem(delay), pre_buffer=False).to_pandas()
+    pd.testing.assert_frame_equal(read, FRAME)
+    got = counts(address.proxies[delay])
+    assert got["methods"].get("GET", 0) >= 1 and got["bytes_from_server"] >= size, got
+    assert got["requests"] == sum(got["methods"].values())
+    again = counts(address.proxies[delay])
+    assert again["requests"] == 0 and again["bytes_from_server"] == 0, (
+        "the counts' own request is neither counted nor kept"
+    )
+
+
+@pytest.mark.server
+@needs_store
+def test_a_projection_reads_fewer_bytes_than_the_whole_file(store):
+    _, address = store
+    key = "%s/projected.parquet" % object_store.BUCKET
+    pq.write_table(pa.Table.from_pandas(FRAME, preserve_index=False), key, filesystem=address.pyarrow_filesystem())
+    proxy = address.proxies[0]
+    sent = {}
+    for columns in (None, ["id"]):
+        counts(proxy)
+        pq.read_table(key, filesystem=address.pyarrow_filesystem(0), columns=columns, pre_buffer=True)
+        sent[str(columns)] = counts(proxy)["bytes_from_server"]
+    assert sent["['id']"] < sent["None"] / 2, sent
+
+
+def test_a_jar_that_is_not_the_pinned_one_is_refused_with_its_reason(tmp_path, monkeypatch):
+    monkeypatch.setenv("DSIB_SERVERS_DIR", str(tmp_path))
+    reason = object_store.object_store_unavailable()
+    assert reason.startswith("the s3proxy %s jar is not at " % object_store.S3PROXY_VERSION), reason
+    with open(object_store.s3proxy_jar(), "wb") as f:
+        f.write(b"not a jar")
+    reason = object_store.object_store_unavailable()
+    assert "is not s3proxy %s's jar" % object_store.S3PROXY_VERSION in reason and "make servers" in reason, reason
+
+
+@pytest.mark.server
+@needs_store
+def test_stopping_ends_every_process_and_frees_every_port(tmp_path):
+    started, described = object_store.start(str(tmp_path))
+    pids = [(server.pid, server.port) for server in started]
+    codes = [server.stop() for server in started]
+    assert codes[-1] == 143, "s3proxy's JVM shuts down on SIGTERM"
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and any(server_process.port_open(port) for _, port in pids):
+        time.sleep(0.1)
+    assert not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE for pid, _ in pids)
+    assert not any(server_process.port_open(port) for _, port in pids)
+    assert os.path.isdir(os.path.join(str(tmp_path), "store", "objects", object_store.BUCKET))
