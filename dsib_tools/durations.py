@@ -5,6 +5,7 @@ import os
 import statistics
 
 from . import asv_results
+from .markdown import table
 
 
 def _benchmark_durations(res):
@@ -18,8 +19,8 @@ def durations_markdown(path, prefix=""):
     with ``prefix``), longest first, and their sum."""
     durations = _benchmark_durations(asv_results.load(path))
     rows = sorted(((n, d) for n, d in durations.items() if n.startswith(prefix) and d), key=lambda row: -row[1])
-    lines = ["| benchmark | asv's duration |", "|---|---:|"] + ["| `%s` | %s |" % (n, _minutes(d)) for n, d in rows]
-    return "\n".join(lines + ["| total | %s |" % _minutes(sum(d for _, d in rows))])
+    body = [("`%s`" % n, _minutes(d)) for n, d in rows] + [("total", _minutes(sum(d for _, d in rows)))]
+    return table(["benchmark", "asv's duration"], body, "lr")
 
 
 # No median rests on fewer than three samples where a sample takes under a second.
@@ -49,22 +50,24 @@ def floor_markdown(path):
         row[3] += median * (FLOOR_SAMPLES if median < FLOOR_UNDER_SECONDS else 1)
     rows = sorted(classes.items(), key=lambda kv: -kv[1][1])
     setup_cache = sum(seconds for name, seconds in res.duration.items() if name.startswith("<"))
-    lines = [
-        "| benchmark class | cells sampled | asv's time | of it, samples | the rest | samples at the floor |",
-        "|---|---:|---:|---:|---:|---:|",
+    body = [
+        ("`%s`" % cls, cells, _minutes(cases), _minutes(samples), _minutes(cases - samples), _minutes(floor))
+        for cls, (cells, cases, samples, floor) in rows
     ]
-    for cls, (cells, cases, samples, floor) in rows:
-        lines.append(
-            "| `%s` | %d | %s | %s | %s | %s |"
-            % (cls, cells, _minutes(cases), _minutes(samples), _minutes(cases - samples), _minutes(floor))
-        )
     total = [sum(r[i] for _, r in rows) for i in range(4)]
-    lines.append(
-        "| `setup_cache` (every cell's files built and checked) | | %s | | %s | |" % ((_minutes(setup_cache),) * 2)
+    body.append(
+        (
+            "`setup_cache` (every cell's files built and checked)",
+            "",
+            _minutes(setup_cache),
+            "",
+            _minutes(setup_cache),
+            "",
+        )
     )
-    lines.append(
-        "| total | %d | %s | %s | %s | %s |"
-        % (
+    body.append(
+        (
+            "total",
             total[0],
             _minutes(total[1] + setup_cache),
             _minutes(total[2]),
@@ -72,7 +75,8 @@ def floor_markdown(path):
             _minutes(total[3]),
         )
     )
-    return "\n".join(lines)
+    headers = ["benchmark class", "cells sampled", "asv's time", "of it, samples", "the rest", "samples at the floor"]
+    return table(headers, body, "lrrrrr")
 
 
 def first_samples(path):
@@ -102,16 +106,24 @@ def first_samples(path):
 def first_samples_markdown(path):
     """``first_samples`` as a table, a class a row, with the worst class's share below."""
     classes = first_samples(path)
-    lines = [
-        "| benchmark class | timed cells (2+ samples) | first sample the slowest | expected by chance "
-        "| sub-second cells under 3 samples |",
-        "|---|---:|---:|---:|---:|",
-    ]
-    for cls, (cells, first, chance, few) in sorted(classes.items()):
-        lines.append(
-            "| `%s` | %d | %d (%.0f %%) | %.0f %% | %d |"
-            % (cls, cells, first, 100.0 * first / cells if cells else 0, 100.0 * chance / cells if cells else 0, few)
+    body = [
+        (
+            "`%s`" % cls,
+            cells,
+            "%d (%.0f %%)" % (first, 100.0 * first / cells if cells else 0),
+            "%.0f %%" % (100.0 * chance / cells if cells else 0),
+            few,
         )
+        for cls, (cells, first, chance, few) in sorted(classes.items())
+    ]
+    headers = [
+        "benchmark class",
+        "timed cells (2+ samples)",
+        "first sample the slowest",
+        "expected by chance",
+        "sub-second cells under 3 samples",
+    ]
+    lines = [table(headers, body, "lrrrr")]
     shares = [(first / float(cells), cls) for cls, (cells, first, _, _) in classes.items() if cells]
     if shares:
         worst, cls = max(shares)
@@ -133,11 +145,7 @@ def engine_durations_markdown(directory):
         for cls in (IngestIntoEngine, QueryFromEngine)
         for method in ("time_%s" % cls.operation, "peakmem_%s" % cls.operation)
     ]
-    lines = [
-        "| engine | %s | total |" % " | ".join("`%s`" % c.split(".", 1)[1] for c in columns),
-        "|---|" + "---:|" * (len(columns) + 1),
-    ]
-    totals = []
+    body, totals = [], []
     for engine in ENGINES.names():
         path = os.path.join(directory, engine + ".json")
         if not os.path.exists(path):
@@ -145,11 +153,10 @@ def engine_durations_markdown(directory):
         durations = _benchmark_durations(asv_results.load(path))
         seconds = [durations.get(c) for c in columns]
         totals.append(sum(x for x in seconds if x))
-        lines.append(
-            "| `%s` | %s | %s |"
-            % (engine, " | ".join(_minutes(x) if x else "-" for x in seconds), _minutes(totals[-1]))
-        )
-    return "\n".join(lines + ["| every engine |%s %s |" % (" |" * len(columns), _minutes(sum(totals)))])
+        body.append(["`%s`" % engine] + [_minutes(x) if x else "-" for x in seconds] + [_minutes(totals[-1])])
+    body.append(["every engine"] + [""] * len(columns) + [_minutes(sum(totals))])
+    headers = ["engine"] + ["`%s`" % c.split(".", 1)[1] for c in columns] + ["total"]
+    return table(headers, body, "l" + "r" * (len(columns) + 1))
 
 
 def _minutes(seconds):

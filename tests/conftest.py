@@ -3,6 +3,7 @@ import contextlib
 import functools
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -49,6 +50,20 @@ def documentation():
         with open(path) as f:
             texts.append(f.read())
     return "\n".join(texts)
+
+
+def table_rows(markdown):
+    """The cells of every row of the Markdown pipe tables in ``markdown`` (headers included, rules
+    left out), each stripped of the padding that aligns it."""
+    rows = []
+    for line in markdown.splitlines():
+        line = line.strip()
+        if not line.startswith("|"):
+            continue
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip("|"))]
+        if not all(re.fullmatch(r":?-+:?", cell) for cell in cells):
+            rows.append(cells)
+    return rows
 
 
 def committed(path):

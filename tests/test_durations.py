@@ -7,7 +7,7 @@ import sys
 
 from dsib_tools.durations import durations_markdown, floor_markdown
 
-from .conftest import ROOT
+from .conftest import ROOT, table_rows
 
 COLUMNS = ["result", "params", "version", "started_at", "duration", "samples", "stats_number"]
 
@@ -23,8 +23,9 @@ def results_file(tmp_path, results, setup_cache):
 
 
 def row(markdown, label):
-    [line] = [line for line in markdown.splitlines() if line.startswith("| %s |" % label)]
-    return [cell.strip() for cell in line.strip("|").split("|")]
+    """The cells of the table row whose first cell is ``label``."""
+    [cells] = [cells for cells in table_rows(markdown) if cells[0] == label]
+    return cells
 
 
 def test_the_floor_takes_three_samples_under_a_second_and_one_over(tmp_path):
