@@ -5,12 +5,14 @@ def markdown():
     """What each registered engine times, needs and declares lost, as a Markdown table."""
     from dsib.engines import ENGINES
 
-    lines = ["| engine | what is timed (ingest; query) | needs | declared losses |", "| --- | --- | --- | --- |"]
+    from .markdown import table
+
+    rows = []
     for engine in ENGINES.values():
         needs = ", ".join(
             [n.package + (" >= " + n.minimum if n.minimum else "") for n in engine.needs]
             + (["a %s server, started by the suite" % engine.server.name] if engine.server else [])
         )
         losses = ", ".join(loss.name for loss in engine.declared_losses) or "none"
-        lines.append("| `%s` (%s) | %s | %s | %s |" % (engine.name, engine.label, engine.description, needs, losses))
-    return "\n".join(lines)
+        rows.append(("`%s` (%s)" % (engine.name, engine.label), engine.description, needs, losses))
+    return table(["engine", "what is timed (ingest; query)", "needs", "declared losses"], rows)

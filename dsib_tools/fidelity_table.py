@@ -119,10 +119,9 @@ def fidelity_rows(formats, shorten=short):
 
 
 def markdown(formats, shorten=short):
-    lines = ["| format | %s |" % " | ".join(TYPES), "|---|" + "|".join("---" for _ in TYPES) + "|"]
-    for label, cells in fidelity_rows(formats, shorten):
-        lines.append("| %s | %s |" % (label, " | ".join(cell.replace("|", "\\|") for cell in cells)))
-    return "\n".join(lines)
+    from .markdown import table
+
+    return table(["format"] + list(TYPES), [[label] + list(cells) for label, cells in fidelity_rows(formats, shorten)])
 
 
 def versions():

@@ -3,6 +3,8 @@
 from dsib_tools.fidelity_table import TYPES, fidelity_rows, markdown, round_trip, probe_columns
 from dsib.formats import FORMATS, get_format
 
+from .conftest import table_rows
+
 
 def test_one_row_per_available_format_and_one_column_per_type():
     rows = fidelity_rows(list(FORMATS.values()))
@@ -10,7 +12,8 @@ def test_one_row_per_available_format_and_one_column_per_type():
     assert "Parquet" in labels and "NumPy .npy" in labels
     assert all(len(cells) == len(TYPES) for _, cells in rows)
     table = markdown(list(FORMATS.values()))
-    assert table.splitlines()[0] == "| format | " + " | ".join(TYPES) + " |"
+    assert table_rows(table)[0] == ["format"] + list(TYPES)
+    assert [row[0] for row in table_rows(table)[1:]] == labels
 
 
 def test_cells_describe_what_happened():
