@@ -129,10 +129,9 @@ def table_markdown(paths):
     """The budget records at ``paths`` as a Markdown table, one row each: the command, where and
     on what it ran, its wall time and asv's, the target, the load, and whether the target is met
     (only a quiet, successful run can say)."""
-    rows = [
-        "| Command | Machine (CPU) | Commit | Wall time | asv's time | Target | Load over the run | Met |",
-        "|---|---|---|---:|---:|---|---|---|",
-    ]
+    from .markdown import table
+
+    rows = []
     for path in sorted(paths):
         with open(path) as f:
             r = json.load(f)
@@ -156,12 +155,10 @@ def table_markdown(paths):
         else:
             met = "yes" if all(checks) else "no"
         rows.append(
-            "| `%s` | %s (%s) | `%s` | %s | %s | %s | %s | %s |"
-            % (
-                r["command"],
-                r["machine"],
-                r["cpu"],
-                r["commit"][:8],
+            (
+                "`%s`" % r["command"],
+                "%s (%s)" % (r["machine"], r["cpu"]),
+                "`%s`" % r["commit"][:8],
                 _minutes(r["wall_seconds"]),
                 _minutes(asv["seconds"]) if asv else "-",
                 ", ".join("%s ≤ %d min" % (k, v) for k, v in sorted(target.items())) or "-",
@@ -169,4 +166,5 @@ def table_markdown(paths):
                 met,
             )
         )
-    return "\n".join(rows)
+    headers = ["Command", "Machine (CPU)", "Commit", "Wall time", "asv's time", "Target", "Load over the run", "Met"]
+    return table(headers, rows, "lllrrlll")

@@ -20,6 +20,7 @@ from dsib.compat import version_tuple
 from dsib.formats import POST_2019_FORMATS
 
 from . import suite
+from .markdown import table
 
 CURATED_CONFIG = "asv.conf.json"
 SWEEPS_CONFIG = "asv.sweeps.conf.json"
@@ -353,17 +354,9 @@ def check_markdown(record):
             sum(len(e["failed"]) for e in record["environments"]),
         ),
         "",
-        "| environment | cells run | skipped | failed |",
-        "| --- | ---: | ---: | ---: |",
     ]
-    for e in record["environments"]:
-        lines.append(
-            "| %s | %s | %s | %s |"
-            % (
-                e["environment"],
-                e["ran"] if e["found"] else "not run",
-                e["skipped"] if e["found"] else "",
-                len(e["failed"]),
-            )
-        )
-    return "\n".join(lines)
+    rows = [
+        (e["environment"], e["ran"] if e["found"] else "not run", e["skipped"] if e["found"] else "", len(e["failed"]))
+        for e in record["environments"]
+    ]
+    return "\n".join(lines + [table(["environment", "cells run", "skipped", "failed"], rows, "lrrr")])
