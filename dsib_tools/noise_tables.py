@@ -6,6 +6,7 @@ import re
 import statistics
 
 from . import bounds, compare
+from .markdown import table
 from .noise_record import _loads, detects, replay, rule_of, touches
 
 _VARIANT = re.compile(r", '(plain|str|cat)'\)$")
@@ -148,20 +149,19 @@ def slowdown_markdown(record):
             _loads(record),
         ),
         "",
-        "| slowed case | " + " | ".join("run %d: ratio" % (i + 1) for i in range(len(runs))) + " | flagged |",
-        "| --- | " + " | ".join("---:" for _ in runs) + " | ---: |",
     ]
     ratios = [compare.ratios_of(before, after) for before, after, _ in runs]
-    for cell in cells:
-        shown = [
+    rows = [
+        ["`%s`" % cell]
+        + [
             "%.3f%s" % (r[cell], "" if cell in v["worse"] else " (missed)") if cell in r else "n/a"
             for r, (_, _, v) in zip(ratios, runs)
         ]
-        lines.append(
-            "| `%s` | %s | %d of %d |"
-            % (cell, " | ".join(shown), sum(cell in v["worse"] for _, _, v in runs), len(runs))
-        )
-    return "\n".join(lines)
+        + ["%d of %d" % (sum(cell in v["worse"] for _, _, v in runs), len(runs))]
+        for cell in cells
+    ]
+    headers = ["slowed case"] + ["run %d: ratio" % (i + 1) for i in range(len(runs))] + ["flagged"]
+    return "\n".join(lines + [table(headers, rows, "l" + "r" * (len(runs) + 1))])
 
 
 RULES = {
@@ -228,27 +228,43 @@ def _aa_headline(record, runs, timed):
 def aa_markdown(record):
     runs = replays(record)
     timed = per_case(record)
-    lines = [
-        _aa_headline(record, runs, timed),
-        "",
-        "| timed case (variants: plain, str, cat) | cells | spread, median | spread, worst | A/A ratio, furthest "
-        "from 1 | flagged | smallest slowdown flagged, median | %d %% slower, flagged |"
-        % round(100 * (record["slowdown"] - 1)),
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for name, cells, median, worst, ratio, flags, least, share in timed:
-        lines.append(
-            "| `%s` | %d | %.1f%% | %.1f%% | %.3f | %d | %.2fx | %d%% |"
-            % (name, cells, 100 * median, 100 * worst, ratio, flags, least, round(100 * share))
+    timed_rows = [
+        (
+            "`%s`" % name,
+            cells,
+            "%.1f%%" % (100 * median),
+            "%.1f%%" % (100 * worst),
+            "%.3f" % ratio,
+            flags,
+            "%.2fx" % least,
+            "%d%%" % round(100 * share),
         )
-    lines += [
-        "",
-        "| measured once a commit | cells | threshold | A/A ratio, furthest from 1 (cell) | flagged |",
-        "| --- | ---: | ---: | --- | ---: |",
+        for name, cells, median, worst, ratio, flags, least, share in timed
     ]
-    for name, cells, limit, (ratio, cell), flags in unsampled_rows(record):
-        lines.append("| `%s` | %d | %.2f | %.4f (`%s`) | %d |" % (name, cells, limit, ratio, cell[len(name) :], flags))
-    return "\n".join(lines)
+    timed_headers = [
+        "timed case (variants: plain, str, cat)",
+        "cells",
+        "spread, median",
+        "spread, worst",
+        "A/A ratio, furthest from 1",
+        "flagged",
+        "smallest slowdown flagged, median",
+        "%d %% slower, flagged" % round(100 * (record["slowdown"] - 1)),
+    ]
+    once_rows = [
+        ("`%s`" % name, cells, "%.2f" % limit, "%.4f (`%s`)" % (ratio, cell[len(name) :]), flags)
+        for name, cells, limit, (ratio, cell), flags in unsampled_rows(record)
+    ]
+    once_headers = ["measured once a commit", "cells", "threshold", "A/A ratio, furthest from 1 (cell)", "flagged"]
+    return "\n".join(
+        [
+            _aa_headline(record, runs, timed),
+            "",
+            table(timed_headers, timed_rows, "lrrrrrrr"),
+            "",
+            table(once_headers, once_rows, "lrrlr"),
+        ]
+    )
 
 
 def published_spreads(results_dir, machine=None):
@@ -285,13 +301,15 @@ def _span(numbers):
 
 def published_markdown(results_dir, machine=None):
     machine, res, rows = published_spreads(results_dir, machine)
-    lines = [
-        "The published `default` run (machine `%s`, commit %s, %s): spread of each case's samples."
-        % (machine, res.commit_hash[:8], res.env_name),
-        "",
-        "| benchmark | cells | samples a cell | spread, median | spread, worst |",
-        "| --- | ---: | ---: | ---: | ---: |",
+    body = [
+        ("`%s`" % key, cells, samples, "%.1f%%" % (100 * median), "%.1f%%" % (100 * worst))
+        for key, cells, samples, median, worst in rows
     ]
-    for key, cells, samples, median, worst in rows:
-        lines.append("| `%s` | %d | %s | %.1f%% | %.1f%% |" % (key, cells, samples, 100 * median, 100 * worst))
-    return "\n".join(lines)
+    return "\n".join(
+        [
+            "The published `default` run (machine `%s`, commit %s, %s): spread of each case's samples."
+            % (machine, res.commit_hash[:8], res.env_name),
+            "",
+            table(["benchmark", "cells", "samples a cell", "spread, median", "spread, worst"], body, "lrrrr"),
+        ]
+    )
