@@ -134,7 +134,7 @@ def _row(rank_text, o, f, s, fidelity):
     write = "-"
     if o["write"]:
         write = _time_cell(o["write"]) + ("" if o["times_write"] else " (%s's writer)" % o.get("writer"))
-    return "| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+    return (
         rank_text,
         o["format"],
         _time_cell(o["read"]),
@@ -147,20 +147,21 @@ def _row(rank_text, o, f, s, fidelity):
 
 
 def table(ranked, picks, others, rows, variant):
+    from .markdown import table as markdown_table
+
+    body = [
+        _row(str(i + 1), o, f, s, "lost: " + ", ".join(o["losses"]) if o["losses"] else "preserved")
+        for i, (o, f, s) in enumerate(ranked)
+    ]
+    # measured, but not the frame that was written: never picked
+    body += [_row("-", o, figures(o), None, reason(o)) for o in others if differs(o)]
+    headers = ["rank", "format", "read ms", "write ms", "file MiB", "peak MiB", "score", "fidelity"]
     lines = [
         "Quick measures of %s rows (variant %s): medians of a few samples each, in one process a format; "
         "read from the page cache, write into memory. Not asv's figures: `make bench DATASET=` gives the full, "
         "recorded run." % ("{:,}".format(rows), variant),
         "",
-        "| rank | format | read ms | write ms | file MiB | peak MiB | score | fidelity |",
-        "|---:|---|---:|---:|---:|---:|---:|---|",
-    ]
-    for i, (o, f, s) in enumerate(ranked):
-        lines.append(_row(str(i + 1), o, f, s, "lost: " + ", ".join(o["losses"]) if o["losses"] else "preserved"))
-    for o in others:
-        if differs(o):  # measured, but not the frame that was written: never picked
-            lines.append(_row("-", o, figures(o), None, reason(o)))
-    lines += [
+        markdown_table(headers, body, "rlrrrrrl"),
         "",
         "score: the mean over read, write, size and peak memory of log2(figure / the best figure); "
         "0 is best at everything, 1 twice the best on average.",
