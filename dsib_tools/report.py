@@ -3,6 +3,7 @@ come from, read from asv results. The grid and batches reports are in report_gri
 report in report_engines, the reading of asv's results and cells in report_cells.
 """
 
+from .markdown import table
 from .report_cells import _case, _speedup, _under_load, format_seconds, format_with_spread
 
 # The post's Parquet and CSV timings in seconds (i5-8259U, pyarrow 0.11.1, pandas 0.23.4,
@@ -44,7 +45,7 @@ def markdown_table(res, names, with_2019=False, formats=("parquet", "csv"), labe
     head = ["Benchmark", labels[0], labels[1], "%s speedup" % labels[0]]
     if with_2019:
         head += ["%s 2019 (10.9 M rows)" % labels[0], "%s 2019" % labels[1], "speedup 2019"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    rows = []
     for case in CASES:
         (a, a_stats), (b, b_stats) = [post_case(res, names, case, f) for f in formats]
         mark = _under_load(res, _post_key(res, case)[0], load)
@@ -57,8 +58,8 @@ def markdown_table(res, names, with_2019=False, formats=("parquet", "csv"), labe
         if with_2019:
             pa, pb = POST_2019[case.key]
             cells += [format_seconds(pa), format_seconds(pb), _speedup(pa, pb)]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        rows.append(cells)
+    return table(head, rows)
 
 
 def speedup_table(before, after, names, columns, formats=("parquet", "csv"), labels=("Parquet", "CSV")):
@@ -67,16 +68,19 @@ def speedup_table(before, after, names, columns, formats=("parquet", "csv"), lab
     ``after`` is faster)."""
     from .suite import POST_2019 as CASES
 
-    head = ["Case"] + list(columns) + ["speedup"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    rows = []
     for fmt, label in zip(formats, labels):
         for case in CASES:
             (a, a_stats), (b, b_stats) = [post_case(res, names, case, fmt) for res in (before, after)]
-            lines.append(
-                "| %s %s | %s | %s | %s |"
-                % (label, case.label, format_with_spread(a, a_stats), format_with_spread(b, b_stats), _speedup(b, a))
+            rows.append(
+                (
+                    "%s %s" % (label, case.label),
+                    format_with_spread(a, a_stats),
+                    format_with_spread(b, b_stats),
+                    _speedup(b, a),
+                )
             )
-    return "\n".join(lines)
+    return table(["Case"] + list(columns) + ["speedup"], rows)
 
 
 def _ingested_rows(profile):
