@@ -129,7 +129,8 @@ compare-builds: $(BIN)/.ready
 ## noise: RUNS A/A comparisons of `make compare`, recorded in records/noise/ (the gate's noise floor)
 noise: $(BIN)/.ready
 	$(call prepare_machine,$(NOISE_PROFILE))
-	$(DSIB) noise --profile $(NOISE_PROFILE) --machine $(MACHINE) $(FACTOR_ARG) $(if $(RUNS),--runs $(RUNS)) $(if $(SLOWDOWN),--slowdown $(SLOWDOWN))
+	$(DSIB) noise --profile $(NOISE_PROFILE) --machine $(MACHINE) $(FACTOR_ARG) $(if $(RUNS),--runs $(RUNS)) $(if $(BUSY),--busy $(BUSY)) \
+		$(if $(SLOWDOWN),--slowdown $(SLOWDOWN))
 
 ## audit: the post's seven cases timed by asv and outside it, interleaved: records/audits/audit-MACHINE.json
 audit: data $(ASV_CONF)

@@ -24,6 +24,7 @@ import datetime
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -162,6 +163,15 @@ def run_entry(repo, results_dir, machine, gate, status, verdict, seconds):
     return entry
 
 
+# A process that keeps a core busy: the load of a machine a gate shares with other work.
+SPIN = "while True:\n    pass\n"
+
+
+def spinning(count):
+    """``count`` processes that keep a core busy each, at normal priority, until stopped."""
+    return [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(count)]
+
+
 def measure(
     root,
     machine,
@@ -172,14 +182,26 @@ def measure(
     work=None,
     progress=print,
     slowdown=None,
+    busy=0,
 ):
     """``runs`` comparisons of HEAD against a child that changes a comment (A/A) or, with
-    ``slowdown``, makes those adapters slower; the record as a dict, with every cell's raw
-    samples (or value) at both commits."""
+    ``slowdown``, makes those adapters slower, while ``busy`` processes keep cores busy; the record
+    as a dict, with every cell's raw samples (or value) at both commits."""
+    spinners = spinning(busy)
+    try:
+        return _measure(root, machine, runs, factor, profile, data_dir, work, progress, slowdown, busy)
+    finally:
+        for process in spinners:
+            process.kill()
+            process.wait()
+
+
+def _measure(root, machine, runs, factor, profile, data_dir, work, progress, slowdown, busy):
     work = work or tempfile.mkdtemp(prefix="dsib-noise-")
     repo = clone_with_change(root, work, slowdown)
     env = dict(os.environ, DSIB_DATA_DIR=os.path.abspath(data_dir or os.path.join(root, "data")))
     record = new_record(root, machine, profile, factor, slowdown, compare.resolve(root, "HEAD"))
+    record["busy_processes"] = busy
     for i in range(runs):
         results_dir = os.path.join(work, "results-%d" % (i + 1))
         start = time.time()

@@ -248,3 +248,23 @@ def test_the_audit_samples_as_asv_runner_does():
         ["gc_on", "asv", "forked", "gc_off"],
         ["asv", "forked", "gc_off", "gc_on"],
     ]
+
+
+def test_the_busy_processes_spin_until_stopped():
+    """make noise BUSY=N: N processes that keep a core busy each while the comparisons run."""
+    import time
+
+    import psutil
+
+    (process,) = noise.spinning(1)
+    try:
+        spinner = psutil.Process(process.pid)
+        deadline = time.monotonic() + 30
+        while spinner.cpu_times().user < 0.2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert spinner.cpu_times().user >= 0.2, "it spins"
+        assert process.poll() is None, "until stopped"
+    finally:
+        process.kill()
+        process.wait()
+    assert not psutil.pid_exists(process.pid) or psutil.Process(process.pid).status() == psutil.STATUS_ZOMBIE

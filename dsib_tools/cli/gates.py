@@ -152,7 +152,14 @@ def cmd_noise(args):
         print("error: %s" % exc, file=sys.stderr)
         return 2
     record = noise.measure(
-        os.getcwd(), args.machine, args.runs, args.factor, args.profile, data_dir=args.data_dir, slowdown=slowdown
+        os.getcwd(),
+        args.machine,
+        args.runs,
+        args.factor,
+        args.profile,
+        data_dir=args.data_dir,
+        slowdown=slowdown,
+        busy=args.busy,
     )
     output = args.output or os.path.join(
         "records", "noise", "%s-%s%s.json" % (args.machine, args.profile, "-slowdown" if slowdown else "")
@@ -173,6 +180,7 @@ def add_noise(sub):
     p.add_argument("--machine", required=True)
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--factor", type=float, default=FACTOR)
+    p.add_argument("--busy", type=int, default=0, help="processes that keep a core busy each during the runs")
     p.add_argument("--data-dir", help="where the profile's data is (default: data/)")
     p.add_argument("--profile", default=PROFILE, help="data scale (default: %(default)s)")
     p.add_argument(
