@@ -100,12 +100,59 @@ def run_worker(name, data_dir, variant, samples, keep=None, given=None):
     return json.loads(lines[-1])
 
 
+def _choices(args, spec):
+    """(the variant to measure, the formats asked, in the registry's order), or an error's text."""
+    from dsib.formats import FORMATS
+
+    variant = args.variant or ("str" if "str" in spec.variants else "plain")
+    if variant not in spec.variants:
+        return "this table has no variant %s (it has %s)" % (variant, ", ".join(spec.variants))
+    asked = [n.strip() for n in (args.only or ",".join(FORMATS)).split(",") if n.strip()]
+    unknown = [n for n in asked if n not in FORMATS]
+    if unknown:
+        return "no format %s (formats: %s)" % (", ".join(unknown), ", ".join(FORMATS))
+    return variant, [n for n in FORMATS if n in asked]  # a writer's worker before its file's other readers
+
+
+def _measure_each(names, data_dir, variant, samples):
+    """Every format's worker in turn, each in a process of its own; their outcomes. A reader of
+    another format's file reads the file that format's worker left (a 1,000,000-row CSV takes
+    seconds to write again)."""
+    from dsib.formats import FORMATS
+
+    writers = dict((n, writer_of(FORMATS[n], FORMATS.values())) for n in names if not FORMATS[n].writes)
+    files = os.path.join(data_dir, "files")
+    os.makedirs(files)
+    kept = dict((n, os.path.join(files, n + FORMATS[n].suffix)) for n in set(writers.values()) if n)
+    outcomes = []
+    for name in names:
+        outcome = run_worker(name, data_dir, variant, samples, kept.get(name), kept.get(writers.get(name)))
+        outcome["writer"] = writers.get(name)
+        outcomes.append(outcome)
+        print("  %-20s %s" % (name, "measured" if held(outcome) else reason(outcome)[:100]), file=sys.stderr)
+    return outcomes
+
+
+def _report(args, outcomes, rows, variant):
+    """The ranking printed, its page written (and the outcomes as JSON where asked); the page's path."""
+    ranked, picks, others = rank(lend_writes(outcomes))
+    text = table(ranked, picks, others, rows, variant)
+    print(text)
+    base = os.path.splitext(os.path.basename(args.path))[0]
+    html_path = args.html or os.path.join("build", "advise", base + ".html")
+    os.makedirs(os.path.dirname(os.path.abspath(html_path)), exist_ok=True)
+    page(html_path, ranked, others, rows, variant, text)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rows": rows, "variant": variant, "outcomes": outcomes}, f, indent=1)
+    return html_path
+
+
 def main(args):
     if args.worker:
         return _worker(args)
-    from data_prep.own_table import TableError, open_table
     from data_prep.own_ingest import add_table
-    from dsib.formats import FORMATS
+    from data_prep.own_table import TableError, open_table
 
     started = time.time()
     data_dir = tempfile.mkdtemp(prefix="dsib-advise-")
@@ -115,19 +162,11 @@ def main(args):
         except TableError as exc:
             print("error: %s" % exc, file=sys.stderr)
             return 2
-        spec, _ = open_table(NAME, data_dir)
-        variant = args.variant or ("str" if "str" in spec.variants else "plain")
-        if variant not in spec.variants:
-            print(
-                "error: this table has no variant %s (it has %s)" % (variant, ", ".join(spec.variants)), file=sys.stderr
-            )
+        chosen = _choices(args, open_table(NAME, data_dir)[0])
+        if isinstance(chosen, str):
+            print("error: %s" % chosen, file=sys.stderr)
             return 2
-        asked = [n.strip() for n in (args.only or ",".join(FORMATS)).split(",") if n.strip()]
-        unknown = [n for n in asked if n not in FORMATS]
-        if unknown:
-            print("error: no format %s (formats: %s)" % (", ".join(unknown), ", ".join(FORMATS)), file=sys.stderr)
-            return 2
-        names = [n for n in FORMATS if n in asked]  # a writer's worker before its file's other readers
+        variant, names = chosen
         save_frame(data_dir, variant)
         print(
             "%s: %s rows, %d columns%s; measuring %d formats, one process each"
@@ -140,29 +179,9 @@ def main(args):
             ),
             file=sys.stderr,
         )
-        # A reader of another format's file reads the file that format's worker left (a 1,000,000-row
-        # CSV takes seconds to write again).
-        writers = dict((n, writer_of(FORMATS[n], FORMATS.values())) for n in names if not FORMATS[n].writes)
-        files = os.path.join(data_dir, "files")
-        os.makedirs(files)
-        kept = dict((n, os.path.join(files, n + FORMATS[n].suffix)) for n in set(writers.values()) if n)
-        outcomes = []
-        for name in names:
-            outcome = run_worker(name, data_dir, variant, args.samples, kept.get(name), kept.get(writers.get(name)))
-            outcome["writer"] = writers.get(name)
-            outcomes.append(outcome)
-            print("  %-20s %s" % (name, "measured" if held(outcome) else reason(outcome)[:100]), file=sys.stderr)
+        outcomes = _measure_each(names, data_dir, variant, args.samples)
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
-    ranked, picks, others = rank(lend_writes(outcomes))
-    text = table(ranked, picks, others, added["rows"], variant)
-    print(text)
-    base = os.path.splitext(os.path.basename(args.path))[0]
-    html_path = args.html or os.path.join("build", "advise", base + ".html")
-    os.makedirs(os.path.dirname(os.path.abspath(html_path)), exist_ok=True)
-    page(html_path, ranked, others, added["rows"], variant, text)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"rows": added["rows"], "variant": variant, "outcomes": outcomes}, f, indent=1)
+    html_path = _report(args, outcomes, added["rows"], variant)
     print("\nThe page with its charts: %s (%.0f s in all)" % (html_path, time.time() - started))
     return 0

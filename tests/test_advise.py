@@ -179,3 +179,20 @@ def test_the_page_charts_every_measured_format(advised):
     assert sorted(p["format"] for p in spec["data"]["values"]) == ranked
     for script in re.findall(r"<script src='([^']+)'>", html):
         assert os.path.exists(os.path.join(os.path.dirname(page), script)), script
+
+
+def test_an_unknown_format_or_variant_is_a_one_line_error(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\n1,x\n2,y\n")
+    for option, said in (
+        ("--only=nope", "error: no format nope (formats: parquet, "),
+        ("--variant=zoned", "error: this table has no variant zoned (it has "),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "dsib_tools", "advise", str(path), option],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            universal_newlines=True,
+        )
+        assert done.returncode == 2 and done.stderr.strip().splitlines()[-1].startswith(said), done.stderr
