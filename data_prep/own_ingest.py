@@ -233,6 +233,39 @@ def _column_files(column, chunked):
     return files
 
 
+def _regrouped(batches, schema, partition_rows, path):
+    """``batches`` (all of ``schema``) as lists of batches of ``partition_rows`` rows each, the last
+    with what is left; one empty list where there are no rows."""
+    pending, pending_rows, count = [], 0, 0
+    for batch in batches:
+        if not batch.schema.equals(schema, check_metadata=False):
+            raise TableError("%s changes its columns' types part-way (%s, then %s)" % (path, schema, batch.schema))
+        while batch.num_rows:
+            take = batch.slice(0, partition_rows - pending_rows)
+            batch = batch.slice(take.num_rows)
+            pending.append(take)
+            pending_rows += take.num_rows
+            if pending_rows == partition_rows:
+                yield pending
+                count += 1
+                pending, pending_rows = [], 0
+    if pending_rows or count == 0:
+        yield pending
+
+
+def _metadata(name, path, fmt, strict):
+    """What the store's manifest says of a brought table: its source file and how to bring it again."""
+    from .store import file_sha256
+
+    return {
+        "source": {"kind": "file", "format": fmt, "name": os.path.basename(path), "sha256": file_sha256(path)},
+        "rebuild": "python -m data_prep add %s --from-file %s --format %s%s"
+        % (name, os.path.abspath(path), fmt, " --strict" if strict else ""),
+        "numpy": np.__version__,
+        "description": "a table brought from %s" % os.path.basename(path),
+    }
+
+
 def add_table(
     name, path, data_dir=None, fmt=None, strict=False, partition_rows=PARTITION_ROWS, progress=True, reserved=()
 ):
@@ -243,7 +276,7 @@ def add_table(
     import pyarrow as pa
 
     from .progress import progress_bar
-    from .store import default_data_dir, file_sha256, write_dataset
+    from .store import default_data_dir, write_dataset
 
     check_name(name, reserved)
     if not os.path.isfile(path):
@@ -257,36 +290,21 @@ def add_table(
     schema = first.schema
     columns, left_out = plan_columns(schema, strict)  # before anything is written
     nulls, rows = set(), [0]
-
-    def partition(pending, number):
-        table = pa.Table.from_batches(pending, schema=schema)
-        files = {}
-        for column in columns:
-            made = _column_files(column, table.column(column.name))
-            if column.key + ".valid" in made:
-                nulls.add(column.key)
-            files.update(made)
-        rows[0] += table.num_rows
-        if bar is not None:
-            bar.update(table.num_rows)
-        return "part-%05d" % number, files
+    bar = progress_bar(None, "add %s" % name, progress)
 
     def partitions():
-        pending, pending_rows, number = [], 0, 0
-        for batch in itertools.chain([first], batches):
-            if not batch.schema.equals(schema, check_metadata=False):
-                raise TableError("%s changes its columns' types part-way (%s, then %s)" % (path, schema, batch.schema))
-            while batch.num_rows:
-                take = batch.slice(0, partition_rows - pending_rows)
-                batch = batch.slice(take.num_rows)
-                pending.append(take)
-                pending_rows += take.num_rows
-                if pending_rows == partition_rows:
-                    yield partition(pending, number)
-                    number += 1
-                    pending, pending_rows = [], 0
-        if pending_rows or number == 0:
-            yield partition(pending, number)
+        for number, pending in enumerate(_regrouped(itertools.chain([first], batches), schema, partition_rows, path)):
+            table = pa.Table.from_batches(pending, schema=schema)
+            files = {}
+            for column in columns:
+                made = _column_files(column, table.column(column.name))
+                if column.key + ".valid" in made:
+                    nulls.add(column.key)
+                files.update(made)
+            rows[0] += table.num_rows
+            if bar is not None:
+                bar.update(table.num_rows)
+            yield "part-%05d" % number, files
 
     def finish(manifest):
         described = [c._replace(nulls=c.key in nulls) for c in columns]
@@ -296,22 +314,10 @@ def add_table(
             "strict": bool(strict),
         }
 
-    source = {"kind": "file", "format": fmt, "name": os.path.basename(path), "sha256": file_sha256(path)}
-    rebuild = "python -m data_prep add %s --from-file %s --format %s%s" % (
-        name,
-        os.path.abspath(path),
-        fmt,
-        " --strict" if strict else "",
-    )
-    metadata = {
-        "source": source,
-        "rebuild": rebuild,
-        "numpy": np.__version__,
-        "description": "a table brought from %s" % os.path.basename(path),
-    }
-    bar = progress_bar(None, "add %s" % name, progress)
     try:
-        written = write_dataset(data_dir, name, OWN_PROFILE, partitions(), metadata, finish=finish)
+        written = write_dataset(
+            data_dir, name, OWN_PROFILE, partitions(), _metadata(name, path, fmt, strict), finish=finish
+        )
     finally:
         if bar is not None:
             bar.close()
