@@ -363,31 +363,26 @@ def mark_newest_only(case, newest, current=None):
     return case
 
 
-def build(results_dir, machine):
-    """The page's data, as plain JSON-able structures."""
-    from .machine_load import Machine, describe_load
+def _environment(index, res, loads):
+    """One environment of the view: its releases and label, commit, load and file layouts."""
+    from .machine_load import describe_load
 
-    benchmarks = load_benchmarks(results_dir)
-    results = published_results(results_dir, machine, benchmarks)
-    loads = Machine(results_dir, machine)
-    envs = [
-        dict(
-            [(k, res.params.get(k)) for k in ("python", "pyarrow", "pandas", "numpy")],
-            label=release_label(res.params),
-            env_name=res.env_name,
-            commit=res.commit_hash[:8],
-            load=describe_load(loads.run(res)),
-            under_load=len(loads.busy_keys(res)),
-            text=text_kind(res.params),
-            layout=file_layouts(res),
-            index=index,
-        )
-        for index, res in enumerate(results)
-    ]
-    orders = dict(
-        (view, sorted(range(len(results)), key=lambda i: [_version(envs[i][k]) for k in keys]))
-        for view, keys in VIEWS.items()
+    return dict(
+        [(k, res.params.get(k)) for k in ("python", "pyarrow", "pandas", "numpy")],
+        label=release_label(res.params),
+        env_name=res.env_name,
+        commit=res.commit_hash[:8],
+        load=describe_load(loads.run(res)),
+        under_load=len(loads.busy_keys(res)),
+        text=text_kind(res.params),
+        layout=file_layouts(res),
+        index=index,
     )
+
+
+def _cases(benchmarks, results, envs, orders):
+    """Every case of the view: its values and spread in each environment, and per ordering its
+    headline and steps, with instruction counts beside and the defaults that changed at a step."""
     cases = [
         {
             "id": ident,
@@ -409,6 +404,22 @@ def build(results_dir, machine):
             if h is not None:
                 for which in ("best", "previous"):
                     h[which + "_kinds"] = kind_change(case, envs[h[which]], envs[h["newest"]])
+    return cases
+
+
+def build(results_dir, machine):
+    """The page's data, as plain JSON-able structures."""
+    from .machine_load import Machine
+
+    benchmarks = load_benchmarks(results_dir)
+    results = published_results(results_dir, machine, benchmarks)
+    loads = Machine(results_dir, machine)
+    envs = [_environment(index, res, loads) for index, res in enumerate(results)]
+    orders = dict(
+        (view, sorted(range(len(results)), key=lambda i: [_version(envs[i][k]) for k in keys]))
+        for view, keys in VIEWS.items()
+    )
+    cases = _cases(benchmarks, results, envs, orders)
     known = set(c["id"] for c in cases)
     names = param_names(results_dir)
     return {
