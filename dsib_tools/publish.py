@@ -57,18 +57,10 @@ def current_keys(result, benchmarks):
     )
 
 
-def stage(results_dir, staging, profile=None):
-    """Copy ``results_dir`` into ``staging`` without stale results, with ``benchmarks.json`` listing
-    the benchmarks that some environment has; with ``profile``, only the results at that profile
-    (asv's summary graphs take every environment's results along the commits, so two scales there
-    would make one line).
-
-    Returns [(machine, environment, benchmarks it lacks)] for each environment left out: those
-    with no current result at all."""
-    listed = _load(os.path.join(results_dir, BENCHMARKS_JSON))
-    benchmarks = dict((k, v) for k, v in listed.items() if isinstance(v, dict))
-    os.makedirs(staging)
-    environments = {}  # (machine, env_name) -> [(file name, trimmed result)]
+def _current_results(results_dir, staging, benchmarks, profile):
+    """{(machine, environment): [(file name, its result with the current benchmarks' results only)]}
+    of ``results_dir`` (at ``profile`` where given); each machine's machine.json copied to ``staging``."""
+    environments = {}
     for machine in sorted(os.listdir(results_dir)):
         folder = os.path.join(results_dir, machine)
         if not os.path.isfile(os.path.join(folder, "machine.json")):
@@ -84,6 +76,21 @@ def stage(results_dir, staging, profile=None):
             keep = current_keys(result, benchmarks)
             result["results"] = dict((k, v) for k, v in result["results"].items() if k in keep)
             environments.setdefault((machine, result["env_name"]), []).append((name, result))
+    return environments
+
+
+def stage(results_dir, staging, profile=None):
+    """Copy ``results_dir`` into ``staging`` without stale results, with ``benchmarks.json`` listing
+    the benchmarks that some environment has; with ``profile``, only the results at that profile
+    (asv's summary graphs take every environment's results along the commits, so two scales there
+    would make one line).
+
+    Returns [(machine, environment, benchmarks it lacks)] for each environment left out: those
+    with no current result at all."""
+    listed = _load(os.path.join(results_dir, BENCHMARKS_JSON))
+    benchmarks = dict((k, v) for k, v in listed.items() if isinstance(v, dict))
+    os.makedirs(staging)
+    environments = _current_results(results_dir, staging, benchmarks, profile)
     has = dict((key, set().union(*(set(r["results"]) for _, r in files))) for key, files in environments.items())
     published = set().union(*has.values()) if has else set()
     _write(
