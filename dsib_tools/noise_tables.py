@@ -190,7 +190,7 @@ def _aa_headline(record, runs, timed):
     return (
         "A/A at factor %.2f (peak memory %.2f, file sizes %.2f), profile `%s`, machine `%s` (%s), base `%s`: "
         "%s cells flagged in %d runs of %s cells compared, times judged by the gate's rule (%s)%s; a run took "
-        "%s min; other processes and steal during each run: %s. Timed cells: %d samples a commit, "
+        "%s min; other processes and steal during each run: %s%s. Timed cells: %d samples a commit, "
         "one call each (`number` %s), one process each. The smallest slowdown the rule would flag, given "
         "these samples: %.2fx at the median over cells and directions. The same samples with one side made "
         "%d %% slower: flagged in %d %% of cells and directions."
@@ -212,6 +212,7 @@ def _aa_headline(record, runs, timed):
             % (RULES[taken], _flag_counts(replays(record, taken))),
             _minutes(record),
             _loads(record),
+            " (%d spinning processes among them)" % record["busy_processes"] if record.get("busy_processes") else "",
             record["sampling"]["rounds"],
             "/".join(
                 sorted(
