@@ -16,7 +16,7 @@ import pytest
 from data_prep.own_table import OWN_PROFILE, open_table
 from data_prep.own_ingest import add_table
 
-from .conftest import ROOT
+from .conftest import ROOT, table_rows
 from .own_tables import awkward_table, every_kind, make_file, nullable_table, ready_in_a_case_process
 
 # The grid on a brought table: every class of benchmarks/ with a source parameter, each of its
@@ -370,7 +370,7 @@ def test_advise_keeps_every_column_and_format_of_a_table_of_awkward_types(tmp_pa
         # Those losses, and a resolution (datetime_unit) where the format declares it: nothing else.
         others = [loss for loss in _named(o["losses"]) if loss not in declared and "read as datetime64[" not in loss]
         assert declared <= _named(o["losses"]) and not others, (name, o["losses"])
-    ranked = re.findall(r"^\| (\d+) \| ([\w-]+) \|", text, re.M)
+    ranked = [(row[0], row[1]) for row in table_rows(text) if row[0].isdigit()]
     for name in FORMATS:
         if FORMATS[name].family in ("csv", "json") and not FORMATS[name].unavailable(versions):
             assert name in [n for _, n in ranked], (name, text)

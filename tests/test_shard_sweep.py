@@ -307,7 +307,7 @@ def test_the_matrix_runs_the_release_selection_and_resumes_with_asvs_own_flag(re
     """run-matrix's -b is the release-tracking selection (within FORMAT and SOURCE): asv ran no cell
     outside it, and it resumes with --skip-existing-successful, not --skip-existing (which would never
     retry a cell that failed)."""
-    from dsib_tools import matrix
+    from dsib_tools import matrix, run
 
     for name, kinds in _cells(resumed["results"]).items():
         for cell, kind in kinds.items():
@@ -321,4 +321,6 @@ def test_the_matrix_runs_the_release_selection_and_resumes_with_asvs_own_flag(re
         stderr=subprocess.STDOUT,
         universal_newlines=True,
     )
-    assert "--skip-existing-successful" in done.stdout and "--skip-existing " not in done.stdout, done.stdout
+    assert "dsib_tools run " in done.stdout and "--matrix curated --selection release" in done.stdout, done.stdout
+    command = run.asv_command("matrix.json", "m", "tiny", "HEAD", matrix=True)
+    assert "--skip-existing-successful" in command and "--skip-existing" not in command, command
