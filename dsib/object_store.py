@@ -14,7 +14,7 @@ import shutil
 import signal
 import sys
 
-from .questdb_server import downloads_dir, java_unavailable, sha1_of
+from .questdb_server import downloads_dir, jar_unavailable
 from .server_process import LOOPBACK, START_TIMEOUT, Server, free_port
 
 S3PROXY_VERSION = "4.1.0"
@@ -34,28 +34,9 @@ def s3proxy_jar():
     return os.path.join(downloads_dir(), "s3proxy-%s-jar-with-dependencies.jar" % S3PROXY_VERSION)
 
 
-_verified = {}
-
-
 def object_store_unavailable():
     """Why no object store can be started here, or None."""
-    reason = java_unavailable("s3proxy %s" % S3PROXY_VERSION)
-    if reason:
-        return reason
-    jar = s3proxy_jar()
-    if not os.path.isfile(jar):
-        return "the s3proxy %s jar is not at %s (`make servers` fetches it from Maven Central)" % (S3PROXY_VERSION, jar)
-    stamp = (jar, os.path.getsize(jar), os.path.getmtime(jar))
-    if stamp not in _verified:
-        _verified[stamp] = sha1_of(jar)
-    if _verified[stamp] != S3PROXY_SHA1:
-        return "%s is not s3proxy %s's jar (sha1 %s, Maven Central's is %s): remove it and run `make servers`" % (
-            jar,
-            S3PROXY_VERSION,
-            _verified[stamp],
-            S3PROXY_SHA1,
-        )
-    return None
+    return jar_unavailable("s3proxy %s" % S3PROXY_VERSION, s3proxy_jar(), S3PROXY_SHA1)
 
 
 def _answers(port):

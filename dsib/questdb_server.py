@@ -79,25 +79,33 @@ def java_unavailable(needed_by):
     return not_the_series_major("Java", java, JAVA_MAJOR, "dsib.questdb_server.JAVA_MAJOR")
 
 
-def questdb_unavailable():
-    """Why no QuestDB server can be started here, or None."""
-    reason = java_unavailable("QuestDB %s" % QUESTDB_VERSION)
+def jar_unavailable(label, jar, sha1, overridden=False):
+    """Why the server ``label`` (name and version) cannot run from ``jar`` here: no Java of the
+    series' major, no jar, or a jar that is not the pinned one (unless ``overridden``: a jar the
+    user named); None where it can."""
+    reason = java_unavailable(label)
     if reason:
         return reason
-    jar = questdb_jar()
     if not os.path.isfile(jar):
-        return "the QuestDB %s jar is not at %s (`make servers` fetches it from Maven Central)" % (QUESTDB_VERSION, jar)
+        return "the %s jar is not at %s (`make servers` fetches it from Maven Central)" % (label, jar)
     stamp = (jar, os.path.getsize(jar), os.path.getmtime(jar))
     if stamp not in _verified_jars:
         _verified_jars[stamp] = sha1_of(jar)
-    if _verified_jars[stamp] != QUESTDB_SHA1 and not os.environ.get("DSIB_QUESTDB_JAR"):
-        return "%s is not QuestDB %s's jar (sha1 %s, Maven Central's is %s): remove it and run `make servers`" % (
+    if _verified_jars[stamp] != sha1 and not overridden:
+        return "%s is not %s's jar (sha1 %s, Maven Central's is %s): remove it and run `make servers`" % (
             jar,
-            QUESTDB_VERSION,
+            label,
             _verified_jars[stamp],
-            QUESTDB_SHA1,
+            sha1,
         )
     return None
+
+
+def questdb_unavailable():
+    """Why no QuestDB server can be started here, or None."""
+    return jar_unavailable(
+        "QuestDB %s" % QUESTDB_VERSION, questdb_jar(), QUESTDB_SHA1, overridden=bool(os.environ.get("DSIB_QUESTDB_JAR"))
+    )
 
 
 def questdb_version():
