@@ -22,11 +22,10 @@ def replays(record, rule=compare.RULE):
     return [replay(run, record["factor"], rule) for run in record["runs"]]
 
 
-def smallest_flagged(before, after, factor):
-    """Each timed cell's smallest slowdown the gate would flag, given these samples (``bounds``):
-    cell -> [head slower, base slower]."""
-    timed = [name for name in set(before) & set(after) if compare.sampled(name) and compare._measured(before[name][0])]
-    timed = [name for name in timed if compare._measured(after[name][0])]
+def smallest_flagged(before, after, verdict, factor):
+    """Each timed cell the ``verdict`` compared: its smallest slowdown the gate would flag, given
+    these samples (``bounds``), cell -> [head slower, base slower]."""
+    timed = [name for name in verdict["compared"] if compare.sampled(name)]
     return dict(
         (
             name,
@@ -39,17 +38,17 @@ def smallest_flagged(before, after, factor):
     )
 
 
-def per_case(record):
+def per_case(record, runs, smallest):
     """Timed cases: (case, cells, median spread, worst spread, A/A ratio furthest from 1, flagged,
     median smallest slowdown flagged, share of replayed slowdowns flagged) rows, every figure from
-    the record's raw samples, judged by the gate's rule."""
+    the record's raw samples (``runs``: ``replays``; ``smallest``: each run's ``smallest_flagged``),
+    judged by the gate's rule."""
     rows = {}
-    for before, after, verdict in replays(record):
+    for (before, after, verdict), least in zip(runs, smallest):
         flagged = set(verdict["worse"]) | set(verdict["better"])
         ratios = compare.ratios_of(before, after)
         spreads = [compare.spreads_of(cells) for cells in (before, after)]
         caught = detects(before, after, record["slowdown"])
-        smallest = smallest_flagged(before, after, record["factor"])
         for cell in verdict["compared"]:
             if not compare.sampled(cell):
                 continue
@@ -63,7 +62,7 @@ def per_case(record):
             row["spreads"] += [spreads[0][cell], spreads[1][cell]]
             row["ratios"].append(ratios[cell])
             row["flagged"] += cell in flagged
-            row["smallest"] += smallest[cell]
+            row["smallest"] += least[cell]
     return [
         (
             name,
@@ -174,18 +173,11 @@ def _flag_counts(runs):
     return " + ".join(str(len(v["worse"]) + len(v["better"])) for _, _, v in runs)
 
 
-def _aa_headline(record, runs, timed):
+def _aa_headline(record, runs, timed, least):
     """The sentence above a record's A/A table: what was compared, how, under what load, and what
-    the samples let the rule flag."""
+    the samples let the rule flag (``least``: each run's ``smallest_flagged``)."""
     caught = sum(row[-1] * 2 * row[1] for row in timed) / sum(2 * row[1] for row in timed)
-    smallest = statistics.median(
-        [
-            x
-            for before, after, _ in runs
-            for pair in smallest_flagged(before, after, record["factor"]).values()
-            for x in pair
-        ]
-    )
+    smallest = statistics.median([x for run in least for pair in run.values() for x in pair])
     taken = rule_of(record)
     return (
         "A/A at factor %.2f (peak memory %.2f, file sizes %.2f), profile `%s`, machine `%s` (%s), base `%s`: "
@@ -228,7 +220,8 @@ def _aa_headline(record, runs, timed):
 
 def aa_markdown(record):
     runs = replays(record)
-    timed = per_case(record)
+    smallest = [smallest_flagged(before, after, verdict, record["factor"]) for before, after, verdict in runs]
+    timed = per_case(record, runs, smallest)
     timed_rows = [
         (
             "`%s`" % name,
@@ -259,7 +252,7 @@ def aa_markdown(record):
     once_headers = ["measured once a commit", "cells", "threshold", "A/A ratio, furthest from 1 (cell)", "flagged"]
     return "\n".join(
         [
-            _aa_headline(record, runs, timed),
+            _aa_headline(record, runs, timed, smallest),
             "",
             table(timed_headers, timed_rows, "lrrrrrrr"),
             "",
