@@ -392,8 +392,12 @@ def summary_markdown(table, verdict, base, head, factor, profile=PROFILE):
 SAME_WORK = ": same work, slower: memory, I/O or the machine"
 
 
-def _mark(verdict, name):
-    return "slower" if name in verdict["worse"] else "faster" if name in verdict["better"] else "same"
+def mark(verdict, name):
+    """A cell's verdict in a word: slower, faster, failed or same."""
+    for key, word in (("worse", "slower"), ("better", "faster"), ("failed", "failed")):
+        if name in verdict[key]:
+            return word
+    return "same"
 
 
 def cell_lines(verdict):
@@ -407,11 +411,11 @@ def cell_lines(verdict):
         time = "%.3f [%.3f, %.3f]" % estimate if estimate else "%.3f" % verdict["ratios"][name]
         twin = counted_twin(name)
         counted = (
-            "  instructions %.4f %-6s" % (verdict["ratios"][twin], _mark(verdict, twin))
+            "  instructions %.4f %-6s" % (verdict["ratios"][twin], mark(verdict, twin))
             if twin in verdict["ratios"]
             else ""
         )
-        lines.append("  time %s %-6s%s  %s" % (time, _mark(verdict, name), counted, name))
+        lines.append("  time %s %-6s%s  %s" % (time, mark(verdict, name), counted, name))
     return lines
 
 

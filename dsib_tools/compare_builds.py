@@ -96,16 +96,11 @@ def run(root, library, base, head, machine, factor=compare.FACTOR, benchmarks=No
     ratios = compare.ratios_of(before, after)
     for name in sorted(set(verdict["compared"] + verdict["failed"] + verdict["dropped"])):
         if name in ratios:
-            print("%-8s %6.3f  %s" % (_mark(name, verdict), ratios[name], name))
+            print("%-8s %6.3f  %s" % (compare.mark(verdict, name), ratios[name], name))
         else:
-            print("%-8s %6s  %s" % ("dropped" if name in verdict["dropped"] else _mark(name, verdict), "-", name))
+            print(
+                "%-8s %6s  %s" % ("dropped" if name in verdict["dropped"] else compare.mark(verdict, name), "-", name)
+            )
     labels = ("%s %s" % (library, base), "%s %s" % (library, head))
     status = compare.gate_status([s for s in statuses if s != 1], verdict, *labels, factor=factor)
     return status, verdict
-
-
-def _mark(name, verdict):
-    for key, mark in (("worse", "slower"), ("better", "faster"), ("failed", "failed")):
-        if name in verdict[key]:
-            return mark
-    return "same"
