@@ -137,8 +137,9 @@ class ObjectStoreAddress(object):
         """``host:port`` of the store itself (None) or of the proxy adding ``delay_ms``."""
         return "%s:%d" % (LOOPBACK, self.port if delay_ms is None else self.proxies[delay_ms])
 
-    def pyarrow_filesystem(self, delay_ms=None):
-        """pyarrow's S3 client of this store (pyarrow 2.0 and later), path-style on 127.0.0.1."""
+    def pyarrow_filesystem(self, delay_ms=None, **options):
+        """pyarrow's S3 client of this store (pyarrow 2.0 and later), path-style on 127.0.0.1, with
+        pyarrow's other ``options``."""
         from pyarrow.fs import S3FileSystem
 
         return S3FileSystem(
@@ -147,19 +148,11 @@ class ObjectStoreAddress(object):
             region=REGION,
             scheme="http",
             endpoint_override=self.endpoint(delay_ms),
+            **options,
         )
 
     def create_bucket(self):
-        from pyarrow.fs import S3FileSystem
-
-        S3FileSystem(
-            access_key=IDENTITY,
-            secret_key=CREDENTIAL,
-            region=REGION,
-            scheme="http",
-            endpoint_override=self.endpoint(),
-            allow_bucket_creation=True,
-        ).create_dir(BUCKET)
+        self.pyarrow_filesystem(allow_bucket_creation=True).create_dir(BUCKET)
 
     def storage_options(self, delay_ms=None):
         """What pandas' ``storage_options`` (fsspec's s3fs) needs to reach this store."""
