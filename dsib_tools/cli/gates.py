@@ -162,7 +162,9 @@ def cmd_noise(args):
         busy=args.busy,
     )
     output = args.output or os.path.join(
-        "records", "noise", "%s-%s%s.json" % (args.machine, args.profile, "-slowdown" if slowdown else "")
+        "records",
+        "noise",
+        "%s-%s%s%s.json" % (args.machine, args.profile, "-slowdown" if slowdown else "", "-busy" if args.busy else ""),
     )
     noise_record.save(record, output)
     print(noise_tables.markdown(record))
@@ -189,7 +191,7 @@ def add_noise(sub):
         metavar="FORMAT.SIDE=FACTOR",
         help="instead of A/A, make these adapters slower, e.g. csv.write=1.25 parquet.read=1.3",
     )
-    p.add_argument("-o", "--output", help="default: records/noise/MACHINE-PROFILE[-slowdown].json")
+    p.add_argument("-o", "--output", help="default: records/noise/MACHINE-PROFILE[-slowdown][-busy].json")
     p.set_defaults(func=cmd_noise)
 
 
