@@ -17,19 +17,9 @@ LOCAL_HTML := $(BUILD)/html
 PYENV_BINS := $(subst $() ,:,$(wildcard $(HOME)/.pyenv/versions/*/bin))
 export PATH := $(abspath $(BIN)):$(PYENV_BINS):$(PATH)
 ASV_CONF := .asv-$(PROFILE).conf.json
-MATRIX ?= curated
-MATRIX_SELECTION ?= release
-BASE ?= HEAD~1
-LIBRARY ?= pyarrow
-NOISE_PROFILE ?= pr
-SITE ?= $(LOCAL_HTML)
-PORT ?= 8080
-FAST_WORKERS ?= 2
-TEST_WORKERS ?= 2
 
 .PHONY: help bench bench-matrix data workspace servers run run-matrix merge-results site serve table record publish compare \
-	compare-builds noise audit test test-fast provision lint advise clean-env clean-cache FORCE
-.DEFAULT_GOAL := help
+	compare-builds noise audit test test-fast provision lint advise clean-env clean-cache
 
 ## help: this list: every target, one line each (the lines that start with two hashes in the Makefile)
 help:
@@ -45,24 +35,22 @@ bench: data run site table
 
 ## data: generate and store the PROFILE's datasets where missing (DATASET=<name>: verify your table)
 data: $(BIN)/.ready
-	$(if $(DATASET),$(BIN)/python -m data_prep verify --profile brought --dataset $(DATASET),\
-		$(BIN)/python -m data_prep prepare --profile $(PROFILE) --if-missing)
+	$(BIN)/python -m data_prep $(if $(DATASET),verify --profile brought --dataset $(DATASET),prepare --profile $(PROFILE) --if-missing)
 
 ## workspace: build/results as a copy of the committed results/, where a run writes its own
 workspace: $(BIN)/.ready
 	$(DSIB) workspace --committed results --local $(LOCAL_RESULTS)
 
-$(ASV_CONF): asv.conf.json $(BIN)/.ready FORCE
+.PHONY: $(ASV_CONF)
+$(ASV_CONF): asv.conf.json $(BIN)/.ready
 	$(DSIB) config --profile $(PROFILE) --envs newest --results-dir $(LOCAL_RESULTS) \
 		--html-dir $(LOCAL_HTML) --env-dir $(ASV_ENV_DIR) $(if $(DATASET),--dataset $(DATASET)) -o $@
 
-FORCE:
-
 DSIB_RUN = $(DSIB) run --profile $(PROFILE) --machine $(MACHINE) --commit $(COMMIT) \
-	--results-dir $(LOCAL_RESULTS) --html-dir $(LOCAL_HTML) --env-dir $(ASV_ENV_DIR) \
-	--format "$(FORMAT)" --source "$(SOURCE)" --engine "$(ENGINE)"
+	--results-dir $(LOCAL_RESULTS) --html-dir $(LOCAL_HTML) --env-dir $(ASV_ENV_DIR) --format "$(FORMAT)" \
+	--source "$(SOURCE)" --engine "$(ENGINE)"
 
-## servers: what the engines' servers need (PostgreSQL, Java, QuestDB), installed where missing
+## servers: what the held servers need (PostgreSQL, Java, QuestDB, s3proxy), installed where missing
 servers: $(BIN)/.ready
 	VENV=$(VENV) BUILD=$(BUILD) scripts/provision servers
 
@@ -75,7 +63,7 @@ bench-matrix: data run-matrix site
 
 ## run-matrix: asv's run of the release matrix into build/results (bench-matrix without data and site)
 run-matrix: workspace servers
-	$(DSIB_RUN) --matrix $(MATRIX) --selection $(MATRIX_SELECTION) $(if $(SHARD),--shard "$(SHARD)")
+	$(DSIB_RUN) --matrix $(or $(MATRIX),curated) --selection $(or $(MATRIX_SELECTION),release) $(if $(SHARD),--shard "$(SHARD)")
 
 ## merge-results: join the results trees of a sweep's shards (SHARDS="DIR ...") into build/results
 merge-results: workspace
@@ -85,26 +73,19 @@ merge-results: workspace
 RUN_ENV := $(if $(DATASET),DSIB_DATASET$(DATASET)-DSIB_PROFILE,DSIB_PROFILE$(PROFILE))
 site: $(ASV_CONF)
 	$(DSIB) publish --config $(ASV_CONF)
-	$(DSIB) site --results-dir $(LOCAL_RESULTS) --html-dir $(LOCAL_HTML) --machine $(MACHINE) \
-		--env $(RUN_ENV)
-	@echo "The site of this run: make serve, then http://127.0.0.1:8080/ (opened from disk, asv's pages fail)"
+	$(DSIB) site --results-dir $(LOCAL_RESULTS) --html-dir $(LOCAL_HTML) --machine $(MACHINE) --env $(RUN_ENV)
 
-## serve: the site on http://127.0.0.1:PORT/ (SITE=html: the published one; asv's pages need a server)
+## serve: the site on http://127.0.0.1:PORT/ (8080; SITE=html: the published one; asv's pages need a server)
 serve: $(BIN)/.ready
-	@echo "Serving $(SITE) on http://127.0.0.1:$(PORT)/ (Ctrl-C stops it)"
-	$(BIN)/python -m http.server --bind 127.0.0.1 --directory $(SITE) $(PORT)
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory $(or $(SITE),$(LOCAL_HTML)) $(or $(PORT),8080)
 
 ## table: print the 2019 post's table from build/results (DATASET=<name>: your table's report)
 table: $(BIN)/.ready
-	$(if $(DATASET),$(DSIB) report --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) \
-		--env $(RUN_ENV) --dataset $(DATASET),\
-		$(DSIB) table --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --env $(RUN_ENV) \
-		--with-2019)
+	$(DSIB) $(if $(DATASET),report --dataset $(DATASET),table --with-2019) --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --env $(RUN_ENV)
 
 ## record: copy MACHINE's new results into the committed results/ and republish html/ (review, commit)
 record: $(BIN)/.ready
-	$(DSIB) record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed results \
-		$(if $(ALLOW_LOAD),--allow-load)
+	$(DSIB) record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed results $(if $(ALLOW_LOAD),--allow-load)
 	$(MAKE) publish
 
 ## publish: html/ from the committed results/ at the published scale, default (what `make record` ends with)
@@ -119,17 +100,17 @@ FACTOR_ARG = $(if $(FACTOR),--factor $(FACTOR))
 ## compare: asv continuous BASE..COMMIT (default HEAD~1..HEAD) at the pr profile: the pull-request gate
 compare: $(BIN)/.ready
 	$(call prepare_machine,pr)
-	$(DSIB) compare $(BASE) $(COMMIT) --machine $(MACHINE) $(FACTOR_ARG) $(if $(SUMMARY),--summary "$(SUMMARY)")
+	$(DSIB) compare $(or $(BASE),HEAD~1) $(COMMIT) --machine $(MACHINE) $(FACTOR_ARG) $(if $(SUMMARY),--summary "$(SUMMARY)")
 
 ## compare-builds: the gate's cells in two builds of LIBRARY: BUILD_BASE, BUILD_HEAD (a release, wheel, source)
 compare-builds: $(BIN)/.ready
 	$(call prepare_machine,pr)
-	$(DSIB) compare-builds $(LIBRARY) "$(BUILD_BASE)" "$(BUILD_HEAD)" --machine $(MACHINE) $(FACTOR_ARG)
+	$(DSIB) compare-builds $(or $(LIBRARY),pyarrow) "$(BUILD_BASE)" "$(BUILD_HEAD)" --machine $(MACHINE) $(FACTOR_ARG)
 
 ## noise: RUNS A/A comparisons of `make compare`, recorded in records/noise/ (the gate's noise floor)
 noise: $(BIN)/.ready
-	$(call prepare_machine,$(NOISE_PROFILE))
-	$(DSIB) noise --profile $(NOISE_PROFILE) --machine $(MACHINE) $(FACTOR_ARG) $(if $(RUNS),--runs $(RUNS)) $(if $(BUSY),--busy $(BUSY)) \
+	$(call prepare_machine,$(or $(NOISE_PROFILE),pr))
+	$(DSIB) noise --profile $(or $(NOISE_PROFILE),pr) --machine $(MACHINE) $(FACTOR_ARG) $(if $(RUNS),--runs $(RUNS)) $(if $(BUSY),--busy $(BUSY)) \
 		$(if $(SLOWDOWN),--slowdown $(SLOWDOWN))
 
 ## audit: the post's seven cases timed by asv and outside it, interleaved: records/audits/audit-MACHINE.json
@@ -149,17 +130,16 @@ provision: $(BIN)/.ready
 
 ## test: every test (CI): ruff, then real asv runs, servers and the site in Chromium included
 test: lint provision
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) -ra --durations=25 tests
+	$(BIN)/python -m pytest -n $(or $(WORKERS),2) -ra --durations=25 tests
 
 FAST_TIER := not asv and not server and not browser and not slow
 ## test-fast: the tests that need no asv run, server, browser, nor long (a contributor's loop, under 2 min)
 test-fast: $(BIN)/.ready
-	$(BIN)/python -m pytest -n $(FAST_WORKERS) -q -ra -m "$(FAST_TIER)" --durations=5 tests
+	$(BIN)/python -m pytest -n $(or $(WORKERS),2) -q -ra -m "$(FAST_TIER)" --durations=5 tests
 
 ## lint: ruff's lint rules and its format check over the code (pyproject.toml)
 lint: $(BIN)/.ready
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
 ## clean-env: remove the tools' virtualenv and asv's benchmark environments (.venv, .asv/env)
 clean-env:

@@ -77,6 +77,7 @@ def cmd_site(args):
         )
     for path in write(args.html_dir, args.results_dir, *names):
         print("wrote %s" % path)
+    print("make serve SITE=%s serves it on http://127.0.0.1:8080/ (opened from disk, asv's pages fail)" % args.html_dir)
     return 0
 
 
