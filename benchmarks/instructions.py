@@ -15,12 +15,13 @@ figures are the timed class's alone. Where the machine exposes no counter (a VM 
 ``setup``, before anything is loaded, with the one-line reason.
 
 Not counted: the cold reads and durable writes (what they measure is the device), and the
-engines' cases (their work is in a server's or a JVM's process).
+engines' cases (their work is in a server's or a JVM's process). The object store's reads count
+the client's instructions only: the store and its proxy run in processes of their own.
 """
 
 from dsib import counters
 
-from . import batches, prepare, reads, series, writes
+from . import batches, objectstore, prepare, reads, series, writes
 
 TIMED = ("time_",)
 HIDDEN = ("time_", "timeraw_", "peakmem_", "mem_", "track_")
@@ -69,3 +70,4 @@ ReadColumns = counted(batches.ReadColumns)
 IterateBatches = counted(batches.IterateBatches)
 ContinuousReadInBatches = counted(batches.ContinuousReadInBatches)
 Prepare = counted(prepare.Prepare)
+ReadFromObjectStore = counted(objectstore.ReadFromObjectStore)

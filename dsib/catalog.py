@@ -23,6 +23,7 @@ from data_prep.store import default_data_dir
 
 from .engines import ENGINES
 from .formats import FORMATS, POST_2019_FORMATS
+from .registry import Needs
 
 
 class Source(
@@ -142,16 +143,41 @@ GRID = BUILT_IN_GRID
 
 
 class Operation(
-    namedtuple("Operation", ["name", "sources", "writes", "from_bytes", "needs_text", "partitioned", "reader"])
+    namedtuple(
+        "Operation",
+        ["name", "sources", "writes", "from_bytes", "needs_text", "partitioned", "reader", "formats", "needs"],
+    )
 ):
     """What a benchmark class does to a cell: the sources it runs on; ``writes``: it times the
     format's writer; ``from_bytes``: it reads bytes in memory; ``needs_text``: it converts text to
     categoricals; ``partitioned``: it reads every partition of the source in turn; ``reader``: the
-    format's reader it times besides ``read`` (``columns``, ``batches``: ``dsib.registry.Format``)."""
+    format's reader it times besides ``read`` (``columns``, ``batches``: ``dsib.registry.Format``);
+    ``formats``: the formats it measures (None: every format); ``needs``: the libraries its own
+    calls need beyond the format's (``dsib.registry.Needs``)."""
 
-    def __new__(cls, name, sources, writes=False, from_bytes=False, needs_text=False, partitioned=False, reader=None):
+    def __new__(
+        cls,
+        name,
+        sources,
+        writes=False,
+        from_bytes=False,
+        needs_text=False,
+        partitioned=False,
+        reader=None,
+        formats=None,
+        needs=(),
+    ):
         return super(Operation, cls).__new__(
-            cls, name, tuple(sources), writes, from_bytes, needs_text, partitioned, reader
+            cls,
+            name,
+            tuple(sources),
+            writes,
+            from_bytes,
+            needs_text,
+            partitioned,
+            reader,
+            None if formats is None else tuple(formats),
+            tuple(needs),
         )
 
 
@@ -159,7 +185,19 @@ class Operation(
 NO_READER = {
     "columns": "%s reads every column: it has no reader of some columns",
     "batches": "%s has no reader of batches of a size asked: it is read whole",
+    "read_ahead": "%s has no reader that fetches ahead (pre_buffer is Parquet's)",
 }
+# pyarrow's S3 client is in its wheels from 2.0 (0.17's has no compiled S3 support).
+S3_CLIENT = Needs("pyarrow", "2.0", why="pyarrow.fs.S3FileSystem is in pyarrow's wheels from 2.0")
+
+
+def store_reader(columns, pre_buffer):
+    """The format's reader an object-store cell times (``benchmarks.objectstore``): with pre_buffer
+    on, the one that fetches ahead (of every column or three); else ``columns`` for three of them,
+    ``read`` for all."""
+    return "read_ahead" if pre_buffer == "on" else "columns" if columns == "three" else "read"
+
+
 # The reads real work needs, on the first taxi grid (every format) and on a table you brought.
 # A batch is a tenth of a file: a tenth of its rows, or of its bytes for a reader that counts bytes.
 BATCHES_A_FILE = 10
@@ -196,6 +234,13 @@ def _operations(grid, own):
             Operation("read_columns", ("nyc_taxi",) + own, reader="columns"),
             Operation("iterate_batches", ("nyc_taxi",) + own, reader="batches"),
             Operation("continuous_read_in_batches", ("nyc_taxi_month",) + own, partitioned=True, reader="batches"),
+            # The taxi frame's files in an object store: Parquet, Feather and CSV, as users keep them there.
+            Operation(
+                "read_from_object_store",
+                ("nyc_taxi",),
+                formats=("parquet", "feather", "csv"),
+                needs=(S3_CLIENT,),
+            ),
         ]
     )
 
@@ -274,6 +319,8 @@ def params(operation, with_variant=True):
     formats = FORMATS.names()
     if all(s.formats is not None for s in sources):
         formats = [name for name in formats if any(name in s.formats for s in sources)]
+    if get_operation(operation).formats is not None:
+        formats = [name for name in formats if name in get_operation(operation).formats]
     reader = get_operation(operation).reader
     if reader:  # a format without the reader has no cell to skip: it is not a parameter
         formats = [name for name in formats if getattr(FORMATS[name], reader) is not None]
@@ -317,6 +364,12 @@ def skip_reason(operation, source, fmt, variant, profile, versions):
     reason = _cell_reason(op, src, fmt, variant, profile, versions)
     if reason:
         return reason
+    if op.formats is not None and fmt.name not in op.formats:
+        return "%s is measured in %s only" % (op.name, ", ".join(op.formats))
+    for need in op.needs if versions is not ANY_VERSIONS else ():
+        reason = need.unmet(versions)
+        if reason:
+            return reason
     if fmt.name in FORMAT_SOURCES and source not in FORMAT_SOURCES[fmt.name]:
         return "%s is measured on %s only: it is that study's format" % (fmt.label, ", ".join(FORMAT_SOURCES[fmt.name]))
     if op.writes and not fmt.writes:
@@ -341,4 +394,12 @@ def cell_skip_reason(operation, given, profile, versions, variant="plain"):
     variant = given.get("variant", variant)
     if "engine" in given:
         return engine_skip_reason(operation, given["source"], given["engine"], variant, profile, versions)
-    return skip_reason(operation, given["source"], given["format"], variant, profile, versions)
+    reason = skip_reason(operation, given["source"], given["format"], variant, profile, versions)
+    if reason is None and "pre_buffer" in given:  # an object store's read: the reader its axes pick
+        fmt, name = FORMATS[given["format"]], store_reader(given["columns"], given["pre_buffer"])
+        reader = getattr(fmt, name) if name != "read" else None
+        if name != "read" and reader is None:
+            return NO_READER[name] % fmt.label
+        if reader is not None and versions is not ANY_VERSIONS and reader.unavailable(versions):
+            return "%s: %s" % (fmt.label, reader.unavailable(versions))
+    return reason

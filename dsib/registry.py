@@ -12,6 +12,8 @@ A format is registered once (``dsib.formats``), with its capabilities as fields,
   how the round-trip check gets the frame from what the timed read returned;
 - ``columns``: a reader of some of the columns (None: the format reads every column);
   ``batches``: a reader of the file in batches of a size asked (None: it has none);
+  ``read_ahead``: a reader that fetches the bytes it needs ahead, coalesced (Parquet's
+  ``pre_buffer``), of every column or some (None: it has none);
 - ``settings``: the options its writer and reader state, as (option, value) pairs, where a
   library's default could change between releases (codec, index, timestamp unit, memory map,
   protocol, threads), so that every release does the same work; ``defaults``: where the format
@@ -193,6 +195,8 @@ class Format(Registered):
     without reading the others where the format can; the hints name those columns only.
     ``batches(path, size, **hints)``: an iterator of frames, each of about ``size.rows`` rows (or
     ``size.bytes`` of the file, for a reader that counts bytes), that together are the frame.
+    ``read_ahead(source, names=None, **hints)``: ``read`` (or ``columns``, of ``names``) with the
+    bytes it needs fetched ahead in coalesced ranges.
     """
 
     def __init__(
@@ -212,6 +216,7 @@ class Format(Registered):
         to_frame=None,
         columns=None,
         batches=None,
+        read_ahead=None,
         settings=(),
         defaults=None,
     ):
@@ -226,6 +231,7 @@ class Format(Registered):
         self.to_frame = to_frame
         self.columns = columns if columns is None or isinstance(columns, Reader) else Reader(columns)
         self.batches = batches if batches is None or isinstance(batches, Reader) else Reader(batches)
+        self.read_ahead = read_ahead
 
     def with_library_defaults(self):
         """This format written and read as its libraries' defaults make it, in each release its

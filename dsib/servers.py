@@ -5,8 +5,9 @@ the suite and stopped by its PID), ``dsib.postgres_server``, ``dsib.questdb_serv
 find them.
 
 Servers held for a run: ``python -m dsib_tools hold-servers -- asv run ...`` (``make run``) starts
-one PostgreSQL and one QuestDB before asv's first case, and Spark's JVM when a Spark case first
-asks for it (one per PySpark installation, ``dsib.spark_server``), and stops them by their PID when
+one PostgreSQL, one QuestDB and the object store (``dsib.object_store``: s3proxy behind its counting
+proxies) before asv's first case, and Spark's JVM when a Spark case first asks for it (one per
+PySpark installation, ``dsib.spark_server``), and stops them by their PID when
 the run ends, however it ends; it tells the run where they listen in ``$DSIB_SERVERS`` (``hold``
 makes it, ``held`` reads it). An engine's session on a held server is a schema of its own (PostgreSQL) or a
 table prefix of its own (QuestDB), named in its directory's ``held.json`` so that a copy of the
@@ -19,6 +20,8 @@ from collections import namedtuple
 
 from .postgres_server import Postgres, PostgresAddress, postgres_unavailable, postgres_version
 from .questdb_server import QuestDB, QuestDBAddress, java_unavailable, questdb_unavailable, questdb_version
+from . import object_store
+from .object_store import object_store_unavailable
 from .spark_server import HeldSpark, ask_held
 from .server_process import ServerError
 
@@ -66,12 +69,17 @@ class HeldSparkRequests(object):
         return ask_held(self.requests, spark_home)
 
 
-_HELD = {"postgres": HeldPostgres, "questdb": HeldQuestDB, "spark": HeldSparkRequests}
-LABELS = {"postgres": "PostgreSQL", "questdb": "QuestDB", "spark": "Spark"}
+_HELD = {
+    "postgres": HeldPostgres,
+    "questdb": HeldQuestDB,
+    "spark": HeldSparkRequests,
+    "s3": object_store.ObjectStoreAddress,
+}
+LABELS = {"postgres": "PostgreSQL", "questdb": "QuestDB", "spark": "Spark", "s3": "object store"}
 
 
 def held(kind):
-    """The server of ``kind`` ("postgres", "questdb", "spark") held for this run, or None."""
+    """The server of ``kind`` ("postgres", "questdb", "spark", "s3") held for this run, or None."""
     described = held_servers().get(kind)
     return _HELD[kind](described) if described else None
 
@@ -122,51 +130,67 @@ def session_name(directory, kind, make):
     return name
 
 
+def _postgres(where):
+    server = Postgres(where).start()
+    return [server], {
+        "pid": server.pid,
+        "port": server.port,
+        "bindir": server.bindir,
+        "version": postgres_version(server.bindir),
+    }
+
+
+def _questdb(where):
+    server = QuestDB(where).start()
+    return [server], {
+        "pid": server.pid,
+        "http_port": server.http_port,
+        "ilp_port": server.ilp_port,
+        "pg_port": server.pg_port,
+        "version": questdb_version(),
+    }
+
+
+def _spark(where):
+    server = HeldSpark(where).start()
+    return [server], server.describe()
+
+
+# What a run holds, in the order they start: (kind, why it cannot be had here, its start in a
+# directory -> (its processes, in the order to stop them, what a client needs of it)).
+HELD_KINDS = (
+    ("postgres", postgres_unavailable, _postgres),
+    ("questdb", questdb_unavailable, _questdb),
+    ("spark", lambda: java_unavailable("Spark"), _spark),
+    ("s3", object_store_unavailable, object_store.start),
+)
+
+
 def hold(directory):
-    """One PostgreSQL and one QuestDB started in ``directory`` (each where it can be had here), the
-    holder of Spark's JVMs (``HeldSpark``: started as cases ask, ``serve``), and what
-    ``$DSIB_SERVERS`` tells a run of them. Returns (servers started, the variable's value,
-    {kind: why it could not be started}, which the variable holds too: its cases skip saying so)."""
+    """The servers of ``HELD_KINDS`` started in ``directory`` (each where it can be had here:
+    PostgreSQL, QuestDB, the holder of Spark's JVMs, started as cases ask, and the object store
+    with its counting proxies), and what ``$DSIB_SERVERS`` tells a run of them. Returns (servers
+    started, in the order to stop them, the variable's value, {kind: why it could not be
+    started}, which the variable holds too: its cases skip saying so)."""
     import uuid
 
     started, missing = [], {}
     described = {"run": uuid.uuid4().hex[:12], "missing": missing}
     try:
-        for kind, unavailable, make in (
-            ("postgres", postgres_unavailable, Postgres),
-            ("questdb", questdb_unavailable, QuestDB),
-            ("spark", lambda: java_unavailable("Spark"), HeldSpark),
-        ):
+        for kind, unavailable, start in HELD_KINDS:
             reason = unavailable()
             if reason:
                 missing[kind] = reason
                 continue
             where = os.path.join(directory, kind)
             os.makedirs(where)
-            os.chmod(where, 0o711)  # enterable by PostgreSQL's own user where this is root
+            os.chmod(where, 0o711)  # enterable (not listable) by PostgreSQL's own user where this is root
             try:
-                server = make(where).start()
-            except ServerError as exc:  # its cases skip, saying why; the other server's run
+                servers, described[kind] = start(where)
+            except (ServerError, OSError) as exc:  # its cases skip, saying why; the others run
                 missing[kind] = str(exc)
                 continue
-            started.append(server)
-            if kind == "spark":
-                described[kind] = server.describe()
-            elif kind == "postgres":
-                described[kind] = {
-                    "pid": server.pid,
-                    "port": server.port,
-                    "bindir": server.bindir,
-                    "version": postgres_version(server.bindir),
-                }
-            else:
-                described[kind] = {
-                    "pid": server.pid,
-                    "http_port": server.http_port,
-                    "ilp_port": server.ilp_port,
-                    "pg_port": server.pg_port,
-                    "version": questdb_version(),
-                }
+            started.extend(servers)
     except BaseException:
         for server in started:
             server.stop()

@@ -1,5 +1,5 @@
-"""Servers held for a run (dsib_tools hold-servers, make run): one PostgreSQL and one QuestDB that
-every engine case of the run reaches, stopped by their PID however the run ends."""
+"""Servers held for a run (dsib_tools hold-servers, make run): one PostgreSQL, one QuestDB and the
+object store that every case of the run reaches, stopped by their PID however the run ends."""
 
 import os
 import signal
@@ -10,15 +10,17 @@ import time
 import psutil
 import pytest
 
-from dsib import postgres_server, questdb_server, server_process, servers
+from dsib import object_store, postgres_server, questdb_server, server_process, servers
 from dsib.engines import get_engine
 
 from .conftest import ROOT
 from .test_servers import needs_postgres
 
-needs_both = pytest.mark.skipif(
-    postgres_server.postgres_unavailable() is not None or questdb_server.questdb_unavailable() is not None,
-    reason="PostgreSQL or QuestDB cannot be had here",
+needs_held = pytest.mark.skipif(
+    postgres_server.postgres_unavailable() is not None
+    or questdb_server.questdb_unavailable() is not None
+    or object_store.object_store_unavailable() is not None,
+    reason="PostgreSQL, QuestDB or the object store cannot be had here",
 )
 
 
@@ -112,7 +114,7 @@ def test_two_cases_of_different_size_add_different_memory_to_the_held_server(tin
 
 
 @pytest.mark.server
-@needs_both
+@needs_held
 def test_a_held_session_is_a_database_of_its_own_that_a_copy_of_its_directory_reaches(tiny_data_dir, held):
     """A cell is loaded once a run: its directory names its database (PostgreSQL) or table prefix
     (QuestDB) on the held server, and the query case's copy of the directory reaches the same table."""
@@ -140,7 +142,7 @@ def test_a_held_session_is_a_database_of_its_own_that_a_copy_of_its_directory_re
 
 
 @pytest.mark.server
-@needs_both
+@needs_held
 def test_questdbs_wait_asks_on_one_connection_and_keeps_its_own_cpu_time(tiny_data_dir, held, monkeypatch):
     import http.client
 
@@ -199,11 +201,17 @@ def test_make_run_and_run_matrix_hold_the_servers_around_asv(monkeypatch):
 
 
 def _held_pids(data_dir):
-    """{pid: ports} of the held servers' main processes (a postmaster, a JVM) under ``data_dir``."""
+    """{pid: (kind, port)} of the held servers' main processes under ``data_dir``: a postmaster, a
+    JVM (QuestDB's, Spark's, the object store's), a counting proxy of the object store's."""
     found = {}
-    for process in psutil.process_iter(["name", "cmdline", "status", "ppid"]):
+    for process in psutil.process_iter(["name", "cmdline", "status", "ppid", "cwd"]):
         cmdline = process.info["cmdline"] or []
-        if process.info["status"] == psutil.STATUS_ZOMBIE or not any(data_dir in part for part in cmdline):
+        if process.info["status"] == psutil.STATUS_ZOMBIE:
+            continue
+        if "dsib.s3_proxy" in cmdline and (process.info["cwd"] or "").startswith(data_dir):
+            found[process.pid] = ("s3-proxy", int(cmdline[cmdline.index("dsib.s3_proxy") + 1]))
+            continue
+        if not any(data_dir in part for part in cmdline):
             continue
         if process.info["name"] == "postgres" and "-D" in cmdline:
             if _is_postgres(process.info["ppid"]):
@@ -213,6 +221,8 @@ def _held_pids(data_dir):
             found[process.pid] = ("questdb", None)
         elif process.info["name"] == "java" and "org.apache.spark.deploy.SparkSubmit" in cmdline:
             found[process.pid] = ("spark", None)
+        elif process.info["name"] == "java" and any("s3proxy" in part for part in cmdline):
+            found[process.pid] = ("s3", None)
     return found
 
 
@@ -245,7 +255,7 @@ TELL = (
 
 
 @pytest.mark.server
-@needs_both
+@needs_held
 @pytest.mark.parametrize("how", ["exit", "SIGINT-group", "SIGINT-group-watched", "SIGTERM", "SIGKILL"])
 def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
     """The run ends by itself; a Ctrl-C at the terminal (SIGINT to the run's whole process group),
@@ -280,14 +290,19 @@ def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
     )
     try:
         told = json.loads(run.stdout.readline())
-        pids = [told["postgres"]["pid"], told["questdb"]["pid"], told["spark"]["pid"]]
+        pids = [told["postgres"]["pid"], told["questdb"]["pid"], told["spark"]["pid"], told["s3"]["pid"]]
         ports = [
             told["postgres"]["port"],
             told["questdb"]["http_port"],
             told["questdb"]["ilp_port"],
             told["questdb"]["pg_port"],
-        ]
-        assert sorted(_held_pids(data_dir)) == sorted(pids) and all(server_process.port_open(p) for p in ports)
+            told["s3"]["port"],
+        ] + list(told["s3"]["proxies"].values())
+        found = _held_pids(data_dir)
+        proxies = dict((pid, port) for pid, (kind, port) in found.items() if kind == "s3-proxy")
+        assert sorted(proxies.values()) == sorted(told["s3"]["proxies"].values()), found
+        pids += list(proxies)
+        assert sorted(found) == sorted(pids) and all(server_process.port_open(p) for p in ports)
         if how == "exit":
             run.stdin.write("\n")
             run.stdin.flush()
@@ -319,10 +334,18 @@ def test_a_server_the_run_cannot_hold_skips_its_cases_with_the_reason_and_the_ot
 
     from .conftest import server_dir
 
-    monkeypatch.setattr(servers, "questdb_unavailable", lambda: "no Java here (made so by the test)")
+    monkeypatch.setattr(
+        servers,
+        "HELD_KINDS",
+        tuple(
+            (kind, (lambda: "no Java here (made so by the test)") if kind == "questdb" else unavailable, start)
+            for kind, unavailable, start in servers.HELD_KINDS
+        ),
+    )
     started, value, missing = servers.hold(server_dir("dsib-hold-"))
     try:
-        assert [s.name for s in started if s.name != "Spark"] == ["PostgreSQL"] and list(missing) == ["questdb"]
+        assert [s.name for s in started if s.name in ("PostgreSQL", "QuestDB")] == ["PostgreSQL"]
+        assert list(missing) == ["questdb"]
         monkeypatch.setenv(servers.HELD_ENV, value)
         engine_cases.require_held_server(get_engine("postgres-adbc"))
         with pytest.raises(NotImplementedError) as info:

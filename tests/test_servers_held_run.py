@@ -1,5 +1,6 @@
-"""A whole asv run at tiny, its servers held by the holder (dsib_tools hold-servers): one PostgreSQL
-and one QuestDB for the whole run, and none, nor a bound port, after it."""
+"""A whole asv run at tiny, its servers held by the holder (dsib_tools hold-servers): one PostgreSQL,
+one QuestDB and one object store (with its counting proxies) for the whole run, and none, nor a
+bound port, after it."""
 
 import itertools
 import os
@@ -13,16 +14,25 @@ import psutil
 import pytest
 
 from .conftest import ROOT
-from .test_servers_held import HOLD, _all_gone, _held_pids, needs_both
+from .test_first_call import traced
+from .test_servers_held import HOLD, _all_gone, _held_pids, needs_held
 
 pytestmark = [pytest.mark.asv, pytest.mark.server]
 
 # A whole asv run at tiny, its servers held by the holder: the engines' cases of one PostgreSQL and
 # one QuestDB engine (every method: time, peakmem, what a call added to the client's and the server's
 # memory, QuestDB's wait).
+# And two cells read from the object store: the whole CSV 20 ms a request away, three columns of
+# Parquet fetched ahead (every method: time, requests, bytes the store sent).
 SELECTION = (
     r"engines\.(IngestIntoEngine|QueryFromEngine)\.\w+\('tsbs_cpu', '(postgres-adbc|questdb-dataframe)', 'plain'\)"
+    r"|objectstore\.ReadFromObjectStore\.\w+\('nyc_taxi', "
+    r"('csv', 'str', 'all', 'off', 20|'parquet', 'cat', 'three', 'on', 0)\)"
 )
+STORE_CELLS = {
+    ("'csv'", "'str'", "'all'", "'off'", "20"): "csv",
+    ("'parquet'", "'cat'", "'three'", "'on'", "0"): "parquet",
+}
 MACHINE = "dsib-test"
 
 
@@ -35,7 +45,7 @@ def snapshot(tmp_path_factory):
     return repo
 
 
-def _start_run(repo, data_dir, build, log):
+def _start_run(repo, data_dir, build, log, trace):
     """The holder around ``asv run`` of SELECTION, as ``make run ENGINE=...`` runs it, in a session
     of its own (a terminal's Ctrl-C reaches its whole group)."""
     import glob
@@ -47,6 +57,7 @@ def _start_run(repo, data_dir, build, log):
         os.environ,
         DSIB_DATA_DIR=data_dir,
         DSIB_SELECT=SELECTION,
+        DSIB_TRACE=trace,
         PATH=os.pathsep.join([os.path.dirname(sys.executable)] + pyenv + [os.environ["PATH"]]),
     )
     config, results = ".asv-tiny.conf.json", os.path.join(build, "results")
@@ -108,7 +119,7 @@ def _watch(data_dir, run, seen):
         time.sleep(0.1)
 
 
-@needs_both
+@needs_held
 @pytest.mark.parametrize("interrupted", [False, True], ids=["whole", "ctrl-c"])
 def test_a_tiny_run_holds_one_postgres_and_one_questdb_and_leaves_no_server_and_no_port(
     snapshot, tiny_data_dir, tmp_path, interrupted
@@ -116,6 +127,7 @@ def test_a_tiny_run_holds_one_postgres_and_one_questdb_and_leaves_no_server_and_
     """One PostgreSQL and one QuestDB for the whole run, whatever its cases; none, and no bound
     port, after it, whether it ended by itself or by a Ctrl-C (SIGINT to its whole process group)
     while its engine cases ran."""
+    import glob
     import math
     import threading
 
@@ -124,7 +136,7 @@ def test_a_tiny_run_holds_one_postgres_and_one_questdb_and_leaves_no_server_and_
     build = str(tmp_path / "build")
     log_path = str(tmp_path / "run.log")
     with open(log_path, "w") as log:
-        run, results = _start_run(snapshot, tiny_data_dir, build, log)
+        run, results = _start_run(snapshot, tiny_data_dir, build, log, str(tmp_path / "trace.jsonl"))
     seen = {}
     watcher = threading.Thread(target=_watch, args=(tiny_data_dir, run, seen), daemon=True)
     watcher.start()
@@ -144,7 +156,10 @@ def test_a_tiny_run_holds_one_postgres_and_one_questdb_and_leaves_no_server_and_
     watcher.join()
     output = _read(log_path)
     kinds = sorted(kind for kind, port in seen.values())
-    assert kinds == ["postgres", "questdb"], "one of each for the whole run: %s\n%s" % (seen, output[-3000:])
+    assert kinds == ["postgres", "questdb", "s3", "s3-proxy", "s3-proxy"], "one of each for the whole run: %s\n%s" % (
+        seen,
+        output[-3000:],
+    )
     ports = [port for kind, port in seen.values() if port] + [
         int(p) for p in re.findall(r"on 127\.0\.0\.1:(\d+)", output)
     ]
@@ -158,11 +173,16 @@ def test_a_tiny_run_holds_one_postgres_and_one_questdb_and_leaves_no_server_and_
         return
     assert status == 0, output[-6000:]
     (res,) = list(iter_results_for_machine(results, MACHINE))
-    measured = {}
+    measured, stored = {}, {}
     for key in res.get_all_result_keys():
+        params = res.get_result_params(key)
+        if key.startswith("objectstore."):
+            for combo, value in zip(itertools.product(*params), res.get_result_value(key, params)):
+                if tuple(combo[1:]) in STORE_CELLS:
+                    stored[key.rsplit(".", 1)[1], STORE_CELLS[tuple(combo[1:])]] = value
+            continue
         if not key.startswith("engines."):
             continue
-        params = res.get_result_params(key)
         for combo, value in zip(itertools.product(*params), res.get_result_value(key, params)):
             if (
                 combo[0] == "'tsbs_cpu'"
@@ -175,6 +195,17 @@ def test_a_tiny_run_holds_one_postgres_and_one_questdb_and_leaves_no_server_and_
     assert all(value is not None and not math.isnan(value) for value in measured.values()), measured
     assert all(value > 0 for (method, _), value in measured.items() if "_added_" not in method), measured
     assert measured["IngestIntoEngine.track_server_added_ingest", "postgres-adbc"] > 0, "the table's pages"
+    # Read from the object store: timed, and each read's requests and bytes counted at the proxy. The
+    # whole CSV came from the store: at least its file's bytes, in a HEAD and one GET or more.
+    assert len(stored) == 6 and all(value is not None and value > 0 for value in stored.values()), stored
+    csv_files = glob.glob(os.path.join(tiny_data_dir, ".cache", "tiny", "nyc_taxi", "csv", "str", "*", "*", "file.csv"))
+    assert stored["track_bytes_from_server", "csv"] >= min(os.path.getsize(p) for p in csv_files), stored
+    assert stored["track_requests", "csv"] >= 2 and stored["track_requests", "parquet"] >= 2, stored
+    # Each of their processes made its two untimed full reads from the store before it measured.
+    firsts = [e for e in traced(str(tmp_path / "trace.jsonl")) if e["case"] == "ReadFromObjectStore"]
+    firsts = [e for e in firsts if e["event"] == "first call"]
+    assert len(firsts) == 6 and len(set(e["pid"] for e in firsts)) == 6, firsts
+    assert all(e["calls"] == 2 and e["rows"] > 0 and e["key"].startswith("dsib/tiny/nyc_taxi/") for e in firsts), firsts
     # The report's engine tables: the client's peak, the server's, and the two together.
     report = subprocess.run(
         [

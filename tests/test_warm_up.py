@@ -23,8 +23,9 @@ from .test_first_call import run_as_asv, traced
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launcher's cases run on Linux")
 
 # One cell of each timed class outside the engines (tests/test_engine_cases.py has theirs, which
-# need the servers; QuestDB's serialisation needs none, and calls as a write does) and the warm and
-# cold reads (tests/test_first_call.py), whichever of its timed methods it runs.
+# need the servers; QuestDB's serialisation needs none, and calls as a write does), the object
+# store's reads (tests/test_servers_held_run.py: they need the run's store) and the warm and cold
+# reads (tests/test_first_call.py), whichever of its timed methods it runs.
 CELLS = {
     "reads.ReadFromBytes.time_read": ("nyc_taxi_month", "parquet", "str"),
     "reads.ContinuousRead.time_read": ("nyc_taxi", "arrow-stream"),
@@ -51,7 +52,9 @@ def test_every_timed_class_outside_the_engines_has_a_cell_here():
     missing = [
         cls.__name__
         for cls in timed_classes()
-        if cls not in named and cls.__name__ not in IN_TEST_FIRST_CALL and not cls.__module__.endswith(".engines")
+        if cls not in named
+        and cls.__name__ not in IN_TEST_FIRST_CALL
+        and not cls.__module__.endswith((".engines", ".objectstore"))
     ]
     assert not missing, "a timed class with no cell in CELLS: %s" % missing
 

@@ -6,8 +6,16 @@ from .. import compat
 from ..fidelity import is_nullable
 
 
+def opened(source):
+    """Whether ``source`` is a file object its caller opened (an object in an object store): a
+    reader reads it as it is and closes it."""
+    return hasattr(source, "read")
+
+
 def buffer(source):
-    """A binary file object over bytes or a path."""
+    """A binary file object over bytes or a path, or the file object given."""
+    if opened(source):
+        return source
     return io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")
 
 
@@ -27,9 +35,12 @@ def arrow_source(source):
 def arrow_input(source):
     """An Arrow input over bytes (``BufferReader``) or over a path, opened to be read (``OSFile``),
     never memory-mapped: a reader given a map reads nothing until its frame is used, so its read
-    would be timed without its I/O (pyarrow <= 8 maps a path it is given). Close it after use."""
+    would be timed without its I/O (pyarrow <= 8 maps a path it is given); or the file object
+    given. Close it after use."""
     import pyarrow as pa
 
+    if opened(source):
+        return source
     return pa.BufferReader(source) if isinstance(source, bytes) else pa.OSFile(source, "r")
 
 

@@ -61,11 +61,11 @@ def _batch_writer(compression):
     return write
 
 
-def _read_table(source, **options):
+def _read_table(source, pre_buffer=False, **options):
     import pyarrow.parquet as pq
 
     # pyarrow < 5.0 reads nothing ahead; pre_buffer=False asks the same of later releases.
-    options.update(compat.taken(pq.read_table, pre_buffer=False))
+    options.update(compat.taken(pq.read_table, pre_buffer=pre_buffer))
     with _io.arrow_input(source) as f:
         return pq.read_table(f, use_threads=True, **options)
 
@@ -109,6 +109,14 @@ def _batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
     return _io.arrow_batches(found.iter_batches(batch_size=size.rows), categoricals)
 
 
+def _read_ahead(source, names=None, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    """The read with pre_buffer on: the byte ranges of the column chunks it needs fetched ahead,
+    coalesced and concurrently, as a store that costs a round trip a request asks for."""
+    options = {} if names is None else {"columns": list(names)}
+    return _io.arrow_to_pandas(_read_table(source, pre_buffer=True, **options), categoricals)
+
+
+_PRE_BUFFER = (Needs("pyarrow", "5.0", why="read_table's pre_buffer arrived in pyarrow 5.0"),)
 _ITER_BATCHES = (Needs("pyarrow", "3.0", why="ParquetFile.iter_batches arrived in pyarrow 3.0"),)
 
 
@@ -125,6 +133,7 @@ def _pyarrow_format(name, label, compression, description, defaults=None):
         description=description,
         columns=_columns,
         batches=Reader(_batches, needs=_ITER_BATCHES, writes=_batch_writer(compression)),
+        read_ahead=Reader(_read_ahead, needs=_PRE_BUFFER),
         settings=(("compression", compression or "none"),) + WRITE + READ,
         defaults=defaults,
     )
