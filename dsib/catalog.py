@@ -375,7 +375,7 @@ def skip_reason(operation, source, fmt, variant, profile, versions):
     if op.writes and not fmt.writes:
         return "%s writes with another format's writer: its writes are timed there" % fmt.label
     if op.from_bytes and not fmt.reads_bytes:
-        return "%s reads a memory map of a file, not bytes" % fmt.label
+        return "%s reads a file by its path, not bytes in memory" % fmt.label
     if op.needs_text and not src.dataset.categorizable():
         return "%s's str and cat variants hold different text" % source
     if op.reader:

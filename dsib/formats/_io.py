@@ -279,3 +279,29 @@ def arrow_batches(batches, categoricals):
 
     for batch in batches:
         yield arrow_to_pandas(pa.Table.from_batches([batch]), categoricals)
+
+
+_DUCKDB = []
+
+
+def duckdb_connection():
+    """The process's one DuckDB connection (in memory), its threads stated: one a CPU, as DuckDB's
+    default makes them today, so that every release reads with the same pool; and its time zone,
+    UTC, in which it gives zoned timestamps to pandas (its default is the machine's)."""
+    if not _DUCKDB:
+        import os
+
+        import duckdb
+
+        connection = duckdb.connect(":memory:")
+        connection.execute("SET threads TO %d" % (os.cpu_count() or 1))
+        connection.execute("SET TimeZone = 'UTC'")
+        _DUCKDB.append(connection)
+    return _DUCKDB[0]
+
+
+def duckdb_frame(relation, names=None):
+    """A DuckDB relation (of ``names`` alone, where given) as a pandas frame."""
+    if names is not None:
+        relation = relation.project(", ".join('"%s"' % name.replace('"', '""') for name in names))
+    return relation.df()

@@ -147,6 +147,18 @@ def _pyarrow_batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes
         yield _io.arrow_to_pandas(table, (), dtypes) if dtypes else table.to_pandas()
 
 
+def _duckdb_read(source, datetimes=(), categoricals=(), texts=(), dtypes=(), names=None):
+    """DuckDB's CSV reader: its own sniffer of the header and types, told, as a user tells it, that
+    the text (numeric-looking or to be categorical) is text."""
+    types = dict((name, "VARCHAR") for name in tuple(texts) + tuple(categoricals))
+    relation = _io.duckdb_connection().read_csv(source, header=True, **({"dtype": types} if types else {}))
+    return _io.categorize(_io.duckdb_frame(relation, names), categoricals)
+
+
+def _duckdb_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    return _duckdb_read(path, datetimes, categoricals, texts, dtypes, names=names)
+
+
 FORMATS = [
     Format(
         "csv",
@@ -214,5 +226,24 @@ FORMATS = [
         batches=Reader(
             _pyarrow_batches, needs=(Needs("pyarrow", "2.0", why="pyarrow.csv.open_csv arrived in pyarrow 2.0"),)
         ),
+    ),
+    Format(
+        "csv-duckdb",
+        "CSV (read by DuckDB)",
+        ".csv",
+        _write,
+        _duckdb_read,
+        "csv",
+        needs=(
+            PANDAS,
+            Needs("duckdb", "0.8", why="DuckDB {have} predates the relation API read here (read_csv, project)"),
+        ),
+        writes=False,
+        reads_bytes=False,
+        # DuckDB gives its timestamps (microseconds) as datetime64[us] from pandas 2
+        losses=(Loss("datetime_unit", since=("pandas", "2.0")),),
+        description="written by to_csv, read by DuckDB's read_csv(path).df()",
+        columns=_duckdb_columns,
+        settings=(("index", "none"), ("threads", "one a CPU (SET threads)")),
     ),
 ]

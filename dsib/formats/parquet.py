@@ -172,6 +172,19 @@ def _fastparquet_columns(path, names, datetimes=(), categoricals=(), texts=(), d
     return _io.categorize(frame, categoricals)
 
 
+# DuckDB reads Parquet with its own reader (not Arrow's) into pandas: one more library a user may
+# ask to read the suite's file for them. Its text comes back as text, as DuckDB has no categorical.
+DUCKDB = Needs("duckdb", "0.8", why="DuckDB {have} predates the relation API read here (read_parquet, project)")
+
+
+def _duckdb_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    return _io.categorize(_io.duckdb_frame(_io.duckdb_connection().read_parquet(source)), categoricals)
+
+
+def _duckdb_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    return _io.categorize(_io.duckdb_frame(_io.duckdb_connection().read_parquet(path), names), categoricals)
+
+
 FORMATS = [
     _pyarrow_format("parquet", "Parquet", "snappy", "pyarrow.parquet, snappy", DEFAULTS),
     _pyarrow_format("parquet-none", "Parquet (uncompressed)", None, "pyarrow.parquet, uncompressed"),
@@ -197,5 +210,21 @@ FORMATS = [
         description="fastparquet.write (snappy) / ParquetFile.to_pandas, as pandas' engine='fastparquet'",
         columns=_fastparquet_columns,
         settings=(("compression", "snappy"), ("index", "none"), ("timestamp unit", "ns (int64)")),
+    ),
+    Format(
+        "parquet-duckdb",
+        "Parquet (read by DuckDB)",
+        ".parquet",
+        _writer("snappy"),
+        _duckdb_read,
+        "parquet",
+        needs=(PANDAS, PYARROW, DUCKDB),
+        writes=False,
+        reads_bytes=False,
+        # DuckDB gives its timestamps (microseconds) as datetime64[us] from pandas 2
+        losses=(Loss("datetime_unit", since=("pandas", "2.0")),),
+        description="written by pyarrow.parquet (snappy), read by DuckDB's read_parquet(path).df()",
+        columns=_duckdb_columns,
+        settings=(("compression", "snappy"), ("threads", "one a CPU (SET threads)")) + WRITE,
     ),
 ]
