@@ -49,7 +49,11 @@ ANOTHER_FORMATS_CALL = {
     "json-records": "json-split",
     "json-split-noindex": "json-split",
 }
-_OWN_CALL = [name for name in FORMATS if name not in ANOTHER_FORMATS_CALL]
+# Readers the gate's noise records (records/noise/) have not measured: a format joins the gate with
+# a noise record of a gate that holds it, so that its cells' flags rest on their measured noise.
+NOT_YET_GATED = ("parquet-duckdb", "csv-duckdb")
+_GATED = [name for name in FORMATS if name not in NOT_YET_GATED]
+_OWN_CALL = [name for name in _GATED if name not in ANOTHER_FORMATS_CALL]
 _ARGUMENT = sorted(ANOTHER_FORMATS_CALL)
 
 
@@ -83,11 +87,11 @@ BENCHMARKS = (
         _pattern(suite.writes.CategorizeThenWrite, "time_write", _on(["rocklin"], _POST_FORMATS)),
         _pattern(suite.writes.WriteDurable, "time_write", _on(_TAXI, ["parquet", "feather"], ["plain"])),
         _pattern(*(suite.GENERATOR + (r"\(",))),
-        _pattern(suite.reads.ReadFromPageCache, "peakmem_read", _on(_TAXI, None, ["str"])),
+        _pattern(suite.reads.ReadFromPageCache, "peakmem_read", _on(_TAXI, _GATED, ["str"])),
         _pattern(suite.reads.ReadFromPageCache, "peakmem_read", _on(_TAXI, ["npy"], ["plain"])),
-        _pattern(suite.writes.WriteToBytes, "peakmem_write", _on(_TAXI, None, ["str"])),
+        _pattern(suite.writes.WriteToBytes, "peakmem_write", _on(_TAXI, _GATED, ["str"])),
         _pattern(suite.writes.WriteToBytes, "peakmem_write", _on(_TAXI, ["npy"], ["plain"])),
-        _pattern(suite.sizes.Sizes, "track_file_size", _on(_POST + _TAXI)),
+        _pattern(suite.sizes.Sizes, "track_file_size", _on(_POST + _TAXI, _GATED)),
         _pattern(suite.sizes.Sizes, "track_file_size", _on(["tsbs_cpu"], _POST_FORMATS, ["plain"])),
         _pattern(suite.sizes.Sizes, "track_file_size", _on(["rocklin"], _POST_FORMATS, ["str", "cat"])),
     )

@@ -120,6 +120,9 @@ def test_the_gate_covers_what_users_care_about():
 
     r, w = suite.reads, suite.writes
     for name, fmt in FORMATS.items():
+        if name in compare_gate.NOT_YET_GATED:  # no noise record of a gate that holds it yet
+            assert not [c for c in cells if "'%s'" % name in c], name
+            continue
         # a study's own format is measured on its frame only: compared there, on its text
         source = FORMAT_SOURCES.get(name, ["nyc_taxi"])[0]
         variants = (

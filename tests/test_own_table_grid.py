@@ -314,6 +314,8 @@ AWKWARD_LOSSES = {
     "hdf-table": ("paid: boolean read as float64", "price: decimal read as float64"),
     "hdf-fixed": ("paid: boolean read as float64",),
     "fastparquet": ("price: decimal read as float64",),
+    "parquet-duckdb": ("price: decimal read as float64",),
+    "csv-duckdb": ("price: decimal read as float64", "big: integers rounded to float64 (integer_float)"),
     "csv-pandas-pyarrow": ("big: integers rounded to float64 (integer_float)",),
 }
 NPY_LOSSES = (

@@ -300,8 +300,17 @@ def duckdb_connection():
     return _DUCKDB[0]
 
 
-def duckdb_frame(relation, names=None):
-    """A DuckDB relation (of ``names`` alone, where given) as a pandas frame."""
+def duckdb_frame(relation, names=None, dtypes=()):
+    """A DuckDB relation (of ``names`` alone, where given) as a pandas frame, made what a user told
+    a brought table's ``dtypes`` makes of it (``as_told``; nullable columns, which DuckDB gives as
+    floats with NaN or as objects, at their nullable dtype)."""
     if names is not None:
         relation = relation.project(", ".join('"%s"' % name.replace('"', '""') for name in names))
-    return relation.df()
+    frame = relation.df()
+    if not dtypes:
+        return frame
+    frame = as_told(frame, dtypes)
+    for name, dtype in nullable_dtypes(dtypes).items():
+        if name in frame and str(frame[name].dtype) != str(dtype):
+            frame[name] = frame[name].astype(dtype)
+    return frame

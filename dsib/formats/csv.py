@@ -152,7 +152,7 @@ def _duckdb_read(source, datetimes=(), categoricals=(), texts=(), dtypes=(), nam
     the text (numeric-looking or to be categorical) is text."""
     types = dict((name, "VARCHAR") for name in tuple(texts) + tuple(categoricals))
     relation = _io.duckdb_connection().read_csv(source, header=True, **({"dtype": types} if types else {}))
-    return _io.categorize(_io.duckdb_frame(relation, names), categoricals)
+    return _io.categorize(_io.duckdb_frame(relation, names, dtypes), categoricals)
 
 
 def _duckdb_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
@@ -240,8 +240,9 @@ FORMATS = [
         ),
         writes=False,
         reads_bytes=False,
-        # DuckDB gives its timestamps (microseconds) as datetime64[us] from pandas 2
-        losses=(Loss("datetime_unit", since=("pandas", "2.0")),),
+        # DuckDB gives its timestamps (microseconds) as datetime64[us] from pandas 2, its decimals
+        # as float64, and its sniffer reads an integer beyond 2**63 as a double
+        losses=(Loss("datetime_unit", since=("pandas", "2.0")), Loss("decimal_float"), Loss("integer_float")),
         description="written by to_csv, read by DuckDB's read_csv(path).df()",
         columns=_duckdb_columns,
         settings=(("index", "none"), ("threads", "one a CPU (SET threads)")),

@@ -177,12 +177,14 @@ def _fastparquet_columns(path, names, datetimes=(), categoricals=(), texts=(), d
 DUCKDB = Needs("duckdb", "0.8", why="DuckDB {have} predates the relation API read here (read_parquet, project)")
 
 
-def _duckdb_read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
-    return _io.categorize(_io.duckdb_frame(_io.duckdb_connection().read_parquet(source)), categoricals)
+def _duckdb_read(source, datetimes=(), categoricals=(), texts=(), dtypes=(), names=None):
+    """DuckDB's frame, made what a user makes of it: its categoricals, and a brought table's types
+    (``_io.as_told``: DuckDB gives zoned timestamps in its session's zone, UTC)."""
+    return _io.categorize(_io.duckdb_frame(_io.duckdb_connection().read_parquet(source), names, dtypes), categoricals)
 
 
 def _duckdb_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
-    return _io.categorize(_io.duckdb_frame(_io.duckdb_connection().read_parquet(path), names), categoricals)
+    return _duckdb_read(path, datetimes, categoricals, texts, dtypes, names=names)
 
 
 FORMATS = [
@@ -221,8 +223,9 @@ FORMATS = [
         needs=(PANDAS, PYARROW, DUCKDB),
         writes=False,
         reads_bytes=False,
-        # DuckDB gives its timestamps (microseconds) as datetime64[us] from pandas 2
-        losses=(Loss("datetime_unit", since=("pandas", "2.0")),),
+        # DuckDB gives its timestamps (microseconds) as datetime64[us] from pandas 2, and its
+        # decimals as float64
+        losses=(Loss("datetime_unit", since=("pandas", "2.0")), Loss("decimal_float")),
         description="written by pyarrow.parquet (snappy), read by DuckDB's read_parquet(path).df()",
         columns=_duckdb_columns,
         settings=(("compression", "snappy"), ("threads", "one a CPU (SET threads)")) + WRITE,
