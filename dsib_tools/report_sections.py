@@ -107,6 +107,8 @@ def page_sections(results, load):
     from .fidelity_table import markdown, versions, whole
     from dsib.formats import FORMATS
     from .report import describe, markdown_table
+    from .report_store import LEGEND as STORE_LEGEND
+    from .report_store import store_blocks
 
     machine, res, names = results
     profile = (getattr(res, "env_vars", {}) or {}).get("DSIB_PROFILE", "default")
@@ -139,6 +141,11 @@ def page_sections(results, load):
             "Reads in batches",
             ["More data than a memory budget, a batch at a time."],
             [batches_markdown(res, names, load=load) or "This run has no continuous read in batches."],
+        ),
+        (
+            "Reads from an object store",
+            [STORE_LEGEND],
+            store_blocks(res, names) or ["This run has no read from an object store."],
         ),
         (
             "Databases and engines",

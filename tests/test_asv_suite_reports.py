@@ -189,10 +189,17 @@ def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
         assert f.read().count('href="dsib/index.html"') == 1
     with open(os.path.join(html, "dsib", "index.html")) as f:
         page = f.read()
-    for heading in ("The 2019 baseline", "Every format", "Databases and engines", "Fidelity"):
+    for heading in (
+        "The 2019 baseline",
+        "Every format",
+        "Reads from an object store",
+        "Databases and engines",
+        "Fidelity",
+    ):
         assert "<h2" in page and heading in page
-    # the post; the grid; the engines: six, QuestDB's serialisation, the comparisons, beside the studies; fidelity
-    assert page.count("<table id=") == 1 + 9 + (6 + 1 + 1 + 1) + 1
+    # the post; the grid; the object store; the engines: six, QuestDB's serialisation, the
+    # comparisons, beside the studies; fidelity
+    assert page.count("<table id=") == 1 + 9 + 1 + (6 + 1 + 1 + 1) + 1
     assert re.search(
         r"<li id='[a-z0-9-]+-skip-\d+'>skip \d+: pandas to_msgpack: pandas 3\.1\.1 has no to_msgpack "
         r"\(removed in 1\.0\)</li>",
@@ -242,7 +249,29 @@ def test_the_site_has_a_report_page_for_each_machine_linked_both_ways(asv_tiny, 
         with open(os.path.join(html, "dsib", page)) as f:
             pages[name] = f.read()
         assert "machine <code>%s</code>" % name in pages[name], name
-        assert "Databases and engines" in pages[name] and pages[name].count("<table id=") == 1 + 9 + (6 + 1 + 1 + 1) + 1
+        assert (
+            "Databases and engines" in pages[name]
+            and pages[name].count("<table id=") == 1 + 9 + 1 + (6 + 1 + 1 + 1) + 1
+        )
     assert "Other machines' reports: <a href='machine-dsib-other.html'>dsib-other</a>" in pages[MACHINE]
     assert "Other machines' reports: <a href='index.html'>%s</a>" % MACHINE in pages["dsib-other"]
     assert "<title>dsib report: machine dsib-other</title>" in pages["dsib-other"]
+
+
+def test_the_object_store_block_has_every_read_that_ran_with_its_spread_and_counts(asv_tiny):
+    """Every file and reader of the object store's case has its time at each delay, with its spread
+    and samples, and one read's requests and MiB; the cells that skip are named with their reason."""
+    from dsib_tools.report_cells import find_results, param_names
+    from dsib_tools.report_store import store_rows
+
+    _, res = find_results(asv_tiny["results"], MACHINE)
+    rows, skipped, delays = store_rows(res, param_names(asv_tiny["results"]))
+    assert delays == ["0", "20"]
+    # Parquet: whole and three columns, pre_buffer off and on; Feather and CSV: no pre_buffer.
+    assert len(rows) == 3 * (4 + 2 + 2), rows
+    for row in rows:
+        times, requests, mib = row[5:7], row[7], row[8]
+        assert all(re.match(r"^[0-9.]+(µs|ms|s) \(IQR .*, n=3\)$", t) for t in times), row
+        assert int(requests) >= 2 and float(mib) > 0, row
+    assert sorted(len(cells) for cells in skipped.values()) == [6, 6], skipped
+    assert all("has no reader that fetches ahead" in reason for reason in skipped), skipped
