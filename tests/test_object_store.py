@@ -152,3 +152,29 @@ def test_every_reader_of_the_object_store_case_gives_back_the_frame_written(stor
             assert_same_frame(expected, got, fmt.losses(), context="%s %s %s" % (format, columns, pre_buffer))
             read_some += 1
     assert read_some == (4 if format == "parquet" else 2)
+
+
+@pytest.mark.server
+@needs_store
+def test_pre_buffer_changes_the_number_of_requests_a_parquet_read_makes(store):
+    """Three adjacent of ten columns in four row groups, counted at the proxy: read as they come,
+    each column chunk is a request of its own; fetched ahead (pre_buffer), a row group's adjacent
+    chunks are coalesced into one request. The frame is the same either way."""
+    _, address = store
+    wide = pd.DataFrame(dict(("c%d" % i, [float(j * i) for j in range(40_000)]) for i in range(10)))
+    key = "%s/wide.parquet" % object_store.BUCKET
+    pq.write_table(
+        pa.Table.from_pandas(wide, preserve_index=False),
+        key,
+        filesystem=address.pyarrow_filesystem(),
+        row_group_size=10_000,
+    )
+    proxy, counted = address.proxies[0], {}
+    for pre_buffer in (False, True):
+        filesystem = address.pyarrow_filesystem(0)
+        counts(proxy)
+        got = pq.read_table(key, filesystem=filesystem, columns=["c1", "c2", "c3"], pre_buffer=pre_buffer).to_pandas()
+        counted[pre_buffer] = counts(proxy)
+        pd.testing.assert_frame_equal(got, wide[["c1", "c2", "c3"]])
+    assert counted[True]["requests"] < counted[False]["requests"], counted
+    assert counted[True]["methods"].get("GET", 0) < counted[False]["methods"].get("GET", 0), counted
