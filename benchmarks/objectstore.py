@@ -7,10 +7,12 @@ the same region). The delay is the model of a network; the requests and the byte
 counted by the proxy, are the facts a network cannot blur.
 """
 
+import os
+
 from dsib import catalog
+from dsib.fidelity import FrameMismatch, assert_same_frame
 from dsib.object_store import BUCKET, DELAYS_MS
 from dsib.roundtrip import hints_for
-from dsib.fidelity import FrameMismatch, assert_same_frame
 from dsib.s3_proxy import counts
 from dsib.servers import held, not_held
 
@@ -38,8 +40,6 @@ PRE_BUFFER = ("off", "on")
 def object_key(path):
     """The key a cell's file is stored under: its place in the cells' cache, which names the
     profile, source, format, variant and the build (so a rebuilt file is another object)."""
-    import os
-
     return "%s/%s" % (BUCKET, os.path.relpath(path, CELLS.cache_dir).replace(os.sep, "/"))
 
 

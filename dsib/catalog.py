@@ -400,6 +400,7 @@ def cell_skip_reason(operation, given, profile, versions, variant="plain"):
         reader = getattr(fmt, name) if name != "read" else None
         if name != "read" and reader is None:
             return NO_READER[name] % fmt.label
-        if reader is not None and versions is not ANY_VERSIONS and reader.unavailable(versions):
-            return "%s: %s" % (fmt.label, reader.unavailable(versions))
+        unavailable = reader.unavailable(versions) if reader is not None and versions is not ANY_VERSIONS else None
+        if unavailable:
+            return "%s: %s" % (fmt.label, unavailable)
     return reason
