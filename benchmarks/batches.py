@@ -1,5 +1,6 @@
-"""The reads real work needs: a few columns of a file, a file in batches, and more data than a
-memory budget, batch by batch (the ParaText study's load, sum and copy on each batch).
+"""The reads real work needs: a few columns of a file, a file in batches, more data than a
+memory budget, batch by batch (the ParaText study's load, sum and copy on each batch), and rows at
+random positions of a file.
 
 Each reader is checked once per cell before any case runs (``Cells.checked_reader``, in
 ``setup_cache``: ``build_every_cell``): the projection against those columns of the frame, the
@@ -134,6 +135,45 @@ class IterateBatches(Case):
 
     def peakmem_iterate(self, source, format, variant):
         each_batch(self._batches())
+
+
+class RandomAccess(Case):
+    """``catalog.TAKE_ROWS`` rows at random positions of the file in the page cache
+    (``catalog.take_positions``: seeded, ascending), fetched into a frame by the format's reader of
+    rows: Parquet reads the row groups that hold them (the footer's row counts say which), in row
+    groups of a tenth of the file; Feather and the Arrow IPC file through a memory map (Feather's
+    lz4 decompressed whole first); NumPy .npy memory-mapped; HDF5 ``table`` by PyTables'
+    coordinates. The frame holds those rows in order, checked once against them.
+
+    Target: a fraction of ``ReadFromPageCache`` of the same cell where the format reads only the
+    rows' pages (the uncompressed map, .npy, HDF5); about the whole read where it cannot skip what
+    the rows sit in (lz4 buffers, row groups that each hold some of them)."""
+
+    version = series(1)
+    operation = "random_access"
+    params, param_names = catalog.params(operation), PARAM_NAMES
+    rounds = 1
+    repeat = SAMPLES
+
+    def setup_cache(self):
+        build_every_cell(type(self), build_files(self.operation))
+
+    @loads_once
+    def setup(self, source, format, variant):
+        self.fmt, checked = ready_reader(self.operation, source, format, variant)
+        self.path, self.positions = checked["path"], catalog.take_positions(checked["rows"])
+        self.hints = hints(source, variant)
+        warm(self.path)
+        untimed_call(self, (source, format, variant), self._take, format=format)
+
+    def _take(self):
+        return self.fmt.take(self.path, self.positions, **self.hints)
+
+    def time_take(self, source, format, variant):
+        self._take()
+
+    def peakmem_take(self, source, format, variant):
+        self._take()
 
 
 # The memory a continuous read in batches may take above the process, and the data it reads:

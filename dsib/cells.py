@@ -34,12 +34,13 @@ import uuid
 from data_prep import frame_nbytes, load_frame, open_dataset
 from data_prep.store import data_bytes
 
-from .catalog import SOURCES, BatchSize, batch_size, projection, read_from_bytes
+from .catalog import SOURCES, BatchSize, batch_size, projection, read_from_bytes, take_positions
 from .engines import TABLE
 from .fidelity import FrameMismatch
 from .roundtrip import (
     check_batches,
     check_columns,
+    check_take,
     hints_for,
     ingest_and_check,
     raise_for_outcome,
@@ -246,10 +247,10 @@ class Cells(object):
     def checked_reader(self, source, fmt, variant, reader, partition=None):
         """The cell's file (or the file the reader reads, ``Reader.writes``) read by ``fmt``'s
         ``reader`` (``columns``: its ``projection``; ``batches``: a tenth of the file at a time, put
-        together) and compared with the frame, once per cell and kept as files are, so that no
-        case's process (its peak memory) holds the frame. Returns what a case asks: ``path``,
-        ``columns``, ``size`` (a ``BatchSize``); raised as asv's skip or failure where the check
-        has one."""
+        together; ``take``: the rows at ``take_positions``) and compared with the frame, once per
+        cell and kept as files are, so that no case's process (its peak memory) holds the frame.
+        Returns what a case asks: ``path``, ``columns``, ``size`` (a ``BatchSize``), ``rows``;
+        raised as asv's skip or failure where the check has one."""
         src, store = SOURCES[source], self.store(source)
         partition = partition or store.partitions[0]
         path = self.checked_file(source, fmt, variant, partition)["path"]
@@ -266,15 +267,18 @@ class Cells(object):
                 "losses": [],
                 "columns": projection(frame.columns),
                 "size": batch_size(len(frame), os.path.getsize(path)),
+                "rows": len(frame),
             }
             read_from = path
             try:
                 if writes is not None:  # a file written for this reader (row groups, record batches of a batch)
-                    outcome["path"] = "batches" + fmt.suffix
+                    outcome["path"] = reader + fmt.suffix
                     read_from = os.path.join(tmp, outcome["path"])
                     write_atomic(read_from, writes(frame, outcome["size"]))
                 if reader == "columns":
                     outcome["losses"] = check_columns(fmt, frame, hints, read_from, outcome["columns"])
+                elif reader == "take":
+                    outcome["losses"] = check_take(fmt, frame, hints, read_from, take_positions(len(frame)))
                 else:
                     outcome["losses"] = check_batches(fmt, frame, hints, read_from, outcome["size"])
             except FrameMismatch as exc:
@@ -304,7 +308,8 @@ class Cells(object):
     def table(self, source, engine, variant):
         """The outcome of an engine's cell: a database (``path``, its directory) holding the cell's
         frame in ``dsib.engines.TABLE``, ingested by the engine and queried back against the frame
-        once (``losses``; ``skip`` or ``error`` where it could not be made or came back another)."""
+        once (``losses``; ``skip`` or ``error`` where it could not be made or came back another; a
+        table you brought that an engine cannot give back skips, saying what differs)."""
         src, store = SOURCES[source], self.store(source)
         partition = store.partitions[0]
         key = _key("table", store.digest, partition, src.rows(self.profile), variant, engine.name, engine.identity())
@@ -312,6 +317,9 @@ class Cells(object):
 
         def build(tmp):
             outcome = ingest_and_check(engine, self.frame(source, variant), hints, os.path.join(tmp, "db"), TABLE)
+            if src.own and outcome["error"]:  # the user's data: say what this engine cannot do with it
+                outcome["skip"] = "%s cannot give back this table: %s" % (engine.label, outcome["error"])
+                outcome["error"] = None
             outcome["path"] = "db" if not (outcome["skip"] or outcome["error"]) else None
             return outcome
 

@@ -13,7 +13,8 @@ A format is registered once (``dsib.formats``), with its capabilities as fields,
 - ``columns``: a reader of some of the columns (None: the format reads every column);
   ``batches``: a reader of the file in batches of a size asked (None: it has none);
   ``read_ahead``: a reader that fetches the bytes it needs ahead, coalesced (Parquet's
-  ``pre_buffer``), of every column or some (None: it has none);
+  ``pre_buffer``), of every column or some (None: it has none); ``take``: a reader of some
+  rows at the positions asked, without reading the rest where the format can (None: it has none);
 - ``settings``: the options its writer and reader state, as (option, value) pairs, where a
   library's default could change between releases (codec, index, timestamp unit, memory map,
   protocol, threads), so that every release does the same work; ``defaults``: where the format
@@ -80,7 +81,7 @@ class Loss(namedtuple("Loss", ["name", "since", "below"])):
 
 
 class Reader(namedtuple("Reader", ["call", "needs", "writes"])):
-    """A reader beside the format's ``read`` (``Format.columns``, ``Format.batches``), with what
+    """A reader beside the format's ``read`` (``Format.columns``, ``Format.batches``, ...), with what
     it needs beyond what the format needs (an API newer than the format's), and ``writes(frame,
     size) -> bytes`` where it reads a file written for it (Parquet in row groups, Arrow IPC in
     record batches, of ``size.rows``, as a user who reads in batches writes them; None: the
@@ -197,6 +198,8 @@ class Format(Registered):
     ``size.bytes`` of the file, for a reader that counts bytes), that together are the frame.
     ``read_ahead(source, names=None, **hints)``: ``read`` (or ``columns``, of ``names``) with the
     bytes it needs fetched ahead in coalesced ranges.
+    ``take(path, positions, **hints)``: the frame of the rows at ``positions`` (ascending, 0-based),
+    in that order, with a fresh RangeIndex.
     """
 
     def __init__(
@@ -217,6 +220,7 @@ class Format(Registered):
         columns=None,
         batches=None,
         read_ahead=None,
+        take=None,
         settings=(),
         defaults=None,
     ):
@@ -232,6 +236,7 @@ class Format(Registered):
         self.columns = columns if columns is None or isinstance(columns, Reader) else Reader(columns)
         self.batches = batches if batches is None or isinstance(batches, Reader) else Reader(batches)
         self.read_ahead = read_ahead
+        self.take = take if take is None or isinstance(take, Reader) else Reader(take)
 
     def with_library_defaults(self):
         """This format written and read as its libraries' defaults make it, in each release its

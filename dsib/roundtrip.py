@@ -74,6 +74,14 @@ def check_batches(fmt, frame, hints, path, size):
     return assert_same_frame(frame, got, tuple(fmt.losses()) + BATCH_LOSSES, context=context)
 
 
+def check_take(fmt, frame, hints, path, positions):
+    """``fmt.take`` of the rows at ``positions`` from ``path`` against those rows of ``frame``."""
+    got = fmt.take(path, positions, **hints)
+    context = "%s %s (%d rows at positions asked)" % (fmt.name, os.path.basename(path), len(positions))
+    wanted = frame.iloc[list(positions)].reset_index(drop=True)
+    return assert_same_frame(wanted, got, fmt.losses(), context=context)
+
+
 def write_and_check(fmt, frame, hints, path, from_bytes=True, refused=()):
     """Write ``frame`` to ``path`` with ``fmt``, read it back with ``hints`` and compare (from the
     bytes too, with ``from_bytes``, where a case reads them so). ``refused``: declared losses not

@@ -63,18 +63,19 @@ def batches_markdown(res, names, sources=None, load=None):
 def engines_markdown(res, names, sources=None, variants=None, load=None):
     """The engines' blocks of those ``sources`` (default: all) that engines run on; empty if none."""
     from data_prep import VARIANTS
-    from dsib.catalog import ENGINE_SOURCES
+    from dsib.catalog import ENGINE_OPERATIONS
 
     from .report_engines import engines_report
 
-    sources = [s for s in (sources or ENGINE_SOURCES) if s in ENGINE_SOURCES]
+    measured = ENGINE_OPERATIONS["ingest"].sources
+    sources = [s for s in (sources or measured) if s in measured]
     return engines_report(res, names, sources, variants or list(VARIANTS), load) if sources else ""
 
 
 def report_blocks(res, names, load=None, source=None, variant=None, engines=False, batches=False, dataset=None):
     """The Markdown blocks of ``python -m dsib_tools report``: every format's grid (``batches``: the
     reads real work needs alone), the reads in batches, then the engines (``engines``: those alone).
-    ``dataset``: the block of a table the user brought, which the engines are not run on."""
+    ``dataset``: the blocks of a table the user brought: its grid, its reads in batches, its engines."""
     if dataset:
         from dsib import catalog
 
@@ -93,7 +94,7 @@ def report_blocks(res, names, load=None, source=None, variant=None, engines=Fals
         in_batches = batches_markdown(res, names, sources, load)
         if in_batches:
             blocks.append(in_batches)
-    if dataset or batches:  # the engines are not run on a brought table
+    if batches:
         return blocks
     engine_blocks = engines_markdown(res, names, sources, variant and [variant], load)
     if engine_blocks:

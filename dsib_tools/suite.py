@@ -156,6 +156,8 @@ GRID = [
     GridRow("in batches + sum", batches.IterateBatches, "time_sum", "time"),
     GridRow("in batches + copy", batches.IterateBatches, "time_copy", "time"),
     GridRow("in batches, peak MiB", batches.IterateBatches, "peakmem_iterate", "mib"),
+    GridRow("1,000 rows at random", batches.RandomAccess, "time_take", "time"),
+    GridRow("1,000 rows at random, peak MiB", batches.RandomAccess, "peakmem_take", "mib"),
 ]
 
 

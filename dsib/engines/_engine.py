@@ -2,6 +2,7 @@
 
 from data_prep.datasets import VARIANTS
 
+from ..formats import _io
 from ..registry import Registered
 
 
@@ -46,7 +47,7 @@ class Engine(Registered):
         super(Engine, self).__init__(name, label, family, needs, losses, variants, description)
         self.connect = connect
         self.ingest = ingest
-        self.query = query
+        self.read_table = query
         self.drop = drop
         self.close = close
         self.server = server
@@ -80,6 +81,12 @@ class Engine(Registered):
         if self.server is None or self.server.unavailable():
             return None
         return self.server.identity()
+
+    def query(self, session, table, dtypes=(), **hints):
+        """The timed query: the engine's path out, told the datetimes, categoricals and texts; a
+        table you brought made what its ``dtypes`` tell (``_io.told_frame``), as its user would."""
+        frame = self.read_table(session, table, **hints)
+        return _io.told_frame(frame, dtypes) if dtypes else frame
 
     def ingest_visible(self, session, frame, table):
         """``ingest``, then, for an engine that shows its rows later, the wait until it does."""

@@ -306,7 +306,13 @@ def duckdb_frame(relation, names=None, dtypes=()):
     floats with NaN or as objects, at their nullable dtype)."""
     if names is not None:
         relation = relation.project(", ".join('"%s"' % name.replace('"', '""') for name in names))
-    frame = relation.df()
+    return told_frame(relation.df(), dtypes)
+
+
+def told_frame(frame, dtypes):
+    """A frame a reader that takes no ``dtypes`` gave, made what a user told a brought table's
+    ``dtypes`` makes of it: ``as_told``, and the nullable columns (floats with NaN, objects with
+    None) at their nullable dtype."""
     if not dtypes:
         return frame
     frame = as_told(frame, dtypes)

@@ -160,6 +160,19 @@ def _mmap_frame(table, datetimes=(), categoricals=(), texts=(), dtypes=()):
     return _io.arrow_to_pandas(table, categoricals)
 
 
+def _mmap_take(path, positions, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    """The rows at ``positions`` of the file through a memory map: an uncompressed file's buffers
+    are mapped, and only the pages of the rows taken are read; a compressed one (Feather's lz4)
+    is decompressed whole first."""
+    import pyarrow as pa
+
+    table = pa.ipc.open_file(pa.memory_map(path, "r")).read_all()
+    return _io.arrow_to_pandas(table.take(pa.array(positions)), categoricals)
+
+
+_TAKE = (Needs("pyarrow", "1.0", why="Table.take arrived in pyarrow 1.0"),)
+
+
 def _needs_feather_v2():
     return (
         Needs("pyarrow", "0.17", why="Feather v2 arrived in pyarrow 0.17", modules=("pyarrow.feather",)),
@@ -180,6 +193,7 @@ FORMATS = [
         settings=(("compression", "lz4"), ("record batch", "64Ki rows"), ("index", "none")) + READ,
         columns=_feather_columns,
         batches=Reader(_ipc_file_batches, writes=_feather_batch_write),
+        take=Reader(_mmap_take, needs=_TAKE),
     ),
     Format(
         "arrow-file",
@@ -192,6 +206,7 @@ FORMATS = [
         description="uncompressed, read fully into pandas",
         settings=(("compression", "none"), ("index", "none")) + READ,
         batches=Reader(_ipc_file_batches, writes=_ipc_batch_writer("file")),
+        take=Reader(_mmap_take, needs=_TAKE),
     ),
     Format(
         "arrow-stream",

@@ -59,6 +59,15 @@ def _table_batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=(
             yield _io.categorize(frame, categoricals)
 
 
+def _table_take(path, positions, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    """The table's rows at ``positions`` (PyTables reads those coordinates); "fixed" has no such read."""
+    import pandas as pd
+
+    with pd.HDFStore(path, mode="r") as store:
+        frame = store.select("frame", where=pd.Index(positions))
+    return _io.categorize(frame.reset_index(drop=True), categoricals)
+
+
 FORMATS = [
     Format(
         "hdf-fixed",
@@ -85,5 +94,6 @@ FORMATS = [
         settings=(("compression", "none"),),
         columns=_table_columns,
         batches=_table_batches,
+        take=_table_take,
     ),
 ]

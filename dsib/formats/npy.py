@@ -27,6 +27,14 @@ def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
         return pd.DataFrame(np.load(f, allow_pickle=False))
 
 
+def _take(path, positions, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    """The rows at ``positions`` of the array memory-mapped: only their pages are read."""
+    import numpy as np
+    import pandas as pd
+
+    return pd.DataFrame(np.load(path, mmap_mode="r", allow_pickle=False)[positions])
+
+
 FORMATS = [
     Format(
         "npy",
@@ -39,5 +47,6 @@ FORMATS = [
         variants=("plain",),
         losses=(Loss("timezone"), Loss("nullable_float"), Loss("decimal_float")),
         description="one structured array: fixed-width columns only",
+        take=_take,
     ),
 ]

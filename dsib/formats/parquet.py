@@ -116,6 +116,26 @@ def _read_ahead(source, names=None, datetimes=(), categoricals=(), texts=(), dty
     return _io.arrow_to_pandas(_read_table(source, pre_buffer=True, **options), categoricals)
 
 
+def _take(path, positions, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    """The row groups that hold the positions, found from the footer's row counts, read alone
+    (no row group without a row asked), and the rows taken from them. The file is in row groups
+    of a tenth of its rows (``_batch_writer``): rows spread at random touch most of them."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    found = pq.ParquetFile(path, **compat.taken(pq.ParquetFile.__init__, memory_map=False, pre_buffer=False))
+    sizes = np.array([found.metadata.row_group(i).num_rows for i in range(found.num_row_groups)])
+    starts = np.cumsum(sizes) - sizes
+    group = np.searchsorted(starts, positions, side="right") - 1
+    wanted = np.unique(group)
+    read_at = np.zeros(len(sizes), dtype=np.int64)  # where each group read starts in the table read
+    read_at[wanted] = np.cumsum(sizes[wanted]) - sizes[wanted]
+    table = found.read_row_groups(list(wanted), use_threads=True)
+    return _io.arrow_to_pandas(table.take(pa.array(positions - starts[group] + read_at[group])), categoricals)
+
+
+_TAKE = (Needs("pyarrow", "1.0", why="Table.take arrived in pyarrow 1.0"),)
 _PRE_BUFFER = (Needs("pyarrow", "5.0", why="read_table's pre_buffer arrived in pyarrow 5.0"),)
 _ITER_BATCHES = (Needs("pyarrow", "3.0", why="ParquetFile.iter_batches arrived in pyarrow 3.0"),)
 
@@ -134,6 +154,7 @@ def _pyarrow_format(name, label, compression, description, defaults=None):
         columns=_columns,
         batches=Reader(_batches, needs=_ITER_BATCHES, writes=_batch_writer(compression)),
         read_ahead=Reader(_read_ahead, needs=_PRE_BUFFER),
+        take=Reader(_take, needs=_TAKE, writes=_batch_writer(compression)),
         settings=(("compression", compression or "none"),) + WRITE + READ,
         defaults=defaults,
     )
