@@ -31,6 +31,7 @@ import subprocess
 import sys
 
 from . import machine_load, noise_record, suite
+from .markdown import table
 from .report_cells import format_seconds
 
 # Runs in the benchmark environment's interpreter, from the checkout (cwd), importing nothing of
@@ -309,7 +310,7 @@ def measure(root, config, results_dir, machine, data_dir, profile="default", rou
                         outside_samples(python, root, cell, data_dir, profile, repeat, processes, column)
                     )
         record["cases"].append(case)
-        progress(row_text(case))
+        progress(" ".join(row_cells(case)))
     during = span.load()
     record.update(seconds=round(during.seconds, 1), load=machine_load.as_record(during))
     return record
@@ -347,20 +348,15 @@ def _spread(samples):
     return "%s (%s–%s), %d" % (median, q25, q75, len(samples))
 
 
-def row_text(case):
+def row_cells(case):
+    """A case's row of the audit's table: asv's column, then each outside column beside it."""
     asv_median = quartiles(pooled(case, "asv"))[1]
-    cells = [_spread(pooled(case, "asv"))]
+    cells = [case["case"], case["format"], _spread(pooled(case, "asv"))]
     for column in OUTSIDE:
-        cells.append(
-            "%s | %.2f | %s"
-            % (
-                _spread(pooled(case, column)),
-                quartiles(pooled(case, column))[1] / asv_median,
-                "yes" if agrees(case, column) else "no",
-            )
-        )
-    cells.append("%s | %.2f" % (_spread(first_calls(case)), quartiles(first_calls(case))[1] / asv_median))
-    return "| %s | %s | %s |" % (case["case"], case["format"], " | ".join(cells))
+        median = quartiles(pooled(case, column))[1]
+        within = "yes" if agrees(case, column) else "no"
+        cells += [_spread(pooled(case, column)), "%.2f" % (median / asv_median), within]
+    return cells + [_spread(first_calls(case)), "%.2f" % (quartiles(first_calls(case))[1] / asv_median)]
 
 
 def markdown(record):
@@ -385,11 +381,12 @@ def markdown(record):
             machine_load.describe_record(record["load"]),
         ),
         "",
-        "| case | format | asv | forked, collector off | / asv | within | fresh, collector off | / asv | within | "
-        "fresh, collector on | / asv | within | fresh, first call | / asv |",
-        "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: |",
     ]
-    lines += [row_text(case) for case in record["cases"]]
+    head = ["case", "format", "asv"]
+    for column in ("forked, collector off", "fresh, collector off", "fresh, collector on"):
+        head += [column, "/ asv", "within"]
+    head += ["fresh, first call", "/ asv"]
+    lines.append(table(head, [row_cells(case) for case in record["cases"]], "llr" + "rrl" * 3 + "rr"))
     return "\n".join(lines)
 
 

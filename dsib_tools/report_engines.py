@@ -3,6 +3,7 @@ of two paths into one engine, and the studies' figures beside this suite's."""
 
 import re
 
+from . import markdown
 from .report_cells import MIB, _cell, _missing, _relative_spread, _speedup, _under_load, format_seconds, skip_reason
 
 
@@ -137,13 +138,15 @@ def _legacy_memory_cell(res, names, cls, client, server, serves, given, reasons)
 
 
 def _measured_on(engine, source):
-    return engine.sources is None or source in engine.sources
+    from dsib.catalog import OWN
+
+    return engine.sources is None or source in engine.sources + OWN
 
 
 def _rows(head, align, rows, reasons=()):
-    """A Markdown table: its head, its alignment row (``align``: one per column, "---" or "---:"),
-    its rows (cells), and the skip reasons its "skip N" cells refer to, below it."""
-    lines = ["| %s |" % " | ".join(head), "|%s|" % "|".join(align)] + ["| %s |" % " | ".join(r) for r in rows]
+    """A Markdown table: its head, its alignment (``align``: "l" or "r" a column), its rows (cells),
+    and the skip reasons its "skip N" cells refer to, below it."""
+    lines = [markdown.table(head, rows, align)]
     if reasons:
         lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
     return "\n".join(lines)
@@ -193,7 +196,7 @@ def _engine_table(res, names, source, variant, times, memory, load):
             + [_memory_cell(res, names, cls, benchmarks, given, reasons) for _, cls, benchmarks in memory]
         )
     head = ["%s / %s" % (source, variant)] + [c[0] for c in times + memory]
-    return _rows(head, ["---"] + ["---:"] * len(times + memory), rows, reasons)
+    return _rows(head, "l" + "r" * len(times + memory), rows, reasons)
 
 
 def _serialisation_table(res, names, source, variants, serialized, load):
@@ -218,7 +221,7 @@ def _serialisation_table(res, names, source, variants, serialized, load):
         + [_speedup(serialized[source, "dataframe", v], serialized[source, "rows", v]) for v in variants]
     )
     head = ["QuestDB's serialisation alone, no server / %s" % source] + list(variants)
-    return _rows(head, ["---"] + ["---:"] * len(variants), rows, reasons)
+    return _rows(head, "l" + "r" * len(variants), rows, reasons)
 
 
 def _comparisons_table(res, names, sources, variants, times, ratios_of):
@@ -238,7 +241,7 @@ def _comparisons_table(res, names, sources, variants, times, ratios_of):
                 ratios_of[label, source, variant] = ratios
                 rows.append([label, "%s / %s" % (source, variant)] + ratios)
     head = ["paths compared", "source / variant", "ingest: baseline / path", "query: baseline / path"]
-    return _rows(head, ["---", "---", "---:", "---:"], rows)
+    return _rows(head, "llrr", rows)
 
 
 def _beside_the_studies(serialized, ratios_of):
@@ -253,7 +256,7 @@ def _beside_the_studies(serialized, ratios_of):
             ours = ratios_of.get((comparison, "tsbs_cpu", variant), ["n/a", "n/a"])[column]
         rows.append([label, study, figure, "%s: %s" % (variant, ours)])
     head = ["beside the studies", "study", "the study's figure", "this suite (tsbs_cpu)"]
-    return _rows(head, ["---", "---", "---", "---:"], rows)
+    return _rows(head, "lllr", rows)
 
 
 def engines_report(res, names, sources, variants, load=None):

@@ -1,6 +1,7 @@
 """The every-format grid report (a table and a chart per source and variant) and the continuous
 read in batches against its memory budget, read from asv results."""
 
+from . import markdown
 from .report_cells import (
     DATA_BYTES,
     MIB,
@@ -92,17 +93,15 @@ def grid_table(res, names, source, variant, formats, load=None, labels=None):
 
     given = {"source": source, "variant": variant}
     reasons = []
-    lines = [
-        "| %s / %s | %s |" % (source, variant, " | ".join(formats)),
-        "|---|" + "|".join("---:" for _ in formats) + "|",
-    ]
     rows = measured_on([r for r in GRID if labels is None or r.label in labels], source)
     # A case of which the run has no cell at all is a line below the table, not a row of "not run".
     absent = [row.label for row in rows if name(row.cls, row.method) not in res.get_all_result_keys()]
-    for row in rows:
-        if row.label not in absent:
-            cells = [grid_cell(res, names, row, f, given, reasons, load) for f in formats]
-            lines.append("| %s | %s |" % (row.label, " | ".join(cells)))
+    cells = [
+        [row.label] + [grid_cell(res, names, row, f, given, reasons, load) for f in formats]
+        for row in rows
+        if row.label not in absent
+    ]
+    lines = [markdown.table(["%s / %s" % (source, variant)] + list(formats), cells, "l" + "r" * len(formats))]
     if reasons:
         lines += [""] + ["skip %d: %s" % (i + 1, reason) for i, reason in enumerate(reasons)]
     if absent:
@@ -257,13 +256,18 @@ def batches_report(res, names, sources, load=None):
     timed = name(batches.ContinuousReadInBatches, "time_read")
     if timed not in res.get_all_result_keys():
         return ""
-    lines = [
-        BATCHES_LEGEND,
-        "",
-        "| source | format | pass | peak | process | above the process | budget | "
-        "data: frames of the partitions | the first partition read whole, peak |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    head = [
+        "source",
+        "format",
+        "pass",
+        "peak",
+        "process",
+        "above the process",
+        "budget",
+        "data: frames of the partitions",
+        "the first partition read whole, peak",
     ]
+    rows = []
     for source in [s for s in sources if s in operation.sources]:
         whole = reads.ContinuousReadMonths if source == "nyc_taxi_month" else reads.ContinuousRead
         for fmt in _param_values(res, names, timed, "format"):
@@ -286,5 +290,5 @@ def batches_report(res, names, sources, load=None):
                 "n/a" if _missing(frame) else "%.0f (%d x %.0f)" % (partitions * frame / MIB, partitions, frame / MIB)
             )
             cells.append("n/a" if _missing(first) else "%.0f" % (first / MIB))
-            lines.append("| %s | %s | %s |" % (source, fmt, " | ".join(cells)))
-    return "\n".join(lines)
+            rows.append([source, fmt] + cells)
+    return BATCHES_LEGEND + "\n\n" + markdown.table(head, rows, "ll" + "r" * 7)

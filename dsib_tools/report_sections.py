@@ -14,7 +14,7 @@ def results_of(results_dir, machine=None, env=None, commit=None):
     return (machine, res, param_names(results_dir)), load
 
 
-# report --batches: the whole read beside three columns and batches of the same file.
+# report --batches: the whole read beside three columns, batches and rows at random of the same file.
 BATCH_ROWS = (
     "read, page cache",
     "read, peak MiB",
@@ -24,19 +24,21 @@ BATCH_ROWS = (
     "in batches + sum",
     "in batches + copy",
     "in batches, peak MiB",
+    "1,000 rows at random",
+    "1,000 rows at random, peak MiB",
 )
 
 
 def grid_markdown(res, names, sources=None, variants=None, load=None, rows=None):
     """Every format's grid over ``sources`` and ``variants`` (default: all); ``rows``: those rows
-    alone, of the formats that read columns or batches."""
+    alone, of the formats that read columns, batches or rows."""
     from data_prep import VARIANTS
     from dsib.catalog import GRID
     from dsib.formats import FORMATS
 
     from .report_grid import grid_report
 
-    formats = [f.name for f in FORMATS.values() if rows is None or f.columns or f.batches]
+    formats = [f.name for f in FORMATS.values() if rows is None or f.columns or f.batches or f.take]
     return grid_report(res, names, sources or list(GRID), variants or list(VARIANTS), formats, load, rows)
 
 

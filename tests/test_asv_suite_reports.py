@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, table_rows
 from .tiny_bench import MACHINE, capture
 
 # The session's `make bench` (asv_tiny) holds a PostgreSQL and a QuestDB for its run.
@@ -22,36 +22,40 @@ def test_every_format_report_has_a_value_in_every_case_that_makes_sense(asv_tiny
         asv_tiny["env"],
     )
     assert report.returncode == 0, report.stdout
-    tables = [t for t in report.stdout.split("\n\n") if t.startswith("| ") and "| parquet |" in t.splitlines()[0]]
+    tables = [t for t in report.stdout.split("\n\n") if t.startswith("| ") and "parquet" in table_rows(t)[0]]
     assert len(tables) == 9, "three sources x three variants"
     assert "failed" not in report.stdout
-    header = tables[0].splitlines()[0]
-    assert "| parquet |" in header and "| npy |" in header
-    warm = [line for line in tables[0].splitlines() if line.startswith("| read, page cache |")][0]
+    header = table_rows(tables[0])[0]
+    assert "parquet" in header and "npy" in header
+    rows = dict((row[0], row[1:]) for row in table_rows(tables[0])[1:])
+    warm = rows["read, page cache"]
     # pandas' to_msgpack is gone from this pandas, and Rocklin's JSON layout runs on his frame only.
-    assert warm.count("skip ") == 2, "only pandas-msgpack and json-split-noindex skip: %s" % warm
-    for cell in warm.strip("| ").split(" | ")[1:]:
+    assert sum(c.startswith("skip ") for c in warm) == 2, "only pandas-msgpack and json-split-noindex skip: %s" % warm
+    for cell in warm:
         # A figure taken while other work ran is marked so: the test does not need a quiet machine.
         assert cell.startswith("skip ") or re.match(r"^\S+ \((±\d+%, n=\d+|1 sample)\)( \(under load\))?$", cell), cell
     assert "·" not in report.stdout, "a skip says why, never a bare dot"
     reasons = report.stdout.split(tables[0], 1)[1].split("\n\n")[1]
     assert "pandas to_msgpack: pandas 3.1.1 has no to_msgpack" in reasons, reasons
     assert "is measured on rocklin only: it is that study's format" in reasons, reasons
-    mmap = header.split(" | ").index("arrow-file-mmap")
-    throughput = [line for line in tables[0].splitlines() if line.startswith("| read, page cache MiB/s |")][0]
-    assert throughput.split(" | ")[mmap] == "no frame", "a read that builds no frame shows no throughput"
+    mmap = header.index("arrow-file-mmap") - 1
+    assert rows["read, page cache MiB/s"][mmap] == "no frame", "a read that builds no frame shows no throughput"
     # The instruction counts: a figure where the CPU could count, else a skip saying so.
     from dsib import counters
     from dsib_tools.report_grid import NOT_COUNTED
 
-    counted = [line for line in tables[0].splitlines() if line.startswith("| read, page cache instructions |")][0]
-    cells = counted.strip("| ").split(" | ")[1:]
+    cells = rows["read, page cache instructions"]
     if counters.available() is None:
         assert [c for c in cells if re.match(r"^\d+\.\d M$", c)] and all(
             re.match(r"^\d+\.\d M$", c) or c.startswith("skip ") for c in cells
-        ), counted
+        ), cells
     else:
-        assert all(c.startswith("skip ") for c in cells) and NOT_COUNTED in report.stdout, counted
+        assert all(c.startswith("skip ") for c in cells) and NOT_COUNTED in report.stdout, cells
+    # Random access: only the formats with a reader of rows give a figure.
+    from dsib.formats import FORMATS
+
+    for fmt, cell in zip(header[1:], rows["1,000 rows at random"]):
+        assert cell.startswith("skip ") or FORMATS[fmt].take is not None, (fmt, cell)
 
 
 def test_the_batches_report_puts_three_columns_and_batches_beside_the_whole_read(asv_tiny):
@@ -74,29 +78,26 @@ def test_the_batches_report_puts_three_columns_and_batches_beside_the_whole_read
         asv_tiny["env"],
     )
     assert report.returncode == 0, report.stdout
-    cells = [c.strip() for line in report.stdout.splitlines() if line.startswith("| ") for c in line.split("|")]
+    cells = [c for row in table_rows(report.stdout) for c in row]
     assert "failed" not in cells and "not run" not in cells, report.stdout
     tables = [t for t in report.stdout.split("\n\n") if t.startswith("| nyc_taxi /")]
     assert len(tables) == 3, "the first taxi grid's three variants"
-    header = tables[0].splitlines()[0].strip("| ").split(" | ")
-    assert header[1:] == [f.name for f in FORMATS.values() if f.columns or f.batches], "formats with a reader only"
+    header = table_rows(tables[0])[0]
+    readers = [f.name for f in FORMATS.values() if f.columns or f.batches or f.take]
+    assert header[1:] == readers, "formats with a reader only"
     assert "pickle-2" not in header and "arrow-file" in header and "orc" in header
-    rows = dict(
-        (line.strip("| ").split(" | ")[0], line.strip("| ").split(" | ")[1:])
-        for line in tables[0].splitlines()[2:]
-        if line.startswith("| ")
-    )
+    rows = dict((row[0], row[1:]) for row in table_rows(tables[0])[1:])
     figure = r"^\S+ \((±\d+%, n=\d+|1 sample)\)( \(under load\))?$"
     for label in ("read, page cache", "read 3 columns", "in batches", "in batches + sum", "in batches + copy"):
         assert re.match(figure, rows[label][0]), (label, rows[label])
     for fmt, cell in zip(header[1:], rows["read 3 columns"]):
         assert re.match(figure, cell) if FORMATS[fmt].columns else cell.startswith("skip "), (fmt, cell)
+    for fmt, cell in zip(header[1:], rows["1,000 rows at random"]):
+        assert re.match(figure, cell) if FORMATS[fmt].take else cell.startswith("skip "), (fmt, cell)
     assert rows["in batches"][header.index("fastparquet") - 1].startswith("skip ")
     assert "Parquet (fastparquet) has no reader of batches of a size asked" in report.stdout
     assert re.match(r"^\d+$", rows["in batches, peak MiB"][0])
-    continuous = [
-        line.strip("| ").split(" | ") for line in report.stdout.splitlines() if line.startswith("| nyc_taxi_month |")
-    ]
+    continuous = [row for row in table_rows(report.stdout) if row[0] == "nyc_taxi_month"]
     assert [c[1] for c in continuous] == ["parquet", "csv"]
     for cells in continuous:
         assert re.match(figure, cells[2]) and cells[6] == "%d" % (MEMORY_BUDGET >> 20), cells
@@ -114,16 +115,16 @@ def test_the_engines_report_has_every_engines_ingest_and_query_and_the_studies_c
     )
     assert report.returncode == 0, report.stdout
     blocks = report.stdout.split("\n\n")
-    tables = [t for t in blocks if t.startswith("| ") and "| ingest |" in t.splitlines()[0]]
+    tables = [t for t in blocks if t.startswith("| ") and "ingest" in table_rows(t)[0]]
     assert len(tables) == 6, "the taxi frame and TSBS, three variants each"
     for table in tables:
-        source = table.split(" / ")[0].lstrip("| ")
-        rows = table.splitlines()[2:]
-        assert [row.split(" | ")[0].lstrip("| ") for row in rows] == [
+        source = table_rows(table)[0][0].split(" / ")[0]
+        rows = table_rows(table)[1:]
+        assert [row[0] for row in rows] == [
             e.label for e in ENGINES.values() if e.sources is None or source in e.sources
         ]
         for row in rows:
-            times, memory = row.strip("| ").split(" | ")[1:3], row.strip("| ").split(" | ")[3:]
+            times, memory = row[1:3], row[3:]
             # A query timed as another engine's (QuestDB's paths share one) skips, and says so below.
             assert all(
                 re.match(r"^\S+ \((±\d+%, n=\d+|1 sample)\)( \(under load\))?$", cell) or cell.startswith("skip ")
@@ -131,38 +132,34 @@ def test_the_engines_report_has_every_engines_ingest_and_query_and_the_studies_c
             ), row
             # What a call added to the client, + to the other process where the engine works in one (a
             # held server, Spark's JVM) = both; the client's whole peak in brackets.
-            server = row.startswith(("| PostgreSQL", "| QuestDB", "| Spark"))
+            server = row[0].startswith(("PostgreSQL", "QuestDB", "Spark"))
             added = r"^-?\d+ \+ -?\d+ = -?\d+" if server else r"^-?\d+"
             assert all(re.match(added + r" \(peak \d+\)$", cell) or cell.startswith("skip ") for cell in memory), row
-        skipped = [row for row in rows if "skip" in row]
+        skipped = [row[0] for row in rows if any(cell.startswith("skip ") for cell in row[1:])]
         # A skip is a query timed as another engine's, or a figure the engine says it does not measure.
         assert all(
-            ENGINES[e].queried_as or ENGINES[e].unmeasured
-            for e in ENGINES.names()
-            if any(ENGINES[e].label + " |" in r for r in skipped)
+            ENGINES[e].queried_as or ENGINES[e].unmeasured for e in ENGINES.names() if ENGINES[e].label in skipped
         )
     (serialisation,) = [t for t in blocks if t.startswith("| QuestDB's serialisation alone")]
-    assert re.match(
-        r"^\| dataframe\(\) against the row loop \| [\d.]+x \| [\d.]+x \| [\d.]+x \|$", serialisation.splitlines()[-1]
-    ), serialisation
-    (comparisons,) = [t for t in blocks if t.startswith("| paths compared |")]
+    last = table_rows(serialisation)[-1]
+    assert last[0] == "dataframe() against the row loop" and all(re.match(r"^[\d.]+x$", c) for c in last[1:]), last
+    assert len(last) == 4, serialisation
+    (comparisons,) = [t for t in blocks if t.startswith("| paths compared ")]
     measured = [
         (path, source)
         for _, path, baseline in ENGINE_COMPARISONS
         for source in ("nyc_taxi", "tsbs_cpu")
         if all(ENGINES[e].sources is None or source in ENGINES[e].sources for e in (path, baseline))
     ]
-    assert len(comparisons.splitlines()) == 2 + 3 * len(measured)
+    assert len(table_rows(comparisons)) == 1 + 3 * len(measured)
     assert all(
-        re.match(r"^[\d.]+x$", cell) or (line.startswith("| QuestDB") and cell == "n/a")
-        for line in comparisons.splitlines()[2:]
-        for cell in line.strip("| ").split(" | ")[2:]
+        re.match(r"^[\d.]+x$", cell) or (row[0].startswith("QuestDB") and cell == "n/a")
+        for row in table_rows(comparisons)[1:]
+        for cell in row[2:]
     ), comparisons
-    (studies,) = [t for t in blocks if t.startswith("| beside the studies |")]
-    assert len(studies.splitlines()) == 2 + len(STUDY_COMPARISONS)
-    assert all(
-        re.match(r"^(plain|str|cat): [\d.]+x$", line.strip("| ").split(" | ")[-1]) for line in studies.splitlines()[2:]
-    ), studies
+    (studies,) = [t for t in blocks if t.startswith("| beside the studies ")]
+    assert len(table_rows(studies)) == 1 + len(STUDY_COMPARISONS)
+    assert all(re.match(r"^(plain|str|cat): [\d.]+x$", row[-1]) for row in table_rows(studies)[1:]), studies
 
 
 def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):

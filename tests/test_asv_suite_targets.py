@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from .conftest import ENV_DIR
+from .conftest import ENV_DIR, table_rows
 from .tiny_bench import MACHINE, capture, git_status, tiny_results
 
 # The session's `make bench` (asv_tiny) holds a PostgreSQL and a QuestDB for its run.
@@ -181,8 +181,8 @@ def test_the_audit_times_the_posts_cases_by_asv_and_outside_it_in_turn(asv_tiny,
     audit_results = compare.load_cells(os.path.join(asv_tiny["repo"], "build", "audit-results"), MACHINE, head)
     assert record["cases"][-1]["cell"] in audit_results
     assert compare.load_cells(asv_tiny["results"], MACHINE, head) == cells_before
-    rows = [line for line in audit.markdown(record).splitlines() if line.startswith("| ") and "---" not in line]
-    assert len(rows) == 8 and all(row.count("| yes |") + row.count("| no |") == 3 for row in rows[1:]), rows
+    rows = table_rows(audit.markdown(record))
+    assert len(rows) == 8 and all(row.count("yes") + row.count("no") == 3 for row in rows[1:]), rows
     assert (
         subprocess.run(
             ["git", "status", "--porcelain", "--", "records"],
@@ -276,7 +276,7 @@ def test_make_bench_runs_real_tlc_files_and_a_table_you_brought(asv_tiny, tmp_pa
 
             assert "DSIB_DATASETmine" in res.env_name.split("-"), res.env_name
             assert "DSIB_TABLE" + table_digest("mine", os.path.join(repo, "data")) in res.env_name.split("-")
-            assert "| mine / str |" in run.stdout, "make bench DATASET= prints the table's block"
+            assert "| mine / str " in run.stdout, "make bench DATASET= prints the table's block"
             with open(os.path.join(build, "html", "dsib", "index.html")) as f:
                 assert "mine / str" in f.read(), "and its site shows it"
         measured, failed = [], []
@@ -318,6 +318,9 @@ def test_make_bench_runs_real_tlc_files_and_a_table_you_brought(asv_tiny, tmp_pa
         env,
     )
     assert report.returncode == 0, report.stdout
-    block = report.stdout.split("| mine / str |")[1].split("\n\n")[0]
-    read = [line for line in block.splitlines() if line.startswith("| read, page cache |")][0]
-    assert re.match(r"\s*\d[\d.]*\s?(µs|ms|s) \(", read.split("|")[2]), read  # Parquet's column: a time
+    (block,) = [
+        t for t in report.stdout.split("\n\n") if t.startswith("| mine / str ") and "parquet" in table_rows(t)[0]
+    ]
+    header = table_rows(block)[0]
+    (read,) = [row for row in table_rows(block) if row[0] == "read, page cache"]
+    assert re.match(r"\d[\d.]*\s?(µs|ms|s) \(", read[header.index("parquet")]), read  # a time

@@ -14,7 +14,7 @@ import pytest
 
 from dsib import pagecache
 
-from .conftest import ROOT
+from .conftest import ROOT, table_rows
 from .test_first_call import run_as_asv, traced
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="cold reads are checked on Linux")
@@ -187,9 +187,9 @@ def test_asv_keeps_the_differences_and_the_device_as_samples_with_their_spread(t
         universal_newlines=True,
     )
     assert report.returncode == 0, report.stdout[-3000:]
-    (table,) = [t for t in report.stdout.split("\n\n") if t.startswith("| rocklin / plain |")]
-    header = table.splitlines()[0].split(" | ")
-    (row,) = [line for line in table.splitlines() if line.startswith("| read, cold minus warm |")]
-    cell = row.split(" | ")[header.index("parquet")]
+    (table,) = [t for t in report.stdout.split("\n\n") if t.startswith("| rocklin / plain ")]
+    header = table_rows(table)[0]
+    (row,) = [row for row in table_rows(table) if row[0] == "read, cold minus warm"]
+    cell = row[header.index("parquet")]
     assert re.match(r"^[+-]\S+ \(IQR [+-]\S+\.\.[+-]\S+, n=\d+\)", cell), cell
     assert re.search(r"past the page cache \(O_DIRECT.*\): read \d+ MB/s \(IQR \d+-\d+, n=3\)", report.stdout)

@@ -181,7 +181,7 @@ def test_the_audit_says_whether_asvs_median_lies_within_each_columns_spread():
     assert audit.pooled(case, "asv") == [0.101, 0.100, 0.102]
     assert audit.first_calls(case) == [0.120, 0.130]
     assert audit.agrees(case, "gc_off") and not audit.agrees(case, "gc_on") and not audit.agrees(case, "forked")
-    assert audit.row_text(dict(case, case="1a READ", format="parquet")).endswith("| 125ms (122ms–128ms), 2 | 1.24 |"), (
+    assert audit.row_cells(dict(case, case="1a READ", format="parquet"))[-2:] == ["125ms (122ms–128ms), 2", "1.24"], (
         "the first calls' column: each fresh interpreter's first call"
     )
     assert audit.quartiles([1.0, 2.0, 3.0, 4.0, 5.0]) == (2.0, 3.0, 4.0)

@@ -13,7 +13,7 @@ import time
 import psutil
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, table_rows
 from .test_first_call import traced
 from .test_servers_held import HOLD, _all_gone, _held_pids, needs_held
 
@@ -233,8 +233,8 @@ def test_a_tiny_run_holds_one_postgres_and_one_questdb_and_leaves_no_server_and_
         ("PostgreSQL (ADBC)", "postgres-adbc"),
         ("QuestDB (ILP/HTTP, dataframe)", "questdb-dataframe"),
     ):
-        (row,) = [line for line in report.stdout.splitlines() if line.startswith("| %s |" % label)]
-        memory = row.strip("| ").split(" | ")[3:5]
+        (row,) = [row for row in table_rows(report.stdout) if row[0] == label]
+        memory = row[3:5]
         for cell, operation, cls in zip(memory, ("ingest", "query"), ("IngestIntoEngine", "QueryFromEngine")):
             mib = [
                 measured["%s.track_%s_added_%s" % (cls, kind, operation), engine] / 2**20

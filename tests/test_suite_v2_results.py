@@ -18,7 +18,7 @@ from dsib_tools import suite
 from dsib_tools.matrix import newest
 from dsib_tools.report_engines import ENGINE_COMPARISONS, STUDY_COMPARISONS
 
-from .conftest import ROOT, committed
+from .conftest import ROOT, committed, table_rows
 
 RESULTS = committed("records/suite-v2-results")
 MACHINE = "epyc-zen5-2c-24g"
@@ -78,16 +78,16 @@ def test_the_report_puts_every_comparison_and_study_beside_the_suites_figures():
     )
     assert report.returncode == 0, report.stderr
     blocks = report.stdout.split("\n\n")
-    (comparisons,) = [b for b in blocks if b.startswith("| paths compared |")]
-    rows = [line.strip("| ").split(" | ") for line in comparisons.splitlines()[2:]]
+    (comparisons,) = [b for b in blocks if b.startswith("| paths compared ")]
+    rows = table_rows(comparisons)[1:]
     assert set(r[0] for r in rows) == set(label for label, _, _ in ENGINE_COMPARISONS)
     for row in rows:
         ingest, query = row[2:]
         assert re.match(r"^[\d.]+x$", ingest), row
         # QuestDB's paths share one query (timed once, as questdb-dataframe's)
         assert re.match(r"^[\d.]+x$", query) or (row[0].startswith("QuestDB") and query == "n/a"), row
-    (studies,) = [b for b in blocks if b.startswith("| beside the studies |")]
-    assert len(studies.splitlines()) == 2 + len(STUDY_COMPARISONS)
-    for line in studies.splitlines()[2:]:
-        assert re.match(r"^(plain|str|cat): [\d.]+x", line.strip("| ").split(" | ")[-1]), line
+    (studies,) = [b for b in blocks if b.startswith("| beside the studies ")]
+    assert len(table_rows(studies)) == 1 + len(STUDY_COMPARISONS)
+    for row in table_rows(studies)[1:]:
+        assert re.match(r"^(plain|str|cat): [\d.]+x", row[-1]), row
     assert "failed" not in report.stdout
