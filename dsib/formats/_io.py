@@ -281,6 +281,19 @@ def arrow_batches(batches, categoricals):
         yield arrow_to_pandas(pa.Table.from_batches([batch]), categoricals)
 
 
+def polars():
+    """The polars module, its pool stated before its first import: one thread a CPU, as its default
+    makes it today (``POLARS_MAX_THREADS``), so that every release reads with the same pool."""
+    import os
+    import sys
+
+    if "polars" not in sys.modules:
+        os.environ["POLARS_MAX_THREADS"] = str(os.cpu_count() or 1)
+    import polars
+
+    return polars
+
+
 _DUCKDB = []
 
 

@@ -159,6 +159,51 @@ def _duckdb_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes
     return _duckdb_read(path, datetimes, categoricals, texts, dtypes, names=names)
 
 
+# Polars' CSV reader into pandas (through Arrow): its own parser and type inference, told, as a
+# user tells it, that the text is text and which columns hold datetimes.
+POLARS = Needs("polars", "1.0", why="polars {have} predates its 1.0 API (read_csv's schema_overrides)")
+
+
+def _polars_type(dtype):
+    """The Polars type of a told number's dtype ("uint64", "Int32", "boolean", "float32")."""
+    lower = dtype.lower()
+    for prefix, name in (("uint", "UInt"), ("int", "Int"), ("float", "Float")):
+        if lower.startswith(prefix):
+            return name + lower[len(prefix) :]
+    return "Boolean"
+
+
+def _polars_read(source, datetimes=(), categoricals=(), texts=(), dtypes=(), names=None):
+    """Polars' sniffer of the header and types, told the text (numeric-looking or to be
+    categorical), and asked to parse dates (it keeps a zone's offset, where ``schema_overrides``
+    drops it); the datetimes then at nanoseconds, as the frame holds them."""
+    pl = _io.polars()
+    told = dict((name, pl.String) for name in _io.text_columns(tuple(texts) + tuple(categoricals), dtypes))
+    told.update((name, pl.String) for name in _io.told(dtypes, "decimal"))  # a Decimal from its text
+    told.update(
+        (name, getattr(pl, _polars_type(dtype))) for name, dtype in _io.told(dtypes, "number", "nullable").items()
+    )
+    if names is not None:
+        told = dict((name, kind) for name, kind in told.items() if name in names)
+    frame = pl.read_csv(
+        source,
+        schema_overrides=told or None,
+        columns=None if names is None else list(names),
+        try_parse_dates=bool(datetimes),
+    )
+    at_ns = [  # a date (a brought table's) too: a frame's datetimes are timestamps
+        pl.col(name).cast(pl.Datetime("ns", getattr(frame.schema[name], "time_zone", None)))
+        for name in datetimes
+        if name in frame.columns and isinstance(frame.schema[name], (pl.Datetime, pl.Date))
+    ]
+    frame = frame.with_columns(at_ns) if at_ns else frame
+    return _io.categorize(_io.told_frame(frame.to_pandas(), dtypes), categoricals)
+
+
+def _polars_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    return _polars_read(path, datetimes, categoricals, texts, dtypes, names=names)
+
+
 FORMATS = [
     Format(
         "csv",
@@ -246,5 +291,18 @@ FORMATS = [
         description="written by to_csv, read by DuckDB's read_csv(path).df()",
         columns=_duckdb_columns,
         settings=(("index", "none"), ("threads", "one a CPU (SET threads)")),
+    ),
+    Format(
+        "csv-polars",
+        "CSV (read by Polars)",
+        ".csv",
+        _write,
+        _polars_read,
+        "csv",
+        needs=(PANDAS, POLARS),
+        writes=False,
+        description="written by to_csv, read by Polars' read_csv(path).to_pandas()",
+        columns=_polars_columns,
+        settings=(("index", "none"), ("threads", "Polars' pool: one a CPU")),
     ),
 ]

@@ -208,6 +208,22 @@ def _duckdb_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes
     return _duckdb_read(path, datetimes, categoricals, texts, dtypes, names=names)
 
 
+# Polars reads Parquet with its own reader (not Arrow's) into a Polars frame, then into pandas
+# through Arrow (``to_pandas``): one more library a user may ask to read the suite's file for them.
+POLARS = Needs("polars", "1.0", why="polars {have} predates its 1.0 API (read_parquet's columns, to_pandas)")
+
+
+def _polars_read(source, datetimes=(), categoricals=(), texts=(), dtypes=(), names=None):
+    """Polars' frame, made what a user makes of it: its categoricals, and a brought table's types
+    (``_io.told_frame``)."""
+    frame = _io.polars().read_parquet(source, columns=None if names is None else list(names)).to_pandas()
+    return _io.categorize(_io.told_frame(frame, dtypes), categoricals)
+
+
+def _polars_columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
+    return _polars_read(path, datetimes, categoricals, texts, dtypes, names=names)
+
+
 FORMATS = [
     _pyarrow_format("parquet", "Parquet", "snappy", "pyarrow.parquet, snappy", DEFAULTS),
     _pyarrow_format("parquet-none", "Parquet (uncompressed)", None, "pyarrow.parquet, uncompressed"),
@@ -250,5 +266,21 @@ FORMATS = [
         description="written by pyarrow.parquet (snappy), read by DuckDB's read_parquet(path).df()",
         columns=_duckdb_columns,
         settings=(("compression", "snappy"), ("threads", "one a CPU (SET threads)")) + WRITE,
+    ),
+    Format(
+        "parquet-polars",
+        "Parquet (read by Polars)",
+        ".parquet",
+        _writer("snappy"),
+        _polars_read,
+        "parquet",
+        needs=(PANDAS, PYARROW, POLARS),
+        writes=False,
+        # Polars keeps the file's microseconds (datetime64[us] from pandas 2) and gives a
+        # categorical's categories in the order they first appear
+        losses=(Loss("datetime_unit", since=("pandas", "2.0")), Loss("category_order")),
+        description="written by pyarrow.parquet (snappy), read by Polars' read_parquet(path).to_pandas()",
+        columns=_polars_columns,
+        settings=(("compression", "snappy"), ("threads", "Polars' pool: one a CPU")) + WRITE,
     ),
 ]
