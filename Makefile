@@ -48,7 +48,7 @@ $(ASV_CONF): asv.conf.json $(BIN)/.ready
 
 DSIB_RUN = $(DSIB) run --profile $(PROFILE) --machine $(MACHINE) --commit $(COMMIT) \
 	--results-dir $(LOCAL_RESULTS) --html-dir $(LOCAL_HTML) --env-dir $(ASV_ENV_DIR) --format "$(FORMAT)" \
-	--source "$(SOURCE)" --engine "$(ENGINE)"
+	--source "$(SOURCE)" --engine "$(ENGINE)" --bench "$(BENCH)"
 
 ## servers: what the held servers need (PostgreSQL, Java, QuestDB, s3proxy), installed where missing
 servers: $(BIN)/.ready

@@ -35,9 +35,12 @@ def matrix_config(matrix, profile, results_dir, html_dir, env_dir, shard=None):
     return path
 
 
-def selection(fmt=None, source=None, engine=None, release=False):
-    """The regex of the cells a run selects (asv's -b and the suite's DSIB_SELECT), or None: all."""
+def selection(fmt=None, source=None, engine=None, release=False, bench=None):
+    """The regex of the cells a run selects (asv's -b and the suite's DSIB_SELECT), or None: all.
+    ``bench``: a regex the benchmark's name must match too (``objectstore``, ``batches.RandomAccess``)."""
     within = select_regex(fmt, source, engine) if fmt or source or engine else None
+    if bench:  # both searched for, anywhere in "module.Class.method(params)", as asv's -b is
+        within = bench if within is None else "^(?=.*(?:%s))(?=.*(?:%s))" % (bench, within)
     return release_regex(within=within) if release else within
 
 

@@ -129,3 +129,21 @@ def test_the_release_selection_within_the_engines_is_empty_and_select_needs_a_qu
         universal_newlines=True,
     )
     assert proc.returncode == 2 and "select what?" in proc.stdout
+
+
+def test_bench_picks_the_benchmarks_it_names_within_format_and_source():
+    """make run BENCH=...: only the benchmarks whose names match, and within FORMAT and SOURCE."""
+    from dsib_tools.run import selection
+
+    alone = re.compile(selection(bench="objectstore"))
+    within = re.compile(selection("parquet", "nyc_taxi", bench=r"batches\.RandomAccess"))
+    picked = {"alone": set(), "within": set()}
+    for name, given, label in _cells():
+        if alone.search(label):
+            picked["alone"].add(name.split(".")[0])
+        if within.search(label):
+            assert name.startswith("batches.RandomAccess.") and given["format"] == "parquet", label
+            assert given["source"] == "nyc_taxi", label
+            picked["within"].add(name)
+    assert picked["alone"] == {"objectstore"}
+    assert picked["within"] == {"batches.RandomAccess.time_take", "batches.RandomAccess.peakmem_take"}

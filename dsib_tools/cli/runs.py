@@ -270,7 +270,9 @@ def cmd_run(args):
     if status:
         return status
     try:
-        selected = run.selection(args.format, args.source, args.engine, release=args.selection == "release")
+        selected = run.selection(
+            args.format, args.source, args.engine, release=args.selection == "release", bench=args.bench
+        )
         config = (
             run.matrix_config(args.matrix, args.profile, args.results_dir, args.html_dir, args.env_dir, args.shard)
             if args.matrix
@@ -311,6 +313,7 @@ def add_run(sub):
     p.add_argument("--format", default="")
     p.add_argument("--source", default="")
     p.add_argument("--engine", default="", help="an engine's name, or %s: every engine's cells" % ALL_ENGINES)
+    p.add_argument("--bench", default="", help="a regex of the benchmarks' names (asv's -b), within the others")
     p.set_defaults(func=cmd_run)
 
 
