@@ -37,6 +37,7 @@ CELLS = {
     "batches.ReadColumns.time_read": ("nyc_taxi", "csv", "cat"),
     "batches.IterateBatches.time_copy": ("nyc_taxi", "arrow-file", "str"),
     "batches.ContinuousReadInBatches.time_read": ("nyc_taxi_month", "parquet"),
+    "batches.RandomAccess.time_take": ("nyc_taxi", "feather", "cat"),
     "prepare.Prepare.time_string_columns": (1000000,),
     "engines.SerializeForQuestDB.time_serialize": ("tsbs_cpu", "dataframe", "cat"),
 }
