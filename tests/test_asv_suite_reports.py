@@ -272,3 +272,14 @@ def test_the_object_store_block_has_every_read_that_ran_with_its_spread_and_coun
         assert int(requests) >= 2 and float(mib) > 0, row
     assert sorted(len(cells) for cells in skipped.values()) == [6, 6], skipped
     assert all("has no reader that fetches ahead" in reason for reason in skipped), skipped
+    # `report --store` prints the same block alone, under its legend.
+    report = capture(
+        [sys.executable, "-m", "dsib_tools", "report", "--store", "--results-dir", asv_tiny["results"]]
+        + ["--machine", MACHINE],
+        ROOT,
+        asv_tiny["env"],
+    )
+    assert report.returncode == 0, report.stdout
+    assert "through pyarrow's S3 client" in report.stdout and "| ingest" not in report.stdout
+    (header, *printed) = table_rows(report.stdout)
+    assert header[5:7] == ["time, 0 ms a request", "time, 20 ms a request"] and len(printed) == len(rows)

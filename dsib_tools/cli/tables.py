@@ -61,6 +61,13 @@ def cmd_report(args):
         print()
         print(studies_report(res, names, args.source or "tsbs_cpu", args.load))
         return 0
+    if args.store:
+        from ..report_store import LEGEND, store_blocks
+
+        for block in [LEGEND] + (store_blocks(res, names) or ["This run has no read from an object store."]):
+            print()
+            print(block)
+        return 0
     for block in report_blocks(
         res, names, args.load, args.source, args.variant, args.engines, args.batches, args.dataset
     ):
@@ -82,6 +89,11 @@ def add_report(sub):
         "--studies",
         action="store_true",
         help="the engines beside the studies alone: each pair of paths compared, both medians and their ratio",
+    )
+    p.add_argument(
+        "--store",
+        action="store_true",
+        help="the reads from an object store alone: each cell's time at each delay a request, its requests and bytes",
     )
     p.add_argument(
         "--batches",
