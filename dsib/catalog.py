@@ -303,11 +303,16 @@ def engine_params(operation):
     return [list(ENGINE_OPERATIONS[operation].sources), ENGINES.names(), list(VARIANTS)]
 
 
+def engine_measures(engine, source):
+    """Whether ``engine`` is measured on ``source``: an engine measured on some built-in sources
+    only (the run's budget: ``Engine.sources``) measures a table you brought."""
+    return engine.sources is None or source in engine.sources + OWN
+
+
 def engine_skip_reason(operation, source, engine, variant, profile, versions):
     """``skip_reason`` for an engine's cell."""
     op, found = ENGINE_OPERATIONS[operation], ENGINES[engine]
-    # An engine measured on some built-in sources only (the run's budget) measures a table you brought.
-    if found.sources is not None and source in op.sources and source not in found.sources + OWN:
+    if source in op.sources and not engine_measures(found, source):
         return "%s is measured on %s only" % (found.label, ", ".join(found.sources))
     reason = _cell_reason(op, SOURCES[source], found, variant, profile, versions)
     if reason:

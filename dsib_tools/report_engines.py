@@ -137,12 +137,6 @@ def _legacy_memory_cell(res, names, cls, client, server, serves, given, reasons)
     return "%s + %.0f = %.0f" % (shown, value / MIB, both / MIB)
 
 
-def _measured_on(engine, source):
-    from dsib.catalog import OWN
-
-    return engine.sources is None or source in engine.sources + OWN
-
-
 def _rows(head, align, rows, reasons=()):
     """A Markdown table: its head, its alignment (``align``: "l" or "r" a column), its rows (cells),
     and the skip reasons its "skip N" cells refer to, below it."""
@@ -185,10 +179,11 @@ def _columns(res):
 
 def _engine_table(res, names, source, variant, times, memory, load):
     """Each engine measured on ``source``, with ``variant``: its times and the memory its calls added."""
+    from dsib.catalog import engine_measures
     from dsib.engines import ENGINES
 
     reasons, rows = [], []
-    for engine in (e for e in ENGINES.values() if _measured_on(e, source)):
+    for engine in (e for e in ENGINES.values() if engine_measures(e, source)):
         given = {"source": source, "engine": engine.name, "variant": variant}
         rows.append(
             [engine.label]
@@ -227,11 +222,13 @@ def _serialisation_table(res, names, source, variants, serialized, load):
 def _comparisons_table(res, names, sources, variants, times, ratios_of):
     """The comparisons of two paths into one engine: the baseline's median over the path's, of the
     ingest and of the query; each kept in ``ratios_of`` for the studies' table."""
+    from dsib.catalog import engine_measures
     from dsib.engines import ENGINES
 
     rows = []
     for label, path, baseline in ENGINE_COMPARISONS:
-        for source in (s for s in sources if _measured_on(ENGINES[path], s) and _measured_on(ENGINES[baseline], s)):
+        both = (ENGINES[path], ENGINES[baseline])
+        for source in (s for s in sources if all(engine_measures(e, s) for e in both)):
             for variant in variants:
                 ratios = []
                 for _, _, benchmark, _ in times:
