@@ -51,7 +51,7 @@ ANOTHER_FORMATS_CALL = {
 }
 # Readers the gate's noise records (records/noise/) have not measured: a format joins the gate with
 # a noise record of a gate that holds it, so that its cells' flags rest on their measured noise.
-NOT_YET_GATED = ("parquet-duckdb", "csv-duckdb", "parquet-polars", "csv-polars")
+NOT_YET_GATED = ("parquet-duckdb", "csv-duckdb", "parquet-polars", "csv-polars", "parquet-by-polars", "lance")
 _GATED = [name for name in FORMATS if name not in NOT_YET_GATED]
 _OWN_CALL = [name for name in _GATED if name not in ANOTHER_FORMATS_CALL]
 _ARGUMENT = sorted(ANOTHER_FORMATS_CALL)

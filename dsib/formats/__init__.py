@@ -7,11 +7,11 @@ matrix; ``Format.warm_up`` imports them in ``setup``, outside any timing.
 """
 
 from ..registry import Format, Loss, Needs, Reader, Registry, UnknownFormatError
-from . import arrow, csv, hdf5, json, msgpack, npy, orc, parquet, pickle
+from . import arrow, csv, hdf5, json, lance, msgpack, npy, orc, parquet, pickle
 
 # Family order is the order of every table; a format's name is its benchmark parameter, and so
 # part of its asv series: keep names stable.
-FAMILIES = (parquet, arrow, csv, hdf5, pickle, json, msgpack, orc, npy)
+FAMILIES = (parquet, arrow, lance, csv, hdf5, pickle, json, msgpack, orc, npy)
 FORMATS = Registry(fmt for family in FAMILIES for fmt in family.FORMATS)
 
 # The formats of the 2019 post.
