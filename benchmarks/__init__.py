@@ -35,7 +35,7 @@ import sys
 from data_prep import PROFILES, DatasetError
 from dsib import catalog
 from dsib.cells import Cells
-from dsib.formats import FORMATS
+from dsib.formats import FORMATS, NOT_FORK_SAFE
 from dsib.registry import installed_versions
 
 
@@ -76,9 +76,10 @@ if getattr(getattr(sys.modules.get("__main__"), "__spec__", None), "name", None)
 def _preload():
     """asv's forkserver imports this package once and forks a process per case: every library a
     format needs is imported here, so that no case's process pays for an import (PyTables and
-    fastparquet take 0.1-0.2 s each). Missing ones are the formats' business."""
+    fastparquet take 0.1-0.2 s each), but those that are not fork-safe. Missing ones are the
+    formats' business."""
     for module in ["pandas", "pyarrow.compute"] + [
-        m for f in FORMATS.values() for n in f.needs for m in (n.package,) + n.modules
+        m for f in FORMATS.values() for n in f.needs for m in (n.package,) + n.modules if n.package not in NOT_FORK_SAFE
     ]:
         try:
             __import__(module)
@@ -88,13 +89,26 @@ def _preload():
 
 _preload()
 
+# The run, as asv's matrix (env_nobuild) and dsib_tools give it to every case's process: the
+# suite's only reads of the environment.
+# - DSIB_PROFILE: the data's scale; DSIB_DATA_DIR: where it is (the checkout's data/ by default,
+#   since asv installs dsib elsewhere and runs each case in a scratch directory);
+# - DSIB_DATASET: a table a user brought, measured besides the built-in sources (make bench
+#   DATASET=NAME); DSIB_TABLE: what it held when the run was configured (dsib_tools.config: it is in
+#   the environment's name, so a table brought again with other rows is another series);
+# - DSIB_SELECT: the cells a run selects (asv's -b, which dsib_tools passes on; all where unset);
+# - DSIB_TRACE: a file that the untimed steps of each case's setup are traced to (the tests).
 PROFILE = os.environ.get("DSIB_PROFILE", "default")
 DATA_DIR = os.environ.get("DSIB_DATA_DIR") or os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data"
 )
-catalog.use_data_dir(DATA_DIR)
+DATASET = os.environ.get("DSIB_DATASET") or None
+TABLE = os.environ.get("DSIB_TABLE") or None
+SELECTED = os.environ.get("DSIB_SELECT") or None
+TRACE = os.environ.get("DSIB_TRACE") or None
+CATALOG = catalog.Catalog(own=(DATASET,) if DATASET else (), data_dir=DATA_DIR)
 VERSIONS = installed_versions(FORMATS.packages())
-CELLS = Cells(PROFILE, DATA_DIR)
+CELLS = Cells(PROFILE, DATA_DIR, catalog=CATALOG)
 
 # What a case's numbers depend on without its module importing it, for the series lock
 # (dsib_tools.lock finds the imported modules itself): the data's generator, which wrote the store.
@@ -132,20 +146,15 @@ def series(number):
     return "%d.%s" % (number, SCALE)
 
 
-# What the table you brought held when the run was configured (dsib_tools.config: it is in the
-# environment's name, so a table brought again with other rows is another series).
-TABLE = os.environ.get("DSIB_TABLE") or None
-
-
 def ready(operation, source, format, variant="plain"):
     """In ``setup``: the format of a cell that runs, imported and warmed up by one tiny round
     trip, so that no import or lazy initialisation lands in a timing; asv's skip
     (``NotImplementedError``) with the reason for a cell that cannot."""
-    reason = catalog.skip_reason(operation, source, format, variant, PROFILE, VERSIONS)
+    reason = CATALOG.skip_reason(operation, source, format, variant, PROFILE, VERSIONS)
     if reason:
         raise NotImplementedError(reason)
-    fmt = catalog.format_for(source, format)
-    if catalog.SOURCES[source].own:  # a table a user brought: a format that cannot hold it skips, saying why
+    fmt = CATALOG.format_for(source, format)
+    if CATALOG.sources[source].own:  # a table a user brought: a format that cannot hold it skips, saying why
         holds = CELLS.store(source).digest[:12]
         if TABLE and holds != TABLE:
             raise DatasetError(
@@ -160,10 +169,9 @@ def ready(operation, source, format, variant="plain"):
 def trace(case, event, cell, **fields):
     """Where ``DSIB_TRACE`` names a file (the tests), one JSON line of an untimed step of a case's
     setup, with the process's id, appended to it."""
-    where = os.environ.get("DSIB_TRACE")
-    if where:
+    if TRACE:
         fields.update(case=type(case).__name__, event=event, cell=list(cell), pid=os.getpid())
-        with open(where, "a") as f:
+        with open(TRACE, "a") as f:
             f.write(json.dumps(fields, sort_keys=True) + "\n")
 
 
@@ -211,7 +219,7 @@ def first_call(case, fmt, source, hints, cell):
 
 def hints(source, variant):
     """What a reader is told, as a user would tell it: datetimes, categoricals, numeric-looking text."""
-    return catalog.SOURCES[source].dataset.read_hints(variant)
+    return CATALOG.sources[source].dataset.read_hints(variant)
 
 
 def warm(path):
@@ -233,10 +241,6 @@ def loads_once(setup):
             self._loaded_for = params
 
     return setup_once
-
-
-# The cells a run selects (asv's ``-b``, which dsib_tools passes on): all of them where unset.
-SELECTED = os.environ.get("DSIB_SELECT") or None
 
 
 def selected(cls, given):
@@ -269,15 +273,15 @@ def build_every_cell(cls, build):
 def build_files(operation, partitioned=False):
     """``build_every_cell``'s ``build`` of a file case: the cell's checked file (each partition's),
     and where the operation times another reader (``Operation.reader``), that reader checked."""
-    reader = catalog.get_operation(operation).reader
+    reader = CATALOG.get_operation(operation).reader
 
     def build(source, format, variant="plain"):
-        if catalog.skip_reason(operation, source, format, variant, PROFILE, VERSIONS) is None:
+        if CATALOG.skip_reason(operation, source, format, variant, PROFILE, VERSIONS) is None:
             for partition in CELLS.partitions(source) if partitioned else [None]:
                 if reader:
-                    CELLS.checked_reader(source, catalog.format_for(source, format), variant, reader, partition)
+                    CELLS.checked_reader(source, CATALOG.format_for(source, format), variant, reader, partition)
                 else:
-                    CELLS.checked_file(source, catalog.format_for(source, format), variant, partition)
+                    CELLS.checked_file(source, CATALOG.format_for(source, format), variant, partition)
 
     return build
 

@@ -12,6 +12,7 @@ from dsib import catalog
 from dsib.roundtrip import hints_for
 
 from . import (
+    CATALOG,
     CELLS,
     PARAM_NAMES,
     SAMPLES,
@@ -30,7 +31,7 @@ from . import (
 def ready_reader(operation, source, format, variant, partition=None):
     """In ``setup``: the format and its checked reader's outcome (``path``, ``columns``, ``size``)."""
     fmt = ready(operation, source, format, variant)
-    return fmt, CELLS.checked_reader(source, fmt, variant, catalog.get_operation(operation).reader, partition)
+    return fmt, CELLS.checked_reader(source, fmt, variant, CATALOG.get_operation(operation).reader, partition)
 
 
 def each_batch(batches, task=None):
@@ -67,7 +68,7 @@ class ReadColumns(Case):
 
     version = series(2)
     operation = "read_columns"
-    params, param_names = catalog.params(operation), PARAM_NAMES
+    params, param_names = CATALOG.params(operation), PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -105,7 +106,7 @@ class IterateBatches(Case):
 
     version = series(2)
     operation = "iterate_batches"
-    params, param_names = catalog.params(operation), PARAM_NAMES
+    params, param_names = CATALOG.params(operation), PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -151,7 +152,7 @@ class RandomAccess(Case):
 
     version = series(1)
     operation = "random_access"
-    params, param_names = catalog.params(operation), PARAM_NAMES
+    params, param_names = CATALOG.params(operation), PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -192,7 +193,7 @@ class ContinuousReadInBatches(Case):
 
     version = series(2)
     operation = "continuous_read_in_batches"
-    params, param_names = catalog.params(operation, with_variant=False), ["source", "format"]
+    params, param_names = CATALOG.params(operation, with_variant=False), ["source", "format"]
     rounds = 1
     repeat = (1, 3, 12.0)
 
@@ -202,7 +203,7 @@ class ContinuousReadInBatches(Case):
     @loads_once
     def setup(self, source, format):
         self.fmt = ready(self.operation, source, format)  # first: a skipped source has no partitions here
-        reader = catalog.get_operation(self.operation).reader
+        reader = CATALOG.get_operation(self.operation).reader
         self.files = []
         for partition in CELLS.partitions(source):
             checked = CELLS.checked_reader(source, self.fmt, "plain", reader, partition)

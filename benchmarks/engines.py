@@ -12,11 +12,11 @@ import shutil
 import time
 
 from data_prep import VARIANTS
-from dsib import catalog, procmem, servers
+from dsib import procmem, servers
 from dsib.engines import ENGINES, TABLE, questdb, spark
 from dsib.registry import installed_versions
 
-from . import CELLS, PROFILE, SAMPLES, Case, build_every_cell, hints, loads_once, series, untimed_call
+from . import CATALOG, CELLS, PROFILE, SAMPLES, Case, build_every_cell, hints, loads_once, series, untimed_call
 from .reads import trace
 
 ENGINE_PARAM_NAMES = ["source", "engine", "variant"]
@@ -36,7 +36,7 @@ def held_kind(engine):
 def measured_params(operation, method, where=lambda engine: True):
     """``engine_params`` of the engines ``where`` selects, less those that say why they do not
     measure ``method`` (``Engine.unmeasured``)."""
-    sources, engines, variants = catalog.engine_params(operation)
+    sources, engines, variants = CATALOG.engine_params(operation)
     return [sources, [e for e in engines if where(ENGINES[e]) and method not in ENGINES[e].unmeasured], variants]
 
 
@@ -46,7 +46,7 @@ def engine_ready(operation, source, engine, variant):
     imported by the case's session (``open_session``, which warms it up), in the case's process,
     not by the suite's import in asv's forkserver: every other case's peak memory stays without them."""
     found = ENGINES[engine]
-    reason = catalog.engine_skip_reason(operation, source, engine, variant, PROFILE, installed_versions(found.packages))
+    reason = CATALOG.engine_skip_reason(operation, source, engine, variant, PROFILE, installed_versions(found.packages))
     if reason:
         raise NotImplementedError(reason)
     require_held_server(found)
@@ -76,7 +76,7 @@ def build_table(operation):
 
     def build(source, engine, variant):
         found = ENGINES[engine]
-        if not catalog.engine_skip_reason(
+        if not CATALOG.engine_skip_reason(
             operation, source, engine, variant, PROFILE, installed_versions(found.packages)
         ) and not (held_kind(found) and servers.not_held(held_kind(found))):
             CELLS.checked_table(source, found, variant)
@@ -153,7 +153,7 @@ class IngestIntoEngine(Case):
     version = series(3)
     measures = MEASURES
     operation = "ingest"
-    params, param_names = catalog.engine_params(operation), ENGINE_PARAM_NAMES
+    params, param_names = CATALOG.engine_params(operation), ENGINE_PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -251,7 +251,7 @@ class QueryFromEngine(Case):
     version = series(3)
     measures = MEASURES
     operation = "query"
-    params, param_names = catalog.engine_params(operation), ENGINE_PARAM_NAMES
+    params, param_names = CATALOG.engine_params(operation), ENGINE_PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -330,7 +330,7 @@ def check_serializers(source, path, variant):
     """asv's skip where the serialisation cannot run here; else the kept check that the row loop
     and ``dataframe()`` serialise the cell alike (its failure where they do not)."""
     # The serialisation needs what questdb-dataframe needs, less its server.
-    reason = catalog.engine_skip_reason(
+    reason = CATALOG.engine_skip_reason(
         "ingest",
         source,
         "questdb-dataframe",

@@ -17,6 +17,7 @@ from dsib.s3_proxy import counts
 from dsib.servers import held, not_held
 
 from . import (
+    CATALOG,
     CELLS,
     PARAM_NAMES,
     PROFILE,
@@ -78,7 +79,7 @@ class ReadFromObjectStore(Case):
     version = series(1)
     operation = "read_from_object_store"
     measures = Case.measures + ("dsib.s3_proxy",)
-    params = catalog.params(operation) + [list(COLUMNS), list(PRE_BUFFER), list(DELAYS_MS)]
+    params = CATALOG.params(operation) + [list(COLUMNS), list(PRE_BUFFER), list(DELAYS_MS)]
     param_names = PARAM_NAMES + ["columns", "pre_buffer", "delay_ms"]
     rounds = 1
     repeat = SAMPLES
@@ -89,15 +90,15 @@ class ReadFromObjectStore(Case):
             return  # each case skips, saying why
 
         def build(*given):
-            if catalog.cell_skip_reason(self.operation, dict(zip(self.param_names, given)), PROFILE, VERSIONS) is None:
-                upload(store, CELLS.checked_file(given[0], catalog.format_for(given[0], given[1]), given[2])["path"])
+            if CATALOG.cell_skip_reason(self.operation, dict(zip(self.param_names, given)), PROFILE, VERSIONS) is None:
+                upload(store, CELLS.checked_file(given[0], CATALOG.format_for(given[0], given[1]), given[2])["path"])
 
         build_every_cell(type(self), build)
 
     @loads_once
     def setup(self, source, format, variant, columns, pre_buffer, delay_ms):
         given = (source, format, variant, columns, pre_buffer, delay_ms)
-        reason = catalog.cell_skip_reason(self.operation, dict(zip(self.param_names, given)), PROFILE, VERSIONS)
+        reason = CATALOG.cell_skip_reason(self.operation, dict(zip(self.param_names, given)), PROFILE, VERSIONS)
         store = held("s3")
         if reason or store is None:
             raise NotImplementedError(reason or not_held("s3"))

@@ -9,13 +9,15 @@ import gc
 import os
 import time
 
-from dsib import catalog, pagecache
+from dsib import pagecache
 from dsib.formats import FORMATS
 
 from . import (
+    CATALOG,
     CELLS,
     PARAM_NAMES,
     SAMPLES,
+    TRACE,
     VERSIONS,
     Case,
     build_every_cell,
@@ -32,7 +34,7 @@ from . import (
 
 def tracing():
     """Whether the untimed steps are traced (``DSIB_TRACE`` names a file: the tests)."""
-    return bool(os.environ.get("DSIB_TRACE"))
+    return bool(TRACE)
 
 
 class ReadFromBytes(Case):
@@ -43,7 +45,7 @@ class ReadFromBytes(Case):
 
     version = series(2)
     operation = "read_from_bytes"
-    params, param_names = catalog.params(operation), PARAM_NAMES
+    params, param_names = CATALOG.params(operation), PARAM_NAMES
     rounds = 1
     repeat = (SAMPLES, 10, 2.0)
 
@@ -71,7 +73,7 @@ class ReadFromPageCache(Case):
 
     version = series(3)
     operation = "read_from_page_cache"
-    params, param_names = catalog.params(operation), PARAM_NAMES
+    params, param_names = CATALOG.params(operation), PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -99,7 +101,7 @@ class _Cold(Case):
 
     operation = "read_cold"
     measures = Case.measures + ("dsib.pagecache",)
-    params, param_names = catalog.params(operation), PARAM_NAMES
+    params, param_names = CATALOG.params(operation), PARAM_NAMES
     rounds = 1
 
     def setup_cache(self):
@@ -280,7 +282,7 @@ class ContinuousRead(_Continuous):
 
     version = series(3)
     operation = "continuous_read"
-    params, param_names = catalog.params(operation, with_variant=False), ["source", "format"]
+    params, param_names = CATALOG.params(operation, with_variant=False), ["source", "format"]
     rounds = 1
     repeat = (SAMPLES, 5, 2.0)
 
@@ -295,7 +297,7 @@ class ContinuousReadMonths(_Continuous):
 
     version = series(2)
     operation = "continuous_read_months"
-    params, param_names = catalog.params(operation, with_variant=False), ["source", "format"]
+    params, param_names = CATALOG.params(operation, with_variant=False), ["source", "format"]
     rounds = 1
     repeat = (1, 10, 6.0)
 

@@ -3,23 +3,23 @@
 frame)."""
 
 from data_prep import VARIANTS
-from dsib import catalog, layout
+from dsib import layout
 
-from . import CELLS, PARAM_NAMES, VERSIONS, Case, loads_once, series
+from . import CATALOG, CELLS, PARAM_NAMES, VERSIONS, Case, loads_once, series
 
 
 class Sizes(Case):
     version = series(2)
     operation = "sizes"
-    params, param_names = catalog.params(operation), PARAM_NAMES
+    params, param_names = CATALOG.params(operation), PARAM_NAMES
 
     @loads_once
     def setup(self, source, format, variant):
         # No warm-up: nothing here is timed or measured in memory.
-        reason = catalog.skip_reason(self.operation, source, format, variant, CELLS.profile, VERSIONS)
+        reason = CATALOG.skip_reason(self.operation, source, format, variant, CELLS.profile, VERSIONS)
         if reason:
             raise NotImplementedError(reason)
-        self.outcome = CELLS.checked_file(source, catalog.format_for(source, format), variant)
+        self.outcome = CELLS.checked_file(source, CATALOG.format_for(source, format), variant)
 
     def track_file_size(self, source, format, variant):
         return self.outcome["bytes"]
@@ -44,12 +44,12 @@ def _post_read(source, format, variant):
     """(format, checked file's path, a call that reads it as the post's case reads) of a cell of
     the post's month, after one untimed read: a reader's own first-time work stays out. Skips,
     raising NotImplementedError, where the suite's rules skip the cell."""
-    reason = catalog.skip_reason("sizes", source, format, variant, CELLS.profile, VERSIONS)
+    reason = CATALOG.skip_reason("sizes", source, format, variant, CELLS.profile, VERSIONS)
     if reason:
         raise NotImplementedError(reason)
-    fmt = catalog.format_for(source, format)
+    fmt = CATALOG.format_for(source, format)
     path = CELLS.checked_file(source, fmt, variant)["path"]
-    hints = catalog.SOURCES[source].dataset.read_hints(variant)
+    hints = CATALOG.sources[source].dataset.read_hints(variant)
 
     def read():
         return fmt.read(path, **hints)

@@ -6,9 +6,9 @@ pickled, so a case's setup loads it instead of deriving its variant again).
 
 import os
 
-from dsib import catalog, pagecache
+from dsib import pagecache
 
-from . import CELLS, PARAM_NAMES, SAMPLES, Case, loads_once, ready, series, untimed_call
+from . import CATALOG, CELLS, PARAM_NAMES, SAMPLES, Case, loads_once, ready, series, untimed_call
 
 
 class _Write(Case):
@@ -29,7 +29,7 @@ class WriteToBytes(_Write):
 
     version = series(2)
     operation = "write_to_bytes"
-    params, param_names = catalog.params(operation), PARAM_NAMES
+    params, param_names = CATALOG.params(operation), PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -44,7 +44,7 @@ class WriteMonthToBytes(_Write):
 
     version = series(2)
     operation = "write_month_to_bytes"
-    params, param_names = catalog.params(operation), PARAM_NAMES
+    params, param_names = CATALOG.params(operation), PARAM_NAMES
     rounds = 1
     repeat = (1, 10, 20.0)
 
@@ -60,7 +60,7 @@ class WriteDurable(Case):
     version = series(3)
     operation = "write_durable"
     measures = Case.measures + ("dsib.pagecache",)
-    params, param_names = catalog.params(operation), PARAM_NAMES
+    params, param_names = CATALOG.params(operation), PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
 
@@ -92,7 +92,7 @@ class CategorizeThenWrite(Case):
 
     version = series(2)
     operation = "categorize_then_write"
-    params, param_names = catalog.params(operation, with_variant=False), ["source", "format"]
+    params, param_names = CATALOG.params(operation, with_variant=False), ["source", "format"]
     rounds = 1
     repeat = SAMPLES
 
@@ -100,7 +100,7 @@ class CategorizeThenWrite(Case):
     def setup(self, source, format):
         self.write = ready(self.operation, source, format, "cat").write
         self.frame = CELLS.frame(source, "str")
-        self.categories = dict((name, "category") for name in catalog.SOURCES[source].dataset.categorizable())
+        self.categories = dict((name, "category") for name in CATALOG.sources[source].dataset.categorizable())
         untimed_call(self, (source, format), lambda: self.time_write(source, format), format=format)
 
     def time_write(self, source, format):

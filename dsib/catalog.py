@@ -7,14 +7,17 @@ one place that decides, from the registries and a mapping of package versions: a
 ``setup`` raises it as asv's skip, and the tools ask it why a cell of any environment was
 skipped, from that environment's pins.
 
-Datasets of the suite (``SOURCES``) are stored datasets (``data_prep.DATASETS``) at a scale:
+A ``Catalog`` is the cells of one run: the built-in sources and the tables a user brought, whose
+data is in one data directory. It is built from those inputs and never changes; ``BUILT_IN`` is
+the catalog of the built-in sources in data_prep's default directory.
+
+Datasets of the suite (``Catalog.sources``) are stored datasets (``data_prep.DATASETS``) at a scale:
 ``nyc_taxi_month`` is a whole stored month, the scale of the post's cases (1,000,000 rows at
 ``default``); ``nyc_taxi``, ``tsbs_cpu`` and ``rocklin`` are the first ``grid_rows`` rows of
 theirs, the scale at which every format is measured.
 """
 
 import functools
-import os
 from collections import OrderedDict, namedtuple
 
 from data_prep import VARIANTS, get_dataset, get_profile
@@ -27,23 +30,31 @@ from .registry import Needs
 
 
 class Source(
-    namedtuple("Source", ["name", "stored", "whole_partitions", "formats", "description", "library_defaults"])
+    namedtuple(
+        "Source", ["name", "stored", "whole_partitions", "formats", "description", "library_defaults", "data_dir"]
+    )
 ):
     """``whole_partitions``: the stored partitions as they are (the post's month), else their
     first ``grid_rows`` rows. ``formats``: the formats measured on it (None: every one).
     ``library_defaults``: its formats are written and read as their libraries' defaults make them
-    in each release (the post's cases), not with the options the grid states (``format_for``)."""
+    in each release (the post's cases), not with the options the grid states (``format_for``).
+    ``data_dir``: where its data is (None: data_prep's default)."""
 
-    def __new__(cls, name, stored, whole_partitions, formats, description, library_defaults=False):
-        return super(Source, cls).__new__(cls, name, stored, whole_partitions, formats, description, library_defaults)
+    def __new__(cls, name, stored, whole_partitions, formats, description, library_defaults=False, data_dir=None):
+        return super(Source, cls).__new__(
+            cls, name, stored, whole_partitions, formats, description, library_defaults, data_dir
+        )
 
     own = False
+
+    def _data_dir(self):
+        return self.data_dir or default_data_dir()
 
     def rows(self, profile):
         """Rows per partition at ``profile``; None where the profile leaves this source out."""
         if profile == OWN_PROFILE:
             return None
-        spec = get_profile(profile, data_dir())
+        spec = get_profile(profile, self._data_dir())
         if self.whole_partitions:
             return spec.rows_for(self.stored)
         if spec.grid_left_out and self.stored not in spec.grid_kept:
@@ -53,7 +64,7 @@ class Source(
     def left_out(self, profile):
         if profile == OWN_PROFILE:
             return "the %s profile measures the table you brought (DSIB_DATASET) only" % OWN_PROFILE
-        spec = get_profile(profile, data_dir())
+        spec = get_profile(profile, self._data_dir())
         if self.rows(profile) is not None:
             return None
         if spec.grid_left_out:
@@ -77,8 +88,8 @@ class OwnSource(Source):
 
     own = True
 
-    def __new__(cls, name):
-        return super(OwnSource, cls).__new__(cls, name, name, True, None, "your table %s" % name)
+    def __new__(cls, name, data_dir=None):
+        return super(OwnSource, cls).__new__(cls, name, name, True, None, "your table %s" % name, data_dir=data_dir)
 
     def rows(self, profile):
         return None
@@ -94,7 +105,7 @@ class OwnSource(Source):
 
     @property
     def dataset(self):
-        return _own_table(self.stored, data_dir())
+        return _own_table(self.stored, self._data_dir())
 
 
 @functools.lru_cache(maxsize=None)
@@ -102,21 +113,7 @@ def _own_table(name, data_dir):
     return open_table(name, data_dir, verify="sizes")[0]
 
 
-# Where the data is: the suite's runs say (benchmarks.DATA_DIR: the checkout's data/, since asv
-# installs dsib elsewhere and runs each case in a scratch directory); else data_prep's default.
-DATA_DIR = None
-
-
-def use_data_dir(path):
-    global DATA_DIR
-    DATA_DIR = path
-
-
-def data_dir():
-    return DATA_DIR or default_data_dir()
-
-
-SOURCES = OrderedDict(
+BUILT_IN_SOURCES = OrderedDict(
     (s.name, s)
     for s in [
         Source(
@@ -136,10 +133,8 @@ BUILT_IN_GRID = ("nyc_taxi", "tsbs_cpu", "rocklin")
 # Formats measured on some sources only: a study's own format, on that study's frame (the run's time budget:
 # Rocklin's JSON without the index, a split orient's call with one argument more, on his frame).
 FORMAT_SOURCES = {"json-split-noindex": ("rocklin",)}
-# Tables a user brought that are sources of the grid: the one DSIB_DATASET names (make bench
-# DATASET=NAME), and any the tools add (``bring``).
-OWN = ()
-GRID = BUILT_IN_GRID
+# skip_reason's versions for a question about the suite alone: every package taken as installed.
+ANY_VERSIONS = None
 
 
 class Operation(
@@ -277,89 +272,136 @@ def _engine_operations(own):
     )
 
 
-def bring(name):
-    """Make the table brought as ``name`` (``python -m data_prep add``) a source of the grid and
-    of the engines."""
-    global OWN, GRID
-    if name in SOURCES and not SOURCES[name].own:
-        raise ValueError("%r is a built-in source's name, not a table you brought" % name)
-    if name not in OWN:
-        SOURCES[name] = OwnSource(name)
-        OWN, GRID = OWN + (name,), GRID + (name,)
-        for operations, made in ((OPERATIONS, _operations(GRID, OWN)), (ENGINE_OPERATIONS, _engine_operations(OWN))):
-            operations.clear()
-            operations.update(made)
+class Catalog(object):
+    """The cells of a run: the built-in sources and the tables a user brought (``own``: names
+    given to ``python -m data_prep add``), whose data is in ``data_dir`` (None: data_prep's
+    default). Built from these inputs, it never changes: ``bringing`` makes another."""
 
+    def __init__(self, own=(), data_dir=None):
+        self.own, self.data_dir = tuple(own), data_dir
+        sources = [source._replace(data_dir=data_dir) for source in BUILT_IN_SOURCES.values()]
+        for name in self.own:
+            if name in BUILT_IN_SOURCES:
+                raise ValueError("%r is a built-in source's name, not a table you brought" % name)
+            sources.append(OwnSource(name, data_dir))
+        self.sources = OrderedDict((source.name, source) for source in sources)
+        self.grid = BUILT_IN_GRID + self.own
+        self.operations = _operations(self.grid, self.own)
+        self.engine_operations = _engine_operations(self.own)
 
-OPERATIONS = _operations(GRID, OWN)
-ENGINE_OPERATIONS = _engine_operations(OWN)
-for _name in [os.environ.get("DSIB_DATASET")]:
-    if _name:
-        bring(_name)
+    def bringing(self, name):
+        """This catalog with the table brought as ``name`` a source of the grid and of the engines."""
+        return self if name in self.own else Catalog(self.own + (name,), self.data_dir)
 
+    def engine_params(self, operation):
+        """asv's ``params`` for an engine operation: its sources, every engine, the variants."""
+        return [list(self.engine_operations[operation].sources), ENGINES.names(), list(VARIANTS)]
 
-def engine_params(operation):
-    """asv's ``params`` for an engine operation: its sources, every engine, the variants."""
-    return [list(ENGINE_OPERATIONS[operation].sources), ENGINES.names(), list(VARIANTS)]
+    def engine_measures(self, engine, source):
+        """Whether ``engine`` is measured on ``source``: an engine measured on some built-in sources
+        only (the run's budget: ``Engine.sources``) measures a table you brought."""
+        return engine.sources is None or source in engine.sources + self.own
 
-
-def engine_measures(engine, source):
-    """Whether ``engine`` is measured on ``source``: an engine measured on some built-in sources
-    only (the run's budget: ``Engine.sources``) measures a table you brought."""
-    return engine.sources is None or source in engine.sources + OWN
-
-
-def engine_skip_reason(operation, source, engine, variant, profile, versions):
-    """``skip_reason`` for an engine's cell."""
-    op, found = ENGINE_OPERATIONS[operation], ENGINES[engine]
-    if source in op.sources and not engine_measures(found, source):
-        return "%s is measured on %s only" % (found.label, ", ".join(found.sources))
-    reason = _cell_reason(op, SOURCES[source], found, variant, profile, versions)
-    if reason:
-        return reason
-    if versions is not ANY_VERSIONS and SOURCES[source].dataset.zoned(variant):
-        reason = found.unavailable_for_zoned(versions)
+    def engine_skip_reason(self, operation, source, engine, variant, profile, versions):
+        """``skip_reason`` for an engine's cell."""
+        op, found = self.engine_operations[operation], ENGINES[engine]
+        if source in op.sources and not self.engine_measures(found, source):
+            return "%s is measured on %s only" % (found.label, ", ".join(found.sources))
+        reason = _cell_reason(op, self.sources[source], found, variant, profile, versions)
         if reason:
             return reason
-    if op.name == "query" and found.queried_as:
-        return "%s's query is %s's: it is timed there" % (found.label, ENGINES[found.queried_as].label)
-    return None
+        if versions is not ANY_VERSIONS and self.sources[source].dataset.zoned(variant):
+            reason = found.unavailable_for_zoned(versions)
+            if reason:
+                return reason
+        if op.name == "query" and found.queried_as:
+            return "%s's query is %s's: it is timed there" % (found.label, ENGINES[found.queried_as].label)
+        return None
+
+    def format_for(self, source, name):
+        """The format ``name`` as the cells of ``source`` write and read it: with the options the
+        grid states, or as its libraries' defaults make it where the source measures those."""
+        fmt = FORMATS[name]
+        return fmt.with_library_defaults() if self.sources[source].library_defaults else fmt
+
+    def get_operation(self, name):
+        return self.operations[name]
+
+    def read_from_bytes(self, source):
+        """Whether some case reads ``source``'s files from bytes in memory (the check must then
+        read them that way too)."""
+        return any(op.from_bytes and source in op.sources for op in self.operations.values())
+
+    def params(self, operation, with_variant=True):
+        """asv's ``params`` for an operation: its sources, the formats measured on them, the variants."""
+        op = self.get_operation(operation)
+        sources = [self.sources[name] for name in op.sources]
+        formats = FORMATS.names()
+        if all(s.formats is not None for s in sources):
+            formats = [name for name in formats if any(name in s.formats for s in sources)]
+        if op.formats is not None:
+            formats = [name for name in formats if name in op.formats]
+        if op.reader:  # a format without the reader has no cell to skip: it is not a parameter
+            formats = [name for name in formats if getattr(FORMATS[name], op.reader) is not None]
+        axes = [[s.name for s in sources], formats]
+        return axes + [list(VARIANTS)] if with_variant else axes
+
+    def skip_reason(self, operation, source, fmt, variant, profile, versions):
+        """Why the cell cannot make sense, or is left out, with these package ``versions``; None
+        when it runs. Cases that only the running machine can decide (whether a file can be
+        evicted) are not here: they skip at run time with their reason. With ``ANY_VERSIONS``,
+        only the suite's own reasons: whether the cell runs where every package is installed."""
+        op, src, fmt = self.get_operation(operation), self.sources[source], FORMATS[fmt]
+        reason = _cell_reason(op, src, fmt, variant, profile, versions)
+        if reason:
+            return reason
+        if op.formats is not None and fmt.name not in op.formats:
+            return "%s is measured in %s only" % (op.name, ", ".join(op.formats))
+        for need in op.needs if versions is not ANY_VERSIONS else ():
+            reason = need.unmet(versions)
+            if reason:
+                return reason
+        if fmt.name in FORMAT_SOURCES and source not in FORMAT_SOURCES[fmt.name]:
+            return "%s is measured on %s only: it is that study's format" % (
+                fmt.label,
+                ", ".join(FORMAT_SOURCES[fmt.name]),
+            )
+        if op.writes and not fmt.writes:
+            return "%s writes with another format's writer: its writes are timed there" % fmt.label
+        if op.from_bytes and not fmt.reads_bytes:
+            return "%s reads a file by its path, not bytes in memory" % fmt.label
+        if op.needs_text and not src.dataset.categorizable():
+            return "%s's str and cat variants hold different text" % source
+        if op.reader:
+            return _reader_reason(fmt, op.reader, versions)
+        return None
+
+    def cell_skip_reason(self, operation, given, profile, versions, variant="plain"):
+        """``skip_reason`` or ``engine_skip_reason`` of a cell given as {parameter name: value},
+        with ``variant`` where the cell has none."""
+        variant = given.get("variant", variant)
+        if "engine" in given:
+            return self.engine_skip_reason(operation, given["source"], given["engine"], variant, profile, versions)
+        reason = self.skip_reason(operation, given["source"], given["format"], variant, profile, versions)
+        if reason is None and "pre_buffer" in given:  # an object store's read: the reader its axes pick
+            name = store_reader(given["columns"], given["pre_buffer"])
+            if name != "read":
+                return _reader_reason(FORMATS[given["format"]], name, versions)
+        return reason
 
 
-def format_for(source, name):
-    """The format ``name`` as the cells of ``source`` write and read it: with the options the
-    grid states, or as its libraries' defaults make it where the source measures those."""
-    fmt = FORMATS[name]
-    return fmt.with_library_defaults() if SOURCES[source].library_defaults else fmt
+# The catalog of the built-in sources, in data_prep's default data directory.
+BUILT_IN = Catalog()
 
 
-def get_operation(name):
-    return OPERATIONS[name]
-
-
-def read_from_bytes(source):
-    """Whether some case reads ``source``'s files from bytes in memory (the check must then
-    read them that way too)."""
-    return any(op.from_bytes and source in op.sources for op in OPERATIONS.values())
-
-
-def params(operation, with_variant=True):
-    """asv's ``params`` for an operation: its sources, the formats measured on them, the variants."""
-    sources = [SOURCES[name] for name in get_operation(operation).sources]
-    formats = FORMATS.names()
-    if all(s.formats is not None for s in sources):
-        formats = [name for name in formats if any(name in s.formats for s in sources)]
-    if get_operation(operation).formats is not None:
-        formats = [name for name in formats if name in get_operation(operation).formats]
-    reader = get_operation(operation).reader
-    if reader:  # a format without the reader has no cell to skip: it is not a parameter
-        formats = [name for name in formats if getattr(FORMATS[name], reader) is not None]
-    axes = [[s.name for s in sources], formats]
-    return axes + [list(VARIANTS)] if with_variant else axes
-
-
-# skip_reason's versions for a question about the suite alone: every package taken as installed.
-ANY_VERSIONS = None
+def _reader_reason(fmt, name, versions):
+    """Why ``fmt`` cannot be read by its reader ``name`` (``columns``, ``batches``, ...) with
+    ``versions``, or None."""
+    reader = getattr(fmt, name)
+    if reader is None:
+        return NO_READER[name] % fmt.label
+    reason = reader.unavailable(versions) if versions is not ANY_VERSIONS else None
+    return "%s: %s" % (fmt.label, reason) if reason else None
 
 
 def _cell_reason(op, src, registered, variant, profile, versions):
@@ -385,52 +427,8 @@ def _cell_reason(op, src, registered, variant, profile, versions):
     return None
 
 
-def skip_reason(operation, source, fmt, variant, profile, versions):
-    """Why the cell cannot make sense, or is left out, with these package ``versions``; None
-    when it runs. Cases that only the running machine can decide (whether a file can be
-    evicted) are not here: they skip at run time with their reason. With ``ANY_VERSIONS``, only
-    the suite's own reasons: whether the cell runs where every package is installed."""
-    op, src, fmt = get_operation(operation), SOURCES[source], FORMATS[fmt]
-    reason = _cell_reason(op, src, fmt, variant, profile, versions)
-    if reason:
-        return reason
-    if op.formats is not None and fmt.name not in op.formats:
-        return "%s is measured in %s only" % (op.name, ", ".join(op.formats))
-    for need in op.needs if versions is not ANY_VERSIONS else ():
-        reason = need.unmet(versions)
-        if reason:
-            return reason
-    if fmt.name in FORMAT_SOURCES and source not in FORMAT_SOURCES[fmt.name]:
-        return "%s is measured on %s only: it is that study's format" % (fmt.label, ", ".join(FORMAT_SOURCES[fmt.name]))
-    if op.writes and not fmt.writes:
-        return "%s writes with another format's writer: its writes are timed there" % fmt.label
-    if op.from_bytes and not fmt.reads_bytes:
-        return "%s reads a file by its path, not bytes in memory" % fmt.label
-    if op.needs_text and not src.dataset.categorizable():
-        return "%s's str and cat variants hold different text" % source
-    if op.reader:
-        reader = getattr(fmt, op.reader)
-        if reader is None:
-            return NO_READER[op.reader] % fmt.label
-        reason = reader.unavailable(versions) if versions is not ANY_VERSIONS else None
-        if reason:
-            return "%s: %s" % (fmt.label, reason)
-    return None
-
-
-def cell_skip_reason(operation, given, profile, versions, variant="plain"):
-    """``skip_reason`` or ``engine_skip_reason`` of a cell given as {parameter name: value}, with
-    ``variant`` where the cell has none."""
-    variant = given.get("variant", variant)
-    if "engine" in given:
-        return engine_skip_reason(operation, given["source"], given["engine"], variant, profile, versions)
-    reason = skip_reason(operation, given["source"], given["format"], variant, profile, versions)
-    if reason is None and "pre_buffer" in given:  # an object store's read: the reader its axes pick
-        fmt, name = FORMATS[given["format"]], store_reader(given["columns"], given["pre_buffer"])
-        reader = getattr(fmt, name) if name != "read" else None
-        if name != "read" and reader is None:
-            return NO_READER[name] % fmt.label
-        unavailable = reader.unavailable(versions) if reader is not None and versions is not ANY_VERSIONS else None
-        if unavailable:
-            return "%s: %s" % (fmt.label, unavailable)
-    return reason
+def catalog_of(sources, data_dir=None):
+    """The catalog that holds ``sources``: the built-in ones, and under any other name the table a
+    user brought as that name (in ``data_dir``; None: data_prep's default)."""
+    own = tuple(OrderedDict.fromkeys(name for name in sources if name not in BUILT_IN_SOURCES))
+    return BUILT_IN if not own and data_dir is None else Catalog(own, data_dir)

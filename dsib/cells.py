@@ -34,7 +34,7 @@ import uuid
 from data_prep import frame_nbytes, load_frame, open_dataset
 from data_prep.store import data_bytes
 
-from .catalog import SOURCES, BatchSize, batch_size, projection, read_from_bytes, take_positions
+from .catalog import Catalog, BatchSize, batch_size, projection, take_positions
 from .engines import TABLE
 from .fidelity import FrameMismatch
 from .roundtrip import (
@@ -160,16 +160,18 @@ def _culprits(fmt, frame, hints, tmp, error, refused=()):
 
 
 class Cells(object):
-    """The cell files and frames of one profile and data directory."""
+    """The cell files and frames of one profile and data directory, of the sources of ``catalog``
+    (None: the built-in sources in ``data_dir``)."""
 
-    def __init__(self, profile, data_dir, cache_dir=None):
+    def __init__(self, profile, data_dir, cache_dir=None, catalog=None):
         self.profile = profile
         self.data_dir = data_dir
         self.cache_dir = cache_dir or cache_root(data_dir)
+        self.catalog = catalog or Catalog(data_dir=data_dir)
         self._stores = {}
 
     def store(self, source):
-        stored = SOURCES[source].stored
+        stored = self.catalog.sources[source].stored
         if stored not in self._stores:
             self._stores[stored] = open_dataset(stored, self.profile, self.data_dir, verify="on_load")
         return self._stores[stored]
@@ -184,7 +186,7 @@ class Cells(object):
         """The frame of a cell, as the store makes it (verified on load). The first partition's,
         which every write case starts from, is kept pickled: loading it takes a case's setup tens
         of milliseconds instead of deriving the variant again."""
-        src, store = SOURCES[source], self.store(source)
+        src, store = self.catalog.sources[source], self.store(source)
         partition = partition or store.partitions[0]
         rows = src.rows(self.profile)
         if partition != store.partitions[0]:
@@ -204,7 +206,7 @@ class Cells(object):
     def file(self, source, fmt, variant, partition=None):
         """The outcome of a cell's file (``path``, ``bytes``, ``losses``, ``frame_bytes``; ``skip``
         or ``error`` where it could not be made or did not read back the same frame)."""
-        src, store = SOURCES[source], self.store(source)
+        src, store = self.catalog.sources[source], self.store(source)
         partition = partition or store.partitions[0]
         key = _key("file", store.digest, partition, src.rows(self.profile), variant, fmt.name)
         hints = src.dataset.read_hints(variant)
@@ -217,7 +219,7 @@ class Cells(object):
                 frame,
                 hints,
                 os.path.join(tmp, "file" + fmt.suffix),
-                from_bytes=read_from_bytes(source),
+                from_bytes=self.catalog.read_from_bytes(source),
                 refused=refused,
             )
             if src.own and outcome["error"]:  # the user's data, not the suite's: say what it cannot hold
@@ -251,7 +253,7 @@ class Cells(object):
         cell and kept as files are, so that no case's process (its peak memory) holds the frame.
         Returns what a case asks: ``path``, ``columns``, ``size`` (a ``BatchSize``), ``rows``;
         raised as asv's skip or failure where the check has one."""
-        src, store = SOURCES[source], self.store(source)
+        src, store = self.catalog.sources[source], self.store(source)
         partition = partition or store.partitions[0]
         path = self.checked_file(source, fmt, variant, partition)["path"]
         key = _key(reader, store.digest, partition, src.rows(self.profile), variant, fmt.name)
@@ -310,7 +312,7 @@ class Cells(object):
         frame in ``dsib.engines.TABLE``, ingested by the engine and queried back against the frame
         once (``losses``; ``skip`` or ``error`` where it could not be made or came back another; a
         table you brought that an engine cannot give back skips, saying what differs)."""
-        src, store = SOURCES[source], self.store(source)
+        src, store = self.catalog.sources[source], self.store(source)
         partition = store.partitions[0]
         key = _key("table", store.digest, partition, src.rows(self.profile), variant, engine.name, engine.identity())
         hints = src.dataset.read_hints(variant)
@@ -335,7 +337,7 @@ class Cells(object):
         """``check(frame)`` of the cell's frame (None, or what differs), made once and kept as files
         are, so that no case's process (its peak memory) holds what the check made; raised as asv's
         failure where it found a difference. ``what`` names the check in the cache."""
-        src, store = SOURCES[source], self.store(source)
+        src, store = self.catalog.sources[source], self.store(source)
         partition = store.partitions[0]
         key = _key("check", what, store.digest, partition, src.rows(self.profile), variant)
 
@@ -347,7 +349,7 @@ class Cells(object):
     def data_bytes(self, source, variant):
         """``data_prep.store.data_bytes`` of the cell's frame: the same for every format of a source
         and variant, so counted once (a month's text takes a second to count) and kept as files are."""
-        src, store = SOURCES[source], self.store(source)
+        src, store = self.catalog.sources[source], self.store(source)
         partition, rows = store.partitions[0], src.rows(self.profile)
         key = _key("data-bytes", store.digest, partition, rows, variant)
 

@@ -141,7 +141,7 @@ def _runs_at(cls, params, profile):
     if not hasattr(cls, "operation"):
         return True
     given = dict(zip(cls.param_names, params))
-    return catalog.cell_skip_reason(cls.operation, given, profile, catalog.ANY_VERSIONS) is None
+    return catalog.BUILT_IN.cell_skip_reason(cls.operation, given, profile, catalog.ANY_VERSIONS) is None
 
 
 def gate_cells(benchmarks=BENCHMARKS, profile=PROFILE):

@@ -152,11 +152,11 @@ def skip_reason(res, operation, given):
     """Why a skipped cell of ``res`` ({parameter: value}: a format's or an engine's) skipped, asked
     of the suite's rules with that environment's pins; the rules cannot say why a cell skipped on
     its machine alone (a file that could not be evicted), and then asv's output of that run can."""
-    from dsib.catalog import cell_skip_reason
+    from dsib.catalog import catalog_of
 
     versions = dict((k, v) for k, v in (res.params or {}).items() if v)
     return (
-        cell_skip_reason(operation, given, profile_of(res), versions)
+        catalog_of([given["source"]]).cell_skip_reason(operation, given, profile_of(res), versions)
         or "skipped at run time on its machine (asv's output of that run says why)"
     )
 

@@ -179,11 +179,11 @@ def _columns(res):
 
 def _engine_table(res, names, source, variant, times, memory, load):
     """Each engine measured on ``source``, with ``variant``: its times and the memory its calls added."""
-    from dsib.catalog import engine_measures
+    from dsib.catalog import catalog_of
     from dsib.engines import ENGINES
 
     reasons, rows = [], []
-    for engine in (e for e in ENGINES.values() if engine_measures(e, source)):
+    for engine in (e for e in ENGINES.values() if catalog_of([source]).engine_measures(e, source)):
         given = {"source": source, "engine": engine.name, "variant": variant}
         rows.append(
             [engine.label]
@@ -222,13 +222,13 @@ def _serialisation_table(res, names, source, variants, serialized, load):
 def _comparisons_table(res, names, sources, variants, times, ratios_of):
     """The comparisons of two paths into one engine: the baseline's median over the path's, of the
     ingest and of the query; each kept in ``ratios_of`` for the studies' table."""
-    from dsib.catalog import engine_measures
+    from dsib.catalog import catalog_of
     from dsib.engines import ENGINES
 
     rows = []
     for label, path, baseline in ENGINE_COMPARISONS:
         both = (ENGINES[path], ENGINES[baseline])
-        for source in (s for s in sources if all(engine_measures(e, s) for e in both)):
+        for source in (s for s in sources if all(catalog_of([s]).engine_measures(e, s) for e in both)):
             for variant in variants:
                 ratios = []
                 for _, _, benchmark, _ in times:

@@ -81,9 +81,9 @@ def grid_cell(res, names, row, fmt, given, reasons, load=None):
 def measured_on(rows, source):
     """The rows whose operation measures ``source`` (the reads real work needs: the first taxi grid
     and a table you brought)."""
-    from dsib.catalog import get_operation
+    from dsib.catalog import catalog_of
 
-    return [row for row in rows if source in get_operation(row.cls.operation).sources]
+    return [row for row in rows if source in catalog_of([source]).get_operation(row.cls.operation).sources]
 
 
 def grid_table(res, names, source, variant, formats, load=None, labels=None):
@@ -246,13 +246,13 @@ BATCHES_LEGEND = (
 def batches_report(res, names, sources, load=None):
     """Markdown: the continuous read in batches of each source, against its memory budget."""
     from benchmarks.batches import MEMORY_BUDGET
-    from dsib import catalog
-    from dsib.catalog import get_operation
+    from dsib.catalog import catalog_of
 
     from .suite import name
     from benchmarks import batches, reads, sizes
 
-    operation = get_operation(batches.ContinuousReadInBatches.operation)
+    catalog = catalog_of(sources)
+    operation = catalog.get_operation(batches.ContinuousReadInBatches.operation)
     timed = name(batches.ContinuousReadInBatches, "time_read")
     if timed not in res.get_all_result_keys():
         return ""
@@ -281,7 +281,7 @@ def batches_report(res, names, sources, load=None):
                 0
             ]
             first = _cell(res, names, name(whole, "peakmem_first_partition"), dict(given, format=fmt))[0]
-            partitions = len(catalog.SOURCES[source].partitions)
+            partitions = len(catalog.sources[source].partitions)
             cells = [format_seconds(value) + _relative_spread(value, stats) + _under_load(res, timed, load)]
             cells += ["n/a" if _missing(v) else "%.0f" % (v / MIB) for v in (peak, base)]
             cells.append("n/a" if _missing(peak) or _missing(base) else "%.0f" % ((peak - base) / MIB))

@@ -33,43 +33,43 @@ def grid_markdown(res, names, sources=None, variants=None, load=None, rows=None)
     """Every format's grid over ``sources`` and ``variants`` (default: all); ``rows``: those rows
     alone, of the formats that read columns, batches or rows."""
     from data_prep import VARIANTS
-    from dsib.catalog import GRID
+    from dsib.catalog import BUILT_IN
     from dsib.formats import FORMATS
 
     from .report_grid import grid_report
 
     formats = [f.name for f in FORMATS.values() if rows is None or f.columns or f.batches or f.take]
-    return grid_report(res, names, sources or list(GRID), variants or list(VARIANTS), formats, load, rows)
+    return grid_report(res, names, sources or list(BUILT_IN.grid), variants or list(VARIANTS), formats, load, rows)
 
 
 def grid_charts(res, names):
     """The grid's charts over every source, variant and format (``site.render``'s ``charts``)."""
     from data_prep import VARIANTS
-    from dsib.catalog import GRID
+    from dsib.catalog import BUILT_IN
     from dsib.formats import FORMATS
 
     from .report_grid import grid_charts as charts
 
-    return charts(res, names, list(GRID), list(VARIANTS), list(FORMATS))
+    return charts(res, names, list(BUILT_IN.grid), list(VARIANTS), list(FORMATS))
 
 
 def batches_markdown(res, names, sources=None, load=None):
     """The continuous reads in batches of ``sources`` (default: all); empty if the run has none."""
-    from dsib.catalog import SOURCES
+    from dsib.catalog import BUILT_IN
 
     from .report_grid import batches_report
 
-    return batches_report(res, names, sources or list(SOURCES), load)
+    return batches_report(res, names, sources or list(BUILT_IN.sources), load)
 
 
 def engines_markdown(res, names, sources=None, variants=None, load=None):
     """The engines' blocks of those ``sources`` (default: all) that engines run on; empty if none."""
     from data_prep import VARIANTS
-    from dsib.catalog import ENGINE_OPERATIONS
+    from dsib.catalog import catalog_of
 
     from .report_engines import engines_report
 
-    measured = ENGINE_OPERATIONS["ingest"].sources
+    measured = catalog_of(sources or ()).engine_operations["ingest"].sources
     sources = [s for s in (sources or measured) if s in measured]
     return engines_report(res, names, sources, variants or list(VARIANTS), load) if sources else ""
 
@@ -78,18 +78,14 @@ def report_blocks(res, names, load=None, source=None, variant=None, engines=Fals
     """The Markdown blocks of ``python -m dsib_tools report``: every format's grid (``batches``: the
     reads real work needs alone), the reads in batches, then the engines (``engines``: those alone).
     ``dataset``: the blocks of a table the user brought: its grid, its reads in batches, its engines."""
-    if dataset:
-        from dsib import catalog
-
-        catalog.bring(dataset)
     sources = [dataset] if dataset else source and [source]
     blocks = []
     if not engines:
         grid_sources = sources
         if batches and not sources:  # the sources three columns and batches are measured on
-            from dsib.catalog import get_operation
+            from dsib.catalog import BUILT_IN
 
-            grid_sources = list(get_operation("iterate_batches").sources)
+            grid_sources = list(BUILT_IN.get_operation("iterate_batches").sources)
         blocks.append(
             grid_markdown(res, names, grid_sources, variant and [variant], load, rows=BATCH_ROWS if batches else None)
         )

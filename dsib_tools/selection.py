@@ -19,8 +19,8 @@ def select_regex(fmt=None, source=None, engine=None):
         FORMATS[fmt]  # an unknown name is an error that lists the known ones
     if engine and engine != ALL_ENGINES:
         ENGINES[engine]
-    if source and source not in catalog.SOURCES:
-        raise KeyError("unknown source %r; sources are: %s" % (source, ", ".join(catalog.SOURCES)))
+    if source and source not in catalog.BUILT_IN.sources:
+        raise KeyError("unknown source %r; sources are: %s" % (source, ", ".join(catalog.BUILT_IN.sources)))
     f, s = ("'%s'" % re.escape(x) if x else None for x in (fmt, source))
     if engine:
         names = ENGINES.names() if engine == ALL_ENGINES else [engine]

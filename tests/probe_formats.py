@@ -93,7 +93,7 @@ def probe_cell(cells, source, fmt, variant):
     found = {"skip": outcome.get("skip"), "error": outcome.get("error")}
     if not outcome["path"] or found["error"]:
         return found
-    path, hints = outcome["path"], catalog.SOURCES[source].dataset.read_hints(variant)
+    path, hints = outcome["path"], cells.catalog.sources[source].dataset.read_hints(variant)
     fmt.read(path, **hints)  # the first call, as every case makes it: pools and pages settle
     gc.collect()
     read = []
@@ -103,7 +103,7 @@ def probe_cell(cells, source, fmt, variant):
     found["backed by a map of the file"] = _backed_by(result, _mapped(path))
     del result
     gc.collect()
-    if catalog.read_from_bytes(source) and fmt.reads_bytes:
+    if cells.catalog.read_from_bytes(source) and fmt.reads_bytes:
         with open(path, "rb") as f:
             payload = f.read()
         result = fmt.read(payload, **hints)
@@ -124,20 +124,19 @@ def _mapped_stream_read(source, datetimes=(), categoricals=(), texts=(), dtypes=
 def main(data_dir, cache_dir, reader=None):
     if reader == "mapped-stream":
         FORMATS["arrow-stream"].read = _mapped_stream_read
-    catalog.use_data_dir(data_dir)
     cells, versions = Cells(PROFILE, data_dir, cache_dir), installed_versions(FORMATS.packages())
     probed = {}
     for source in SOURCES:
         for name in FORMATS.names():
-            for variant in catalog.SOURCES[source].dataset.variants:
+            for variant in cells.catalog.sources[source].dataset.variants:
                 key = "%s %s %s" % (source, name, variant)
-                reason = catalog.skip_reason("read_from_page_cache", source, name, variant, PROFILE, versions)
+                reason = cells.catalog.skip_reason("read_from_page_cache", source, name, variant, PROFILE, versions)
                 if source == "nyc_taxi_month":  # the post's cases: read from bytes and the page cache
-                    reason = catalog.skip_reason("read_from_bytes", source, name, variant, PROFILE, versions)
+                    reason = cells.catalog.skip_reason("read_from_bytes", source, name, variant, PROFILE, versions)
                 if reason:
                     probed[key] = {"skip": reason}
                     continue
-                fmt = catalog.format_for(source, name)
+                fmt = cells.catalog.format_for(source, name)
                 try:
                     probed[key] = probe_cell(cells, source, fmt, variant)
                 except NotImplementedError as exc:

@@ -39,7 +39,7 @@ def expected_skip(benchmark, given, versions):
     operation = getattr(cls, "operation", None)
     if operation is None:  # the process baseline and the generator
         return FORMATS[given["format"]].unavailable(versions) if "format" in given else None
-    return catalog.cell_skip_reason(
+    return catalog.BUILT_IN.cell_skip_reason(
         operation, given, "tiny", versions, "cat" if operation == "categorize_then_write" else "plain"
     )
 

@@ -115,21 +115,21 @@ def test_the_categories_of_batches_are_put_together_not_lost():
 def test_formats_without_a_reader_skip_saying_so():
     versions = installed_versions(FORMATS.packages())
     assert (
-        catalog.skip_reason("iterate_batches", "nyc_taxi", "pickle-2", "plain", "tiny", versions)
+        catalog.BUILT_IN.skip_reason("iterate_batches", "nyc_taxi", "pickle-2", "plain", "tiny", versions)
         == "pickle protocol 2 has no reader of batches of a size asked: it is read whole"
     )
     assert (
-        catalog.skip_reason("read_columns", "nyc_taxi", "json-split", "plain", "tiny", versions)
+        catalog.BUILT_IN.skip_reason("read_columns", "nyc_taxi", "json-split", "plain", "tiny", versions)
         == "JSON split reads every column: it has no reader of some columns"
     )
     old = dict(versions, pyarrow="2.0.0")
     assert (
-        catalog.skip_reason("iterate_batches", "nyc_taxi", "parquet", "plain", "tiny", old)
+        catalog.BUILT_IN.skip_reason("iterate_batches", "nyc_taxi", "parquet", "plain", "tiny", old)
         == "Parquet: ParquetFile.iter_batches arrived in pyarrow 3.0"
     )
     # only formats with the reader are parameters of the case
-    assert "pickle-2" not in catalog.params("iterate_batches")[1]
-    assert "parquet" in catalog.params("iterate_batches")[1]
+    assert "pickle-2" not in catalog.BUILT_IN.params("iterate_batches")[1]
+    assert "parquet" in catalog.BUILT_IN.params("iterate_batches")[1]
 
 
 # The process's own peak (VmHWM): ru_maxrss would start at the forking parent's (pytest's) RSS.

@@ -45,7 +45,7 @@ def test_every_cell_is_measured_or_skips_for_a_reason_of_the_suite():
             assert combos and len(values) == len(combos), key
             for combo, value in zip(combos, values):
                 given = dict(zip(cls.param_names, [c.strip("'") for c in combo]))
-                why = catalog.skip_reason(
+                why = catalog.BUILT_IN.skip_reason(
                     cls.operation,
                     given["source"],
                     given["format"],
@@ -59,7 +59,7 @@ def test_every_cell_is_measured_or_skips_for_a_reason_of_the_suite():
 
 def test_the_continuous_read_in_batches_stays_within_its_budget_on_more_than_twice_its_data():
     res = _run()
-    months = len(catalog.SOURCES["nyc_taxi_month"].partitions)
+    months = len(catalog.BUILT_IN.sources["nyc_taxi_month"].partitions)
     for fmt in ("parquet", "csv"):
         peak = _value(res, batches.ContinuousReadInBatches, "peakmem_read", source="nyc_taxi_month", format=fmt)
         base = _value(res, reads.ProcessBaseline, "peakmem_baseline", format=fmt)

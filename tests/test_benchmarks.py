@@ -252,7 +252,7 @@ def test_the_full_profile_measures_no_grid_and_opens_no_store(tmp_path, monkeypa
     ):
         reasons = set()
         for params in itertools.product(*cls.params):
-            if params[0] not in catalog.GRID or params[0] == "rocklin":
+            if params[0] not in catalog.BUILT_IN.grid or params[0] == "rocklin":
                 continue  # the post's month and Rocklin's frame run at full
             with pytest.raises(NotImplementedError) as skipped:
                 cls().setup(*params)

@@ -112,15 +112,17 @@ def test_a_query_that_returns_another_frame_is_an_error_not_a_figure(tiny_data_d
 def test_an_engine_missing_from_an_environment_skips_with_the_reason():
     versions = {"pandas": "0.23.4", "pyarrow": "0.11.1"}
     assert (
-        catalog.engine_skip_reason("ingest", "nyc_taxi", "duckdb", "plain", "tiny", versions)
+        catalog.BUILT_IN.engine_skip_reason("ingest", "nyc_taxi", "duckdb", "plain", "tiny", versions)
         == "DuckDB: duckdb is not installed in this environment"
     )
-    assert "sqlalchemy is not installed" in catalog.engine_skip_reason(
+    assert "sqlalchemy is not installed" in catalog.BUILT_IN.engine_skip_reason(
         "query", "tsbs_cpu", "sqlite-sqlalchemy", "str", "tiny", versions
     )
-    assert catalog.engine_skip_reason("ingest", "nyc_taxi", "sqlite-sqlite3", "plain", "tiny", versions) is None
     assert (
-        catalog.engine_skip_reason("query", "rocklin", "duckdb", "plain", "tiny", catalog.ANY_VERSIONS)
+        catalog.BUILT_IN.engine_skip_reason("ingest", "nyc_taxi", "sqlite-sqlite3", "plain", "tiny", versions) is None
+    )
+    assert (
+        catalog.BUILT_IN.engine_skip_reason("query", "rocklin", "duckdb", "plain", "tiny", catalog.ANY_VERSIONS)
         == "query is not measured on rocklin"
     )
 
@@ -129,15 +131,17 @@ def test_a_zoned_timestamp_skips_where_pandas_to_sql_cannot_write_it():
     """pandas 0.23's to_sql fails on a zoned column (TSBS's timestamp), 0.24 writes it: the TSBS
     cells of the to_sql engines skip there, saying so, and the taxi's (naive) run."""
     old, newer = {"pandas": "0.23.4", "sqlalchemy": "1.4.54"}, {"pandas": "0.24.2", "sqlalchemy": "1.4.54"}
-    zoned = dict((s, any(catalog.SOURCES[s].dataset.zoned(v) for v in VARIANTS)) for s in catalog.ENGINE_SOURCES)
+    zoned = dict(
+        (s, any(catalog.BUILT_IN.sources[s].dataset.zoned(v) for v in VARIANTS)) for s in catalog.ENGINE_SOURCES
+    )
     assert zoned == {"nyc_taxi": False, "tsbs_cpu": True}
     for name in ("sqlite-sqlite3", "sqlite-sqlalchemy"):
         for operation in ("ingest", "query"):
-            assert "to_sql cannot write a zoned timestamp column" in catalog.engine_skip_reason(
+            assert "to_sql cannot write a zoned timestamp column" in catalog.BUILT_IN.engine_skip_reason(
                 operation, "tsbs_cpu", name, "str", "tiny", old
             )
-            assert catalog.engine_skip_reason(operation, "nyc_taxi", name, "str", "tiny", old) is None
-            assert catalog.engine_skip_reason(operation, "tsbs_cpu", name, "str", "tiny", newer) is None
+            assert catalog.BUILT_IN.engine_skip_reason(operation, "nyc_taxi", name, "str", "tiny", old) is None
+            assert catalog.BUILT_IN.engine_skip_reason(operation, "tsbs_cpu", name, "str", "tiny", newer) is None
     assert "pandas" in get_engine("sqlite-sqlite3").packages, "the environment is asked for pandas' version"
 
 

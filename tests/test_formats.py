@@ -123,36 +123,38 @@ def test_skip_reasons_come_from_one_place(monkeypatch):
     from data_prep import profiles
 
     new = installed_versions(FORMATS.packages())
-    assert catalog.skip_reason("read_from_page_cache", "nyc_taxi", "npy", "str", "default", new).startswith(
+    assert catalog.BUILT_IN.skip_reason("read_from_page_cache", "nyc_taxi", "npy", "str", "default", new).startswith(
         "NumPy .npy cannot hold the 'str' variant"
     )
-    assert "another format's writer" in catalog.skip_reason(
+    assert "another format's writer" in catalog.BUILT_IN.skip_reason(
         "write_to_bytes", "nyc_taxi", "arrow-file-mmap", "plain", "default", new
     )
-    assert "2019 post's formats" in catalog.skip_reason(
+    assert "2019 post's formats" in catalog.BUILT_IN.skip_reason(
         "read_from_bytes", "nyc_taxi_month", "arrow-file-mmap", "plain", "default", new
     )
-    assert "2019 post's formats" in catalog.skip_reason(
+    assert "2019 post's formats" in catalog.BUILT_IN.skip_reason(
         "write_month_to_bytes", "nyc_taxi_month", "feather", "plain", "default", new
     )
-    assert catalog.skip_reason("read_cold", "tsbs_cpu", "csv", "plain", "pr", new) is None, "pr compares TSBS"
+    assert catalog.BUILT_IN.skip_reason("read_cold", "tsbs_cpu", "csv", "plain", "pr", new) is None, "pr compares TSBS"
     monkeypatch.setitem(
         profiles.PROFILES,
         "taxi-only",
         profiles.PROFILES["pr"]._replace(name="taxi-only", grid_rows={"nyc_taxi": 100000}),
     )
-    reason = catalog.skip_reason("read_cold", "tsbs_cpu", "csv", "plain", "taxi-only", new)
+    reason = catalog.BUILT_IN.skip_reason("read_cold", "tsbs_cpu", "csv", "plain", "taxi-only", new)
     assert "leaves tsbs_cpu out" in reason
-    assert "leaves nyc_taxi out of the grid" in catalog.skip_reason(
+    assert "leaves nyc_taxi out of the grid" in catalog.BUILT_IN.skip_reason(
         "read_cold", "nyc_taxi", "csv", "plain", "full", new
     )
-    assert catalog.skip_reason("read_cold", "rocklin", "csv", "plain", "full", new) is None, "Rocklin's size is full's"
-    assert "measured on rocklin only" in catalog.skip_reason(
+    assert catalog.BUILT_IN.skip_reason("read_cold", "rocklin", "csv", "plain", "full", new) is None, (
+        "Rocklin's size is full's"
+    )
+    assert "measured on rocklin only" in catalog.BUILT_IN.skip_reason(
         "read_cold", "nyc_taxi", "json-split-noindex", "plain", "default", new
     )
-    assert catalog.skip_reason("read_cold", "rocklin", "json-split-noindex", "str", "default", new) is None
-    assert catalog.skip_reason("read_cold", "nyc_taxi", "csv", "plain", "default", new) is None
-    assert catalog.params("read_from_bytes") == [["nyc_taxi_month"], ["parquet", "csv"], list(VARIANTS)]
+    assert catalog.BUILT_IN.skip_reason("read_cold", "rocklin", "json-split-noindex", "str", "default", new) is None
+    assert catalog.BUILT_IN.skip_reason("read_cold", "nyc_taxi", "csv", "plain", "default", new) is None
+    assert catalog.BUILT_IN.params("read_from_bytes") == [["nyc_taxi_month"], ["parquet", "csv"], list(VARIANTS)]
 
 
 def _sample():

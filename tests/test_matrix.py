@@ -296,7 +296,7 @@ def test_rocklin_runs_in_the_matrix_in_his_studys_formats_at_default():
     for cls, method, given, label in _every_cell():
         if _declared(cls, method, given) and given.get("source") == "rocklin":
             assert given["format"] in matrix.ROCKLIN_FORMATS, label
-            if catalog.cell_skip_reason(cls.operation, given, "default", catalog.ANY_VERSIONS) is None:
+            if catalog.BUILT_IN.cell_skip_reason(cls.operation, given, "default", catalog.ANY_VERSIONS) is None:
                 ran.add(given["format"])
     assert ran == set(matrix.ROCKLIN_FORMATS) and all(f in FORMATS for f in ran)
 
@@ -307,8 +307,14 @@ def test_rocklins_frame_is_100000_rows_at_default_and_his_1000000_at_full():
 
     assert PROFILES["default"].rows_for("rocklin") == PROFILES["default"].grid_rows["rocklin"] == 100000
     assert PROFILES["full"].rows_for("rocklin") == PROFILES["full"].grid_rows["rocklin"] == 1000000
-    assert catalog.SOURCES["rocklin"].rows("default") == 100000 and catalog.SOURCES["rocklin"].rows("full") == 1000000
-    assert catalog.SOURCES["nyc_taxi"].rows("full") is None and catalog.SOURCES["tsbs_cpu"].rows("full") is None
+    assert (
+        catalog.BUILT_IN.sources["rocklin"].rows("default") == 100000
+        and catalog.BUILT_IN.sources["rocklin"].rows("full") == 1000000
+    )
+    assert (
+        catalog.BUILT_IN.sources["nyc_taxi"].rows("full") is None
+        and catalog.BUILT_IN.sources["tsbs_cpu"].rows("full") is None
+    )
 
 
 def test_the_budgets_rules_hold():
@@ -326,13 +332,15 @@ def test_the_budgets_rules_hold():
     for case in suite.POST_2019:
         for fmt in ("parquet", "csv"):
             given = dict(case.given, format=fmt)
-            assert catalog.cell_skip_reason(case.cls.operation, given, "default", catalog.ANY_VERSIONS) is None, given
+            assert (
+                catalog.BUILT_IN.cell_skip_reason(case.cls.operation, given, "default", catalog.ANY_VERSIONS) is None
+            ), given
     runs = set()
     for cls, method, given, label in _every_cell():
         if (
             "format" in given
             and hasattr(cls, "operation")
-            and catalog.cell_skip_reason(cls.operation, given, "default", catalog.ANY_VERSIONS) is None
+            and catalog.BUILT_IN.cell_skip_reason(cls.operation, given, "default", catalog.ANY_VERSIONS) is None
         ):
             runs.add((given["format"], given.get("variant", "plain")))
     assert set(f for f, _ in runs) == set(FORMATS.names())

@@ -140,7 +140,7 @@ def test_every_reader_of_the_object_store_case_gives_back_the_frame_written(stor
     for columns in COLUMNS:
         for pre_buffer in PRE_BUFFER:
             given = dict(source="nyc_taxi", format=format, variant="cat", columns=columns, pre_buffer=pre_buffer)
-            reason = catalog.cell_skip_reason("read_from_object_store", given, "tiny", VERSIONS)
+            reason = catalog.BUILT_IN.cell_skip_reason("read_from_object_store", given, "tiny", VERSIONS)
             if reason:
                 assert pre_buffer == "on" and format != "parquet" and "pre_buffer is Parquet's" in reason, reason
                 continue

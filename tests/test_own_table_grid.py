@@ -112,7 +112,7 @@ versions, cells = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 out = []
 for benchmark, given in cells:
     cls = suite.owner(benchmark)
-    out.append(catalog.cell_skip_reason(cls.operation, dict(given), "brought", versions,
+    out.append(catalog.catalog_of([given["source"]]).cell_skip_reason(cls.operation, dict(given), "brought", versions,
                                       "cat" if cls.operation == "categorize_then_write" else "plain"))
 print(json.dumps(out))
 """

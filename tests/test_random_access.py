@@ -89,15 +89,15 @@ def test_parquet_reads_only_the_row_groups_that_hold_the_rows(tiny_data_dir, tmp
 
 
 def test_formats_without_a_reader_of_rows_are_not_parameters():
-    formats = catalog.params("random_access")[1]
+    formats = catalog.BUILT_IN.params("random_access")[1]
     assert {"parquet", "feather", "arrow-file", "npy", "hdf-table"} <= set(formats)
     assert not {"csv", "pickle-2", "hdf-fixed", "fastparquet"} & set(formats)
     versions = installed_versions(FORMATS.packages())
     assert (
-        catalog.skip_reason("random_access", "nyc_taxi", "csv", "plain", "tiny", versions)
+        catalog.BUILT_IN.skip_reason("random_access", "nyc_taxi", "csv", "plain", "tiny", versions)
         == "CSV has no reader of rows at positions asked: it is read whole"
     )
     old = dict(versions, pyarrow="0.17.1")
-    assert catalog.skip_reason("random_access", "nyc_taxi", "arrow-file", "plain", "tiny", old) == (
+    assert catalog.BUILT_IN.skip_reason("random_access", "nyc_taxi", "arrow-file", "plain", "tiny", old) == (
         "Arrow IPC file: Table.take arrived in pyarrow 1.0"
     )

@@ -57,7 +57,7 @@ def test_every_engine_case_of_the_newest_environment_is_measured_or_skips_for_a_
                     engine, why = "questdb-dataframe", None
                 else:
                     engine = given["engine"]
-                    why = catalog.engine_skip_reason(
+                    why = catalog.BUILT_IN.engine_skip_reason(
                         cls.operation, given["source"], engine, given["variant"], "default", catalog.ANY_VERSIONS
                     )
                 if why is None:

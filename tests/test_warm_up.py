@@ -82,7 +82,7 @@ def skipping_cell(cls, versions):
     if hasattr(cls, "operation"):
         for given in itertools.product(*cls.params):
             cell = dict(zip(cls.param_names, given))
-            if catalog.cell_skip_reason(cls.operation, cell, "tiny", versions):
+            if catalog.BUILT_IN.cell_skip_reason(cls.operation, cell, "tiny", versions):
                 return given, "tiny"
     if "source" in cls.param_names:
         return next(itertools.product(*cls.params)), "brought"

@@ -16,10 +16,23 @@ FORMATS = Registry(fmt for family in FAMILIES for fmt in family.FORMATS)
 
 # The formats of the 2019 post.
 POST_2019_FORMATS = ("parquet", "csv")
+# Libraries not to import in a process that forks afterwards (asv's forkserver): pylance says it is
+# not fork-safe. A case imports them in its own process, in ``setup``.
+NOT_FORK_SAFE = ("lance",)
 
 
 def get_format(name):
     return FORMATS[name]
 
 
-__all__ = ["FORMATS", "Format", "Loss", "Needs", "POST_2019_FORMATS", "Reader", "UnknownFormatError", "get_format"]
+__all__ = [
+    "FORMATS",
+    "Format",
+    "Loss",
+    "Needs",
+    "NOT_FORK_SAFE",
+    "POST_2019_FORMATS",
+    "Reader",
+    "UnknownFormatError",
+    "get_format",
+]
