@@ -39,11 +39,11 @@ data: $(BIN)/.ready
 
 ## workspace: build/results as a copy of the committed results/, where a run writes its own
 workspace: $(BIN)/.ready
-	$(DSIB) workspace --committed results --local $(LOCAL_RESULTS)
+	$(DSIB) results workspace --committed results --local $(LOCAL_RESULTS)
 
 .PHONY: $(ASV_CONF)
 $(ASV_CONF): asv.conf.json $(BIN)/.ready
-	$(DSIB) config --profile $(PROFILE) --envs newest --results-dir $(LOCAL_RESULTS) \
+	$(DSIB) setup config --profile $(PROFILE) --envs newest --results-dir $(LOCAL_RESULTS) \
 		--html-dir $(LOCAL_HTML) --env-dir $(ASV_ENV_DIR) $(if $(DATASET),--dataset $(DATASET)) -o $@
 
 DSIB_RUN = $(DSIB) run --profile $(PROFILE) --machine $(MACHINE) --commit $(COMMIT) \
@@ -67,13 +67,13 @@ run-matrix: workspace servers
 
 ## merge-results: join the results trees of a sweep's shards (SHARDS="DIR ...") into build/results
 merge-results: workspace
-	$(DSIB) merge-results --machine $(MACHINE) --into $(LOCAL_RESULTS) $(SHARDS)
+	$(DSIB) results merge --machine $(MACHINE) --into $(LOCAL_RESULTS) $(SHARDS)
 
 ## site: asv's dashboard and dsib's pages of build/results, in build/html
 RUN_ENV := $(if $(DATASET),DSIB_DATASET$(DATASET)-DSIB_PROFILE,DSIB_PROFILE$(PROFILE))
 site: $(ASV_CONF)
-	$(DSIB) publish --config $(ASV_CONF)
-	$(DSIB) site --results-dir $(LOCAL_RESULTS) --html-dir $(LOCAL_HTML) --machine $(MACHINE) --env $(RUN_ENV)
+	$(DSIB) site publish --config $(ASV_CONF)
+	$(DSIB) site build --results-dir $(LOCAL_RESULTS) --html-dir $(LOCAL_HTML) --machine $(MACHINE) --env $(RUN_ENV)
 
 ## serve: the site on http://127.0.0.1:PORT/ (8080; SITE=html: the published one; asv's pages need a server)
 serve: $(BIN)/.ready
@@ -81,42 +81,42 @@ serve: $(BIN)/.ready
 
 ## table: print the 2019 post's table from build/results (DATASET=<name>: your table's report)
 table: $(BIN)/.ready
-	$(DSIB) $(if $(DATASET),report --dataset $(DATASET),table --with-2019) --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --env $(RUN_ENV)
+	$(DSIB) $(if $(DATASET),report --dataset $(DATASET),table post --with-2019) --results-dir $(LOCAL_RESULTS) --machine $(MACHINE) --env $(RUN_ENV)
 
 ## record: copy MACHINE's new results into the committed results/ and republish html/ (review, commit)
 record: $(BIN)/.ready
-	$(DSIB) record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed results $(if $(ALLOW_LOAD),--allow-load)
+	$(DSIB) results record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed results $(if $(ALLOW_LOAD),--allow-load)
 	$(MAKE) publish
 
 ## publish: html/ from the committed results/ at the published scale, default (what `make record` ends with)
 publish: $(BIN)/.ready
-	$(DSIB) publish --config asv.conf.json --profile default
-	$(DSIB) site --results-dir results --html-dir html --published --env DSIB_PROFILEdefault
+	$(DSIB) site publish --config asv.conf.json --profile default
+	$(DSIB) site build --results-dir results --html-dir html --published --env DSIB_PROFILEdefault
 
 # The data of a profile where missing, and this machine recorded for asv: $(call prepare_machine,PROFILE)
-prepare_machine = $(BIN)/python -m data_prep prepare --profile $(1) --if-missing && $(DSIB) machine $(MACHINE)
+prepare_machine = $(BIN)/python -m data_prep prepare --profile $(1) --if-missing && $(DSIB) setup machine $(MACHINE)
 FACTOR_ARG = $(if $(FACTOR),--factor $(FACTOR))
 
 ## compare: asv continuous BASE..COMMIT (default HEAD~1..HEAD) at the pr profile: the pull-request gate
 compare: $(BIN)/.ready
 	$(call prepare_machine,pr)
-	$(DSIB) compare $(or $(BASE),HEAD~1) $(COMMIT) --machine $(MACHINE) $(FACTOR_ARG) $(if $(SUMMARY),--summary "$(SUMMARY)")
+	$(DSIB) compare commits $(or $(BASE),HEAD~1) $(COMMIT) --machine $(MACHINE) $(FACTOR_ARG) $(if $(SUMMARY),--summary "$(SUMMARY)")
 
 ## compare-builds: the gate's cells in two builds of LIBRARY: BUILD_BASE, BUILD_HEAD (a release, wheel, source)
 compare-builds: $(BIN)/.ready
 	$(call prepare_machine,pr)
-	$(DSIB) compare-builds $(or $(LIBRARY),pyarrow) "$(BUILD_BASE)" "$(BUILD_HEAD)" --machine $(MACHINE) $(FACTOR_ARG)
+	$(DSIB) compare builds $(or $(LIBRARY),pyarrow) "$(BUILD_BASE)" "$(BUILD_HEAD)" --machine $(MACHINE) $(FACTOR_ARG)
 
 ## noise: RUNS A/A comparisons of `make compare`, recorded in records/noise/ (the gate's noise floor)
 noise: $(BIN)/.ready
 	$(call prepare_machine,$(or $(NOISE_PROFILE),pr))
-	$(DSIB) noise --profile $(or $(NOISE_PROFILE),pr) --machine $(MACHINE) $(FACTOR_ARG) $(if $(RUNS),--runs $(RUNS)) $(if $(BUSY),--busy $(BUSY)) \
+	$(DSIB) study noise --profile $(or $(NOISE_PROFILE),pr) --machine $(MACHINE) $(FACTOR_ARG) $(if $(RUNS),--runs $(RUNS)) $(if $(BUSY),--busy $(BUSY)) \
 		$(if $(SLOWDOWN),--slowdown $(SLOWDOWN))
 
 ## audit: the post's seven cases timed by asv and outside it, interleaved: records/audits/audit-MACHINE.json
 audit: data $(ASV_CONF)
-	$(DSIB) machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
-	$(DSIB) audit --config $(ASV_CONF) --results-dir $(BUILD)/audit-results --machine $(MACHINE) \
+	$(DSIB) setup machine $(MACHINE) --results-dir $(LOCAL_RESULTS)
+	$(DSIB) study audit --config $(ASV_CONF) --results-dir $(BUILD)/audit-results --machine $(MACHINE) \
 		--profile $(PROFILE) $(if $(AUDIT_ROUNDS),--rounds $(AUDIT_ROUNDS)) $(if $(AUDIT_ONLY),--only "$(AUDIT_ONLY)") $(if $(AUDIT_RECORD),-o $(AUDIT_RECORD))
 
 ## advise: quick measures of every format on your own file (FILE=...), ranked, with a chart page

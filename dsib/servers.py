@@ -4,7 +4,7 @@ the suite and stopped by its PID), ``dsib.postgres_server``, ``dsib.questdb_serv
 ``dsib.spark_server``; their names are all importable from here, where the engines and the tools
 find them.
 
-Servers held for a run: ``python -m dsib_tools hold-servers -- asv run ...`` (``make run``) starts
+Servers held for a run: ``python -m dsib_tools servers hold -- asv run ...`` (``make run``) starts
 one PostgreSQL, one QuestDB and the object store (``dsib.object_store``: s3proxy behind its counting
 proxies) before asv's first case, and Spark's JVM when a Spark case first asks for it (one per
 PySpark installation, ``dsib.spark_server``), and stops them by their PID when
@@ -95,7 +95,7 @@ def not_held(kind):
         return "the run could not hold a %s server: %s" % (label, why)
     return (
         "no %s server is held for this run: its cases time a server that runs for the whole run, "
-        "which `make run` starts (python -m dsib_tools hold-servers -- python -m asv run ...)" % label
+        "which `make run` starts (python -m dsib_tools servers hold -- python -m asv run ...)" % label
     )
 
 

@@ -1,4 +1,4 @@
-"""``python -m dsib_tools audit``: the 2019 post's seven cases timed outside asv, interleaved with asv.
+"""``python -m dsib_tools study audit``: the 2019 post's seven cases timed outside asv, interleaved with asv.
 
 asv's figure of a case is the median of its samples: each process that its forkserver forks runs
 the case's ``setup`` and then times one call at a time with ``timeit`` (the garbage collector off
@@ -18,7 +18,7 @@ against a fresh interpreter) and the collector. The first call of each fresh int
 apart too: it is what a script that reads one file once sees.
 
 The record (``records/audits/audit-<machine>.json``) keeps every sample of every column, so that the
-README's table (``audit-table``) is computed from committed data.
+README's table (``table audit``) is computed from committed data.
 """
 
 import datetime
@@ -361,7 +361,7 @@ def row_cells(case):
 
 def markdown(record):
     lines = [
-        "The 2019 post's cases timed by asv and outside it, in turn (`python -m dsib_tools audit`), machine "
+        "The 2019 post's cases timed by asv and outside it, in turn (`python -m dsib_tools study audit`), machine "
         "`%s`, commit `%s`, profile `%s`, %s (%s). Each case: %d rounds of four columns, each round starting one "
         "column further on: one `asv run` of the cell; the same calls in processes forked from an interpreter "
         "that imported the suite, as asv's forkserver does, the collector off while a call is timed, as `timeit` "

@@ -1,10 +1,10 @@
 """How long the project's commands take from a fresh clone: the budget records.
 
-``python -m dsib_tools budget run -o RECORD -- make bench`` clones the repository's HEAD afresh,
+``python -m dsib_tools study budget run -o RECORD -- make bench`` clones the repository's HEAD afresh,
 runs the command there under the load watcher (``machine_load.watch``: the whole command's
 process tree is its own, everything else on the machine is load), and writes RECORD: the wall
 time, the exit status, the CPU, the commit, the load over the whole run and, where the command
-ran asv under ``watch-load`` (``make bench``, ``make bench-matrix``), asv's own time from those
+ran asv under ``study load`` (``make bench``, ``make bench-matrix``), asv's own time from those
 logs. ``budget table`` renders the records beside the targets they answer. A record taken under
 load says so; only a quiet one shows whether a target is met.
 """
@@ -39,7 +39,7 @@ def target_of(command):
 
 def _asv_runs(clone, machine, since):
     """The load logs of the asv runs that the command made in ``clone`` (``make``'s
-    ``watch-load``), those that started at ``since`` or later."""
+    ``study load``), those that started at ``since`` or later."""
     paths = glob.glob(
         os.path.join(clone, "build", "results", machine, machine_load.DIRECTORY, "*" + machine_load.SUFFIX)
     )

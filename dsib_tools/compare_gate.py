@@ -158,7 +158,7 @@ def gate_cells(benchmarks=BENCHMARKS, profile=PROFILE):
 
 
 def gate_file_text(cells):
-    return "# The cells make compare compares (python -m dsib_tools gate-cells writes this file).\n" + "".join(
+    return "# The cells make compare compares (python -m dsib_tools compare cells writes this file).\n" + "".join(
         cell + "\n" for cell in cells
     )
 

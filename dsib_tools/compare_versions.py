@@ -1,4 +1,4 @@
-"""``python -m dsib_tools compare-versions A B``: ``asv compare`` between two environments (library
+"""``python -m dsib_tools compare versions A B``: ``asv compare`` between two environments (library
 releases) at one commit, where asv's own compare goes between two commits.
 
 A and B are ``key=value[,key=value]`` filters on a result file's params and environment variables

@@ -1,4 +1,4 @@
-"""The registered engines as docs/formats-and-engines.md lists them (``python -m dsib_tools engines-table``)."""
+"""The registered engines as docs/formats-and-engines.md lists them (``python -m dsib_tools table engines``)."""
 
 
 def markdown():

@@ -1,4 +1,4 @@
-"""``python -m dsib_tools hold-servers -- COMMAND``: one PostgreSQL and one QuestDB for the whole of
+"""``python -m dsib_tools servers hold -- COMMAND``: one PostgreSQL and one QuestDB for the whole of
 COMMAND (``make run`` wraps ``asv run`` in it), started before it, and Spark's JVMs, started when
 its cases ask (``dsib.spark_server``), all stopped by their PID when it ends, however it ends
 (``hold``). ``dsib.servers`` starts and stops each server; what they need is

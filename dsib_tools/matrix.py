@@ -31,7 +31,7 @@ SWEEPS_CONFIG = "asv.sweeps.conf.json"
 # across releases, within the matrix's budget. Everything else of the suite (engines, cold reads,
 # durable writes, batches and projections, QuestDB's serialisation, data_prep's generator) is
 # measured on the newest environment only, and the release view says so for it. This declaration
-# is the one place: `python -m dsib_tools select --release` turns it into asv's -b (and the suite's
+# is the one place: `python -m dsib_tools setup select --release` turns it into asv's -b (and the suite's
 # DSIB_SELECT) for run-matrix, and the release view asks `in_release` of each case.
 #
 # Pick: the cells of ``cls``'s ``methods`` (None: every one) whose parameters are among

@@ -2,7 +2,7 @@
 
 Each table sits in a block
 
-    <!-- generated: table --results-dir results --machine xeon-2c-24g --with-2019 -->
+    <!-- generated: table post --results-dir results --machine xeon-2c-24g --with-2019 -->
     ...
     <!-- /generated -->
 

@@ -1,7 +1,7 @@
 """The release view of the published site: every case (benchmark + parameters) across library
 releases instead of across commits, which asv's own dashboard already plots.
 
-Written by ``python -m dsib_tools site`` beside the dsib report: ``html/dsib/releases.html`` (headline
+Written by ``python -m dsib_tools site build`` beside the dsib report: ``html/dsib/releases.html`` (headline
 figures and the 2019 table per release, static), ``releases-data.js`` (the numbers) and
 ``releases.js`` (its plots are Vega-Lite's: the site's vendored chart library, dsib_tools/vendor_js.py).
 A case opens directly at ``releases.html#case=<benchmark>/<param>/<param>…`` (``&view=pandas`` for

@@ -62,4 +62,4 @@ def run(command, results_dir, machine, selected=None):
 
     if selected:  # the suite's setup_cache builds the files of these cells only
         os.environ["DSIB_SELECT"] = selected
-    return watch(results_dir, machine, [sys.executable, "-m", "dsib_tools", "hold-servers", "--"] + command)
+    return watch(results_dir, machine, [sys.executable, "-m", "dsib_tools", "servers", "hold", "--"] + command)

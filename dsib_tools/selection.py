@@ -1,4 +1,4 @@
-"""asv's ``-b`` regex for the cells of one format, engine or source (``python -m dsib_tools select``,
+"""asv's ``-b`` regex for the cells of one format, engine or source (``python -m dsib_tools setup select``,
 ``make bench FORMAT=... SOURCE=... ENGINE=...``)."""
 
 import re

@@ -1,4 +1,4 @@
-"""``python -m dsib_tools servers``: what the engines' servers need, installed where missing
+"""``python -m dsib_tools servers install``: what the engines' servers need, installed where missing
 (``make bench`` and ``make test`` run it first), so that a fresh machine needs no manual step.
 
 - PostgreSQL: the server's binaries from Debian's packages (``apt-get install postgresql``).

@@ -1,5 +1,5 @@
 """The dsib page of the published site: the 2019 table, the every-format grid and the fidelity
-table, regenerated from ``results/`` by ``python -m dsib_tools site`` after ``asv publish``, and linked
+table, regenerated from ``results/`` by ``python -m dsib_tools site build`` after ``asv publish``, and linked
 from asv's own navigation bar. Static HTML; its charts are drawn by the vendored Vega-Lite
 (``charts.py``); no CDN.
 

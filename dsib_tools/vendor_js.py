@@ -1,7 +1,7 @@
 """The site's chart library (Vega-Lite, drawn by Vega, embedded by vega-embed), vendored from the
 npm registry at pinned versions.
 
-``python -m dsib_tools vendor-js`` (the site's chart library) downloads each package's tarball, checks it
+``python -m dsib_tools setup vendor-js`` (the site's chart library) downloads each package's tarball, checks it
 against the sha256 pinned here before anything is unpacked, and copies its browser build and
 licence into ``dsib_tools/www/vendor/<name>-<version>/``, which is committed beside asv's vendored
 libraries and copied into ``html/vendor/`` by ``site``: the published pages load nothing from the

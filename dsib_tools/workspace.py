@@ -59,7 +59,7 @@ def cpu_identity(model_name, cpuinfo="/proc/cpuinfo"):
 
 
 def machine_info(name):
-    """What ``dsib_tools machine NAME`` records for asv: asv's own detected fields, the CPU's
+    """What ``dsib_tools setup machine NAME`` records for asv: asv's own detected fields, the CPU's
     identity in place of its model name."""
     from asv.machine import Machine
 
@@ -215,7 +215,7 @@ def record(local, committed, machine, allow_load=False):
         raise ValueError(
             "not recorded, because a reference must be taken on a quiet machine:\n%s\n"
             "Re-run on a quiet machine, or record anyway with make record ALLOW_LOAD=1 "
-            "(python -m dsib_tools record --allow-load)."
+            "(python -m dsib_tools results record --allow-load)."
             % "\n".join("  %s: %s" % (path, why) for path, why in problems)
         )
     for source, target in pairs:

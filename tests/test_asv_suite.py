@@ -109,6 +109,7 @@ def test_comparison_table_from_the_run(asv_tiny):
             "-m",
             "dsib_tools",
             "table",
+            "post",
             "--results-dir",
             asv_tiny["results"],
             "--machine",
@@ -162,7 +163,7 @@ def test_the_run_logged_the_machines_load_over_every_benchmark(asv_tiny):
     assert "dsib: machine load during this run: " in asv_tiny["run"].stdout
     busy = set(logs.busy_keys(res))
     shown = {
-        "table": set(suite.name(c.cls, c.method) for c in suite.POST_2019),
+        "table post": set(suite.name(c.cls, c.method) for c in suite.POST_2019),
         "report": set(suite.name(r.cls, r.method) for r in suite.GRID if r.kind == "time")
         | set(
             suite.name(cls, method)
@@ -173,7 +174,9 @@ def test_the_run_logged_the_machines_load_over_every_benchmark(asv_tiny):
     }
     for command, keys in sorted(shown.items()):
         out = capture(
-            [sys.executable, "-m", "dsib_tools", command, "--results-dir", asv_tiny["results"], "--machine", MACHINE],
+            [sys.executable, "-m", "dsib_tools"]
+            + command.split()
+            + ["--results-dir", asv_tiny["results"], "--machine", MACHINE],
             ROOT,
             asv_tiny["env"],
         ).stdout

@@ -204,6 +204,7 @@ def test_the_audit_refuses_code_other_than_the_runs(asv_tiny, tmp_path):
                 sys.executable,
                 "-m",
                 "dsib_tools",
+                "study",
                 "audit",
                 "--config",
                 ".asv-tiny.conf.json",

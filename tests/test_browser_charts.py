@@ -34,6 +34,7 @@ def published(tmp_path_factory):
             "-m",
             "dsib_tools",
             "site",
+            "build",
             "--results-dir",
             RESULTS,
             "--html-dir",

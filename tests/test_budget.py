@@ -27,7 +27,7 @@ def _repository(tmp_path):
 def _budget(repo, tmp_path, name, command):
     out = tmp_path / "records" / (name + ".json")
     status = subprocess.call(
-        [sys.executable, "-m", "dsib_tools", "budget", "-o", str(out), "--machine", MACHINE]
+        [sys.executable, "-m", "dsib_tools", "study", "budget", "-o", str(out), "--machine", MACHINE]
         + ["--workdir", str(tmp_path / name), "--"]
         + command,
         cwd=str(repo),

@@ -2,7 +2,7 @@
 
 A throwaway copy of this repository gets a second commit that makes two adapters slower: CSV's
 writer four times, Parquet's reader ten times (each spins after its call for the rest of that
-time, as a slower codec would). The real ``python -m dsib_tools compare`` (asv continuous at
+time, as a slower codec would). The real ``python -m dsib_tools compare commits`` (asv continuous at
 the `tiny` profile, narrowed to those adapters' cases and some of their neighbours') must flag every
 case that calls them, fail with a non-zero status, and, read the other way (the slow commit as
 the base), report the same cases as improvements.
@@ -84,7 +84,7 @@ def slowed(tiny_data_dir, tmp_path_factory, request):
     )
     env = dict(os.environ, DSIB_DATA_DIR=tiny_data_dir)
     subprocess.run(
-        [sys.executable, "-m", "dsib_tools", "machine", MACHINE],
+        [sys.executable, "-m", "dsib_tools", "setup", "machine", MACHINE],
         cwd=ROOT,
         check=True,
         env=env,
@@ -96,6 +96,7 @@ def slowed(tiny_data_dir, tmp_path_factory, request):
         "-m",
         "dsib_tools",
         "compare",
+        "commits",
         "HEAD~1",
         "HEAD",
         "--machine",
@@ -250,7 +251,7 @@ def test_the_sampling_lets_asvs_test_flag_a_change_that_one_unlucky_process_over
 def test_unknown_revisions_and_a_commit_against_itself_are_clear_errors():
     for args, message in ((["no-such-rev"], "is not a commit"), (["HEAD", "HEAD"], "the same commit")):
         proc = subprocess.run(
-            [sys.executable, "-m", "dsib_tools", "compare"] + args + ["--machine", MACHINE],
+            [sys.executable, "-m", "dsib_tools", "compare", "commits"] + args + ["--machine", MACHINE],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

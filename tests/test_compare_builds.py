@@ -77,12 +77,16 @@ def compared(wheel, tmp_path_factory, request):
     snapshot_working_tree(repo)
     env = dict(os.environ, DSIB_DATA_DIR=data_dir)
     subprocess.run(
-        [sys.executable, "-m", "dsib_tools", "machine", MACHINE], cwd=ROOT, check=True, env=env, stdout=subprocess.PIPE
+        [sys.executable, "-m", "dsib_tools", "setup", "machine", MACHINE],
+        cwd=ROOT,
+        check=True,
+        env=env,
+        stdout=subprocess.PIPE,
     )
     runs = []
     for turn in (1, 2):
         results = os.path.join(repo, "..", "results-%d" % turn)
-        command = [sys.executable, "-m", "dsib_tools", "compare-builds", "pyarrow", NEWEST["req"]["pyarrow"], wheel]
+        command = [sys.executable, "-m", "dsib_tools", "compare", "builds", "pyarrow", NEWEST["req"]["pyarrow"], wheel]
         command += ["--machine", MACHINE, "--results-dir", results, "--env-dir", ENV_DIR]
         for pattern in CELLS:
             command += ["--bench", pattern]

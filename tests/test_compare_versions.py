@@ -1,4 +1,4 @@
-"""``python -m dsib_tools compare-versions``: asv's compare table between two environments, through the CLI."""
+"""``python -m dsib_tools compare versions``: asv's compare table between two environments, through the CLI."""
 
 import json
 import re
@@ -15,7 +15,7 @@ POSED = "pyarrow=9999.0.0"  # no real release: the filter can only select the po
 
 def _compare(results_dir, *args):
     return subprocess.run(
-        [sys.executable, "-m", "dsib_tools", "compare-versions", "--results-dir", results_dir, "--machine", MACHINE]
+        [sys.executable, "-m", "dsib_tools", "compare", "versions", "--results-dir", results_dir, "--machine", MACHINE]
         + list(args),
         cwd=ROOT,
         stdout=subprocess.PIPE,

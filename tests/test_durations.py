@@ -72,7 +72,7 @@ def test_the_floor_of_a_cell_with_an_even_number_of_samples_is_the_mean_of_its_m
 def test_the_cli_prints_the_floor_of_the_committed_tiny_run():
     record = "records/budget/floor/fe31ade5-env-84d9fbba986b8a98543d997b91c91abf.json"
     printed = subprocess.run(
-        [sys.executable, "-m", "dsib_tools", "durations", "--floor", record],
+        [sys.executable, "-m", "dsib_tools", "table", "durations", "--floor", record],
         cwd=ROOT,
         check=True,
         stdout=subprocess.PIPE,
@@ -82,7 +82,7 @@ def test_the_cli_prints_the_floor_of_the_committed_tiny_run():
     assert row(printed, "`engines.QueryFromEngine`")[0] == "`engines.QueryFromEngine`"
     # Without --floor, the plain durations table.
     plain = subprocess.run(
-        [sys.executable, "-m", "dsib_tools", "durations", record, "--prefix", "engines."],
+        [sys.executable, "-m", "dsib_tools", "table", "durations", record, "--prefix", "engines."],
         cwd=ROOT,
         check=True,
         stdout=subprocess.PIPE,

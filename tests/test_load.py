@@ -28,7 +28,7 @@ def _as_from_a_terminal():
 
 def _watch(results, command, **kwargs):
     return subprocess.Popen(
-        [sys.executable, "-m", "dsib_tools", "watch-load", "--results-dir", str(results), "--machine", "m", "--"]
+        [sys.executable, "-m", "dsib_tools", "study", "load", "--results-dir", str(results), "--machine", "m", "--"]
         + command,
         cwd=ROOT,
         stderr=subprocess.PIPE,
@@ -71,7 +71,7 @@ def test_the_commands_own_process_tree_is_its_own_and_other_work_is_other(tmp_pa
 
 def test_the_exit_status_is_the_commands():
     proc = subprocess.run(
-        [sys.executable, "-m", "dsib_tools", "watch-load", "--results-dir", "/nonexistent/x", "--machine", "m"],
+        [sys.executable, "-m", "dsib_tools", "study", "load", "--results-dir", "/nonexistent/x", "--machine", "m"],
         cwd=ROOT,
         stderr=subprocess.PIPE,
         universal_newlines=True,
@@ -83,7 +83,8 @@ def test_the_exit_status_is_the_commands():
                 sys.executable,
                 "-m",
                 "dsib_tools",
-                "watch-load",
+                "study",
+                "load",
                 "--results-dir",
                 "/tmp/dsib-load-%d" % os.getpid(),
                 "--machine",
@@ -161,6 +162,7 @@ def test_the_committed_history_states_its_load_and_a_bad_log_is_a_clear_error(tm
         "-m",
         "dsib_tools",
         "table",
+        "post",
         "--results-dir",
         results,
         "--machine",

@@ -1,4 +1,4 @@
-"""`python -m dsib_tools machine NAME` keeps one hardware per results series."""
+"""`python -m dsib_tools setup machine NAME` keeps one hardware per results series."""
 
 import json
 import os
@@ -15,7 +15,7 @@ from .conftest import ROOT
 
 def _machine(name, results_dir, home):
     return subprocess.run(
-        [sys.executable, "-m", "dsib_tools", "machine", name, "--results-dir", str(results_dir)],
+        [sys.executable, "-m", "dsib_tools", "setup", "machine", name, "--results-dir", str(results_dir)],
         cwd=ROOT,
         env=dict(os.environ, HOME=str(home)),
         stdout=subprocess.PIPE,

@@ -158,12 +158,14 @@ def test_the_plugin_pins_asv_runner_to_the_tools_release_in_every_environment(tm
 
 
 def test_every_curated_environment_ran_the_suite_at_tiny_with_no_failed_cell():
-    """The committed check of `make bench-matrix PROFILE=tiny` (python -m dsib_tools matrix-check):
+    """The committed check of `make bench-matrix PROFILE=tiny` (python -m dsib_tools results check):
     every environment of asv.conf.json as it was at the check's commit ran, at that commit of this
     history, and no cell failed. Since then only the newest environment changed (the engines'
     libraries), and `make test` runs that one at tiny (test_asv_suite)."""
     checks = sorted(glob.glob(os.path.join(ROOT, "records", "matrix-checks", "matrix-tiny-*.json")))
-    assert checks, "make bench-matrix PROFILE=tiny, then python -m dsib_tools matrix-check -o records/matrix-checks/..."
+    assert checks, (
+        "make bench-matrix PROFILE=tiny, then python -m dsib_tools results check -o records/matrix-checks/..."
+    )
     readme = documentation()
     for path in checks:
         with open(path) as f:
@@ -187,7 +189,7 @@ def test_every_curated_environment_ran_the_suite_at_tiny_with_no_failed_cell():
         assert (
             subprocess.run(["git", "merge-base", "--is-ancestor", record["commit"], "HEAD"], cwd=ROOT).returncode == 0
         )
-        marker = "<!-- generated: matrix-table %s -->" % os.path.relpath(path, ROOT)
+        marker = "<!-- generated: table matrix %s -->" % os.path.relpath(path, ROOT)
         assert marker in readme, marker  # test_readme checks that the block is the record's table
 
 

@@ -69,7 +69,7 @@ def test_the_readme_shows_each_current_noise_record_whose_figures_follow_from_it
     assert current, "make noise's record of the gate as it is is committed"
     readme = documentation()
     for path in current:
-        assert "<!-- generated: noise-table %s -->" % os.path.relpath(path, ROOT) in readme, path
+        assert "<!-- generated: table noise %s -->" % os.path.relpath(path, ROOT) in readme, path
         record = noise_record.load(path)
         assert len(record["runs"]) >= 3
         assert record["cells"] == compare_gate.committed_cells(ROOT, "HEAD"), (

@@ -144,9 +144,9 @@ def asv_on_a_brought_table(tmp_path, table, families, benchmarks=""):
     tools = [sys.executable, "-m", "dsib_tools"]
     for step in (
         tools
-        + ["config", "--profile", OWN_PROFILE, "--envs", "newest", "--results-dir", "build/results"]
+        + ["setup", "config", "--profile", OWN_PROFILE, "--envs", "newest", "--results-dir", "build/results"]
         + ["--html-dir", "build/html", "--env-dir", ENV_DIR, "--dataset", "mine", "-o", ".asv-brought.conf.json"],
-        tools + ["machine", machine, "--results-dir", "build/results"],
+        tools + ["setup", "machine", machine, "--results-dir", "build/results"],
         [sys.executable, "-m", "asv", "run", "--config", ".asv-brought.conf.json", "--machine", machine]
         + ["--quick", "--show-stderr", "-b", regex, "HEAD^!"],
     ):

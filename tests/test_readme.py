@@ -34,13 +34,13 @@ def test_every_table_of_figures_in_the_readme_and_docs_is_generated_and_current(
         assert proc.returncode == 0, page + ": " + proc.stdout[-4000:] + proc.stderr[-4000:]
     commands = [command for _, _, command in readme.blocks(documentation())]
     for kind in (
-        "table --results-dir results ",
-        "table --results-dir results --machine epyc-2c-24g --env DSIB_PROFILEfull",
-        "speedups ",
+        "table post --results-dir results ",
+        "table post --results-dir results --machine epyc-2c-24g --env DSIB_PROFILEfull",
+        "table speedups ",
         "report --studies ",
-        "matrix-table ",
-        "noise-table ",
-        "audit-table ",
+        "table matrix ",
+        "table noise ",
+        "table audit ",
     ):
         assert any(c.startswith(kind) for c in commands), "the documentation's %s block" % kind.strip()
 
@@ -82,7 +82,7 @@ def test_a_stale_figure_and_a_typed_table_are_caught(tmp_path):
 def test_readme_rewrites_a_block_from_its_command(tmp_path):
     path = tmp_path / "doc.md"
     path.write_text(
-        "before\n<!-- generated: matrix-table records/matrix-checks/matrix-tiny-epyc-2c-24g.json -->\nold\n"
+        "before\n<!-- generated: table matrix records/matrix-checks/matrix-tiny-epyc-2c-24g.json -->\nold\n"
         "<!-- /generated -->\nafter\n"
     )
     shutil.copytree(os.path.join(ROOT, "records"), str(tmp_path / "records"))

@@ -49,6 +49,7 @@ def test_committed_results_render_the_full_table():
             "-m",
             "dsib_tools",
             "table",
+            "post",
             "--machine",
             MACHINE,
             "--env",
@@ -74,7 +75,8 @@ def test_committed_results_render_the_full_table():
     assert "pyarrow26.0.1" in table.stdout, "of a release matrix, the table shows the newest releases"
     readme = documentation()
     assert (
-        "<!-- generated: table --results-dir results --machine %s --env DSIB_PROFILEdefault --with-2019 -->" % MACHINE
+        "<!-- generated: table post --results-dir results --machine %s --env DSIB_PROFILEdefault --with-2019 -->"
+        % MACHINE
         in readme
     ), "the README shows this table, generated (test_readme keeps it equal)"
 

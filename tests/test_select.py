@@ -69,7 +69,7 @@ def test_the_regex_picks_the_cells_of_an_engine_or_of_every_engine(engine, sourc
 
 def test_an_unknown_name_is_a_clear_error():
     proc = subprocess.run(
-        [sys.executable, "-m", "dsib_tools", "select", "--format", "parket"],
+        [sys.executable, "-m", "dsib_tools", "setup", "select", "--format", "parket"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -77,7 +77,7 @@ def test_an_unknown_name_is_a_clear_error():
     )
     assert proc.returncode == 2 and "unknown format 'parket'; registered formats are: parquet" in proc.stdout
     proc = subprocess.run(
-        [sys.executable, "-m", "dsib_tools", "select", "--source", "taxi"],
+        [sys.executable, "-m", "dsib_tools", "setup", "select", "--source", "taxi"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -100,7 +100,7 @@ def test_the_release_matrix_regex_picks_the_selections_cells_within_format_and_s
     """make bench-matrix's -b: the release-tracking selection, within FORMAT, SOURCE and ENGINE."""
     from dsib_tools import matrix
 
-    args = [sys.executable, "-m", "dsib_tools", "select", "--release"]
+    args = [sys.executable, "-m", "dsib_tools", "setup", "select", "--release"]
     for flag, value in (("--format", fmt), ("--source", source), ("--engine", engine)):
         args += [flag, value or ""]
     proc = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
@@ -122,7 +122,7 @@ def test_the_release_selection_within_the_engines_is_empty_and_select_needs_a_qu
     regex = re.compile(matrix.release_regex(within=select_regex(engine="all")))
     assert not any(regex.search(label) for _, _, label in _cells())
     proc = subprocess.run(
-        [sys.executable, "-m", "dsib_tools", "select"],
+        [sys.executable, "-m", "dsib_tools", "setup", "select"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -1,4 +1,4 @@
-"""Servers held for a run (dsib_tools hold-servers, make run): one PostgreSQL, one QuestDB and the
+"""Servers held for a run (dsib_tools servers hold, make run): one PostgreSQL, one QuestDB and the
 object store that every case of the run reaches, stopped by their PID however the run ends."""
 
 import os
@@ -196,7 +196,7 @@ def test_make_run_and_run_matrix_hold_the_servers_around_asv(monkeypatch):
     monkeypatch.setattr(machine_load, "main", lambda results_dir, machine, command: watched.append(command) or 0)
     command = run.asv_command("c.json", "m", "tiny", "HEAD")
     assert run.run(command, "build/results", "m") == 0
-    assert watched == [[sys.executable, "-m", "dsib_tools", "hold-servers", "--"] + command]
+    assert watched == [[sys.executable, "-m", "dsib_tools", "servers", "hold", "--"] + command]
     assert command[1:4] == ["-m", "asv", "run"] and command[-1] == "HEAD^!"
 
 
@@ -244,7 +244,7 @@ def _all_gone(pids, ports, within=45.0):
     return False
 
 
-HOLD = [sys.executable, "-m", "dsib_tools", "hold-servers", "--"]
+HOLD = [sys.executable, "-m", "dsib_tools", "servers", "hold", "--"]
 # The command tells what the holder told it, having asked for Spark's JVM (started by the holder).
 TELL = (
     "import json, os, sys, time, pyspark; from dsib import servers; "
@@ -272,7 +272,8 @@ def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
             sys.executable,
             "-m",
             "dsib_tools",
-            "watch-load",
+            "study",
+            "load",
             "--results-dir",
             str(tmp_path),
             "--machine",

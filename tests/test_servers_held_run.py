@@ -1,4 +1,4 @@
-"""A whole asv run at tiny, its servers held by the holder (dsib_tools hold-servers): one PostgreSQL,
+"""A whole asv run at tiny, its servers held by the holder (dsib_tools servers hold): one PostgreSQL,
 one QuestDB and one object store (with its counting proxies) for the whole run, and none, nor a
 bound port, after it."""
 
@@ -63,6 +63,7 @@ def _start_run(repo, data_dir, build, log, trace):
     config, results = ".asv-tiny.conf.json", os.path.join(build, "results")
     for tool in (
         [
+            "setup",
             "config",
             "--profile",
             "tiny",
@@ -77,7 +78,7 @@ def _start_run(repo, data_dir, build, log, trace):
             "-o",
             config,
         ],
-        ["machine", MACHINE, "--results-dir", results],
+        ["setup", "machine", MACHINE, "--results-dir", results],
     ):
         subprocess.run(
             [sys.executable, "-m", "dsib_tools"] + tool, cwd=repo, env=env, check=True, stdout=subprocess.DEVNULL

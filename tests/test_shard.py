@@ -84,6 +84,7 @@ def test_config_writes_only_the_shards_environments_and_asv_lists_those(tmp_path
                 sys.executable,
                 "-m",
                 "dsib_tools",
+                "setup",
                 "config",
                 "--base",
                 matrix.SWEEPS_CONFIG,
@@ -109,7 +110,7 @@ def test_config_writes_only_the_shards_environments_and_asv_lists_those(tmp_path
     every = [n for shard in names for n in shard]
     assert len(every) == len(set(every)) == len(set(json.dumps(e, sort_keys=True) for e in base["include"]))
     refused = subprocess.run(
-        [sys.executable, "-m", "dsib_tools", "config", "--shard", "3/2"],
+        [sys.executable, "-m", "dsib_tools", "setup", "config", "--shard", "3/2"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -231,7 +232,7 @@ def test_merge_refuses_shards_that_are_not_one_machines_run_and_copies_nothing(t
         merge(trees[:2], trees[2], COMMITTED_MACHINE)
     assert _listing(trees[2]) == before
     cli = subprocess.run(
-        [sys.executable, "-m", "dsib_tools", "merge-results", "--machine", COMMITTED_MACHINE, "--into", trees[2]]
+        [sys.executable, "-m", "dsib_tools", "results", "merge", "--machine", COMMITTED_MACHINE, "--into", trees[2]]
         + trees[:2],
         cwd=ROOT,
         stdout=subprocess.PIPE,

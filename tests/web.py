@@ -75,6 +75,7 @@ def publish_dsib_pages(html_dir):
         "-m",
         "dsib_tools",
         "site",
+        "build",
         "--results-dir",
         results,
         "--html-dir",

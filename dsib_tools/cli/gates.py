@@ -1,6 +1,7 @@
-"""The commands that judge a change by measuring it: ``compare`` (make compare: BASE..HEAD at the pr
-profile) and the cells it compares (``gate-cells``), ``noise`` (its A/A floor, make noise) and
-``audit`` (the 2019 post's cases timed outside asv, make audit)."""
+"""The commands that judge a change by measuring it: ``compare commits`` (make compare: BASE..HEAD at
+the pr profile), ``compare builds`` (two builds of one library) and the cells they compare
+(``compare cells``); ``study noise`` (the gate's A/A floor, make noise) and ``study audit`` (the 2019
+post's cases timed outside asv, make audit)."""
 
 import os
 import sys
@@ -42,7 +43,7 @@ def add_compare(sub):
     from ..compare_gate import PROFILE
 
     p = sub.add_parser(
-        "compare",
+        "commits",
         help="asv continuous BASE..HEAD at the pr profile; non-zero if slower",
         description="asv continuous between two commits of the repository in the current "
         "directory, at the pr profile, on the cells of BASE's benchmarks/gate-cells.txt (see "
@@ -94,7 +95,7 @@ def add_compare_builds(sub):
     from ..compare import FACTOR
 
     p = sub.add_parser(
-        "compare-builds",
+        "builds",
         help="the gate's cells in two builds of one library; non-zero if the second is slower",
         description="Two environments of the matrix's newest entry, LIBRARY pinned to BASE in one and "
         "to HEAD in the other (a release such as 25.0.1, or a wheel, archive or source directory pip "
@@ -125,7 +126,7 @@ def cmd_gate_cells(args):
             committed = f.read()
     if args.check:
         if committed != text:
-            print("%s is not the cells the gate's patterns pick: run python -m dsib_tools gate-cells" % GATE_FILE)
+            print("%s is not the cells the gate's patterns pick: run python -m dsib_tools compare cells" % GATE_FILE)
             return 1
         print("%s: %d cells" % (GATE_FILE, text.count("\n") - 1))
         return 0
@@ -136,9 +137,7 @@ def cmd_gate_cells(args):
 
 
 def add_gate_cells(sub):
-    p = sub.add_parser(
-        "gate-cells", help="write the list of cells make compare compares (%s)" % "benchmarks/gate-cells.txt"
-    )
+    p = sub.add_parser("cells", help="write the list of cells make compare compares (%s)" % "benchmarks/gate-cells.txt")
     p.add_argument("--check", action="store_true", help="exit 1 if the committed list is not the patterns' cells")
     p.set_defaults(func=cmd_gate_cells)
 
@@ -246,9 +245,9 @@ def add_audit(sub):
 
 
 COMMANDS = {
-    "compare": add_compare,
-    "compare-builds": add_compare_builds,
-    "gate-cells": add_gate_cells,
-    "noise": add_noise,
-    "audit": add_audit,
+    "compare commits": add_compare,
+    "compare builds": add_compare_builds,
+    "compare cells": add_gate_cells,
+    "study noise": add_noise,
+    "study audit": add_audit,
 }

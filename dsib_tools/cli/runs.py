@@ -154,7 +154,7 @@ def cmd_merge_results(args):
 
 
 def add_merge_results(sub):
-    p = sub.add_parser("merge-results", help="join the results trees of a sweep's shards (one machine) into one")
+    p = sub.add_parser("merge", help="join the results trees of a sweep's shards (one machine) into one")
     p.add_argument("--machine", required=True)
     p.add_argument("--into", required=True, help="the merged tree (e.g. build/results, seeded by make workspace)")
     p.add_argument("trees", nargs="+", metavar="SHARD_TREE", help="a shard's results tree (its build/results)")
@@ -211,7 +211,7 @@ def cmd_matrix_check(args):
 
 
 def add_matrix_check(sub):
-    p = sub.add_parser("matrix-check", help="did every curated environment run the suite, and which cells failed")
+    p = sub.add_parser("check", help="did every curated environment run the suite, and which cells failed")
     p.add_argument("--results-dir", dest="results_dir_", default=os.path.join("build", "results"))
     p.add_argument("--machine", required=True)
     p.add_argument("--profile", default="tiny")
@@ -361,7 +361,7 @@ def cmd_watch_load(args):
 
 def add_watch_load(sub):
     p = sub.add_parser(
-        "watch-load",
+        "load",
         help="run a command (asv run) and log the machine's load beside its results",
         description="Every second, the machine's CPU counters and the command's own process "
         "tree's CPU time, into RESULTS_DIR/MACHINE/load/*.jsonl: other processes' CPU and steal "
@@ -380,7 +380,7 @@ def cmd_servers(args):
 
 
 def add_servers(sub):
-    p = sub.add_parser("servers", help="install what the engines' servers need, where missing")
+    p = sub.add_parser("install", help="install what the engines' servers need, where missing")
     p.set_defaults(func=cmd_servers)
 
 
@@ -393,7 +393,7 @@ def cmd_hold_servers(args):
 
 def add_hold_servers(sub):
     p = sub.add_parser(
-        "hold-servers",
+        "hold",
         help="run a command (asv run) with one PostgreSQL and one QuestDB held for all of it",
         description="Starts the servers on free ports of 127.0.0.1, tells the command "
         "where they listen ($DSIB_SERVERS), and stops them by their PID when it ends, however it "
@@ -434,7 +434,7 @@ def cmd_budget(args):
     command = _command(args.argv)
     if command is None:
         return 2
-    if args.log:  # a run already watched (by watch-load): record it
+    if args.log:  # a run already watched (by study load): record it
         budget.write(budget.record(args.log, args.clone, args.machine, command, args.output), args.out)
         return 0
     return budget.run(command, args.machine, args.out, args.workdir)
@@ -446,12 +446,12 @@ def add_budget(sub):
         help="run a command from a fresh clone and record its wall time, asv's time and the load",
         description="Clones this repository's HEAD into WORKDIR, runs the command there under the load "
         "watcher and writes a budget record (records/budget/). With --log, records a run that "
-        "watch-load already watched in CLONE instead.",
+        "study load already watched in CLONE instead.",
     )
     p.add_argument("-o", "--out", required=True, help="the record, e.g. records/budget/<machine>-bench.json")
     p.add_argument("--machine", required=True)
     p.add_argument("--workdir", help="where to clone (must not exist)")
-    p.add_argument("--log", help="the watch-load log of a run already made in --clone")
+    p.add_argument("--log", help="the study load log of a run already made in --clone")
     p.add_argument("--clone", help="with --log: the clone the run was made in")
     p.add_argument("--output", help="with --log: the run's output, whose last lines the record keeps")
     p.add_argument("argv", nargs=argparse.REMAINDER, help="-- the command, e.g. make bench MACHINE=<machine>")
@@ -460,18 +460,18 @@ def add_budget(sub):
 
 COMMANDS = {
     "run": add_run,
-    "config": add_config,
-    "machine": add_machine,
-    "workspace": add_workspace,
-    "merge-results": add_merge_results,
-    "record": add_record,
-    "matrix-check": add_matrix_check,
-    "select": add_select,
+    "setup config": add_config,
+    "setup machine": add_machine,
+    "results workspace": add_workspace,
+    "results merge": add_merge_results,
+    "results record": add_record,
+    "results check": add_matrix_check,
+    "setup select": add_select,
     "lock": add_lock,
-    "watch-load": add_watch_load,
-    "servers": add_servers,
-    "hold-servers": add_hold_servers,
-    "fetch-go": add_fetch_go,
+    "study load": add_watch_load,
+    "servers install": add_servers,
+    "servers hold": add_hold_servers,
+    "setup fetch-go": add_fetch_go,
     "advise": add_advise,
-    "budget": add_budget,
+    "study budget": add_budget,
 }

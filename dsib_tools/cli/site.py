@@ -82,7 +82,7 @@ def cmd_site(args):
 
 
 def add_site(sub):
-    p = sub.add_parser("site", help="write html/dsib/ (report, releases) and link it from asv's site")
+    p = sub.add_parser("build", help="write html/dsib/ (report, releases) and link it from asv's site")
     p.add_argument("--results-dir", default="results")
     p.add_argument(
         "--machine",
@@ -113,4 +113,4 @@ def add_vendor_js(sub):
     p.set_defaults(func=cmd_vendor_js)
 
 
-COMMANDS = {"publish": add_publish, "site": add_site, "vendor-js": add_vendor_js}
+COMMANDS = {"site publish": add_publish, "site build": add_site, "setup vendor-js": add_vendor_js}

@@ -39,7 +39,7 @@ def cmd_table(args):
 
 
 def add_table(sub):
-    p = sub.add_parser("table", help="the post's Parquet vs CSV table from asv results")
+    p = sub.add_parser("post", help="the post's Parquet vs CSV table from asv results")
     p.add_argument("--results-dir", default="results")
     p.add_argument("--machine", default=None, help="default: the machine with the newest result")
     p.add_argument("--env", default=None, help="substring of the asv environment name")
@@ -153,7 +153,7 @@ def cmd_compare_versions(args):
 
 def add_compare_versions(sub):
     p = sub.add_parser(
-        "compare-versions",
+        "versions",
         help="asv compare between two environments at one commit",
         description="A and B are key=value[,key=value] filters on the result files' params "
         "and environment variables, e.g. pyarrow=25.0.1 pyarrow=26.0.1 (DSIB_PROFILE=default "
@@ -206,7 +206,7 @@ def add_speedups(sub):
     p = sub.add_parser(
         "speedups",
         help="the post's cases in two environments, with spread, and the speedup",
-        description="A and B select environments as compare-versions does (key=value filters).",
+        description="A and B select environments as compare versions does (key=value filters).",
     )
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
@@ -270,7 +270,7 @@ def cmd_engines_table(args):
 
 
 def add_engines_table(sub):
-    p = sub.add_parser("engines-table", help="the README's list of the registered engines")
+    p = sub.add_parser("engines", help="the README's list of the registered engines")
     p.set_defaults(func=cmd_engines_table)
 
 
@@ -282,7 +282,7 @@ def cmd_audit_table(args):
 
 
 def add_audit_table(sub):
-    p = sub.add_parser("audit-table", help="the README's audit table, from an audit record")
+    p = sub.add_parser("audit", help="the README's audit table, from an audit record")
     p.add_argument("record")
     p.set_defaults(func=cmd_audit_table)
 
@@ -299,7 +299,7 @@ def cmd_noise_table(args):
 
 def add_noise_table(sub):
     p = sub.add_parser(
-        "noise-table",
+        "noise",
         help="the README's noise tables: a make noise record, and with "
         "--results-dir the spread of the published default run",
     )
@@ -318,7 +318,7 @@ def cmd_matrix_table(args):
 
 
 def add_matrix_table(sub):
-    p = sub.add_parser("matrix-table", help="the README's table of a matrix-check record")
+    p = sub.add_parser("matrix", help="the README's table of a results check record")
     p.add_argument("record")
     p.set_defaults(func=cmd_matrix_table)
 
@@ -351,24 +351,24 @@ def cmd_budget_table(args):
 
 
 def add_budget_table(sub):
-    p = sub.add_parser("budget-table", help="the budget table: every budget record beside its target")
+    p = sub.add_parser("budget", help="the budget table: every budget record beside its target")
     p.add_argument("--records", default=os.path.join("records", "budget"), help="the folder of budget records")
     p.set_defaults(func=cmd_budget_table)
 
 
 COMMANDS = {
-    "table": add_table,
+    "table post": add_table,
     "report": add_report,
-    "fidelity": add_fidelity,
-    "settings": add_settings,
-    "compare-versions": add_compare_versions,
-    "speedups": add_speedups,
-    "durations": add_durations,
-    "engine-durations": add_engine_durations,
-    "engines-table": add_engines_table,
-    "audit-table": add_audit_table,
-    "noise-table": add_noise_table,
-    "matrix-table": add_matrix_table,
+    "table fidelity": add_fidelity,
+    "table settings": add_settings,
+    "compare versions": add_compare_versions,
+    "table speedups": add_speedups,
+    "table durations": add_durations,
+    "table engine-durations": add_engine_durations,
+    "table engines": add_engines_table,
+    "table audit": add_audit_table,
+    "table noise": add_noise_table,
+    "table matrix": add_matrix_table,
     "readme": add_readme,
-    "budget-table": add_budget_table,
+    "table budget": add_budget_table,
 }
