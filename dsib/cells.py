@@ -34,6 +34,7 @@ import uuid
 from data_prep import frame_nbytes, load_frame, open_dataset
 from data_prep.store import data_bytes
 
+from . import environment
 from .catalog import Catalog, BatchSize, batch_size, projection, take_positions
 from .engines import TABLE
 from .fidelity import FrameMismatch
@@ -50,10 +51,6 @@ from .roundtrip import (
 
 KEEP = 2  # builds kept per cell: the two commits of a comparison
 OUTCOME = "outcome.json"
-
-
-def cache_root(data_dir):
-    return os.environ.get("DSIB_CACHE_DIR") or os.path.join(data_dir, ".cache")
 
 
 @functools.lru_cache(maxsize=None)
@@ -166,7 +163,7 @@ class Cells(object):
     def __init__(self, profile, data_dir, cache_dir=None, catalog=None):
         self.profile = profile
         self.data_dir = data_dir
-        self.cache_dir = cache_dir or cache_root(data_dir)
+        self.cache_dir = cache_dir or environment.cache_dir(data_dir)
         self.catalog = catalog or Catalog(data_dir=data_dir)
         self._stores = {}
 

@@ -54,6 +54,8 @@ import platform
 import struct
 import sys
 
+from . import environment
+
 # perf_event_open(2)'s constants, from <linux/perf_event.h>.
 _TYPE_HARDWARE, _TYPE_SOFTWARE = 0, 1
 _HW_INSTRUCTIONS = 1
@@ -83,7 +85,6 @@ _SYSCALL_NUMBERS = {
 }
 
 _PARANOID = "/proc/sys/kernel/perf_event_paranoid"
-_SWITCH = "DSIB_COUNTERS"
 
 # The events, in the order they are opened: (name, type, config, flags, perf's name of it).
 EVENTS = (
@@ -192,8 +193,8 @@ def _open(event, tid):
 
 
 def _switched_off():
-    if os.environ.get(_SWITCH, "").strip().lower() == "off":
-        return "counters switched off by %s=off" % _SWITCH
+    if environment.counters_off():
+        return "counters switched off by %s=off" % environment.COUNTERS
     return None
 
 

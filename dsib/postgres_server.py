@@ -9,6 +9,7 @@ import signal
 import subprocess
 import tempfile
 
+from . import environment
 from .server_process import (
     LOOPBACK,
     START_TIMEOUT,
@@ -30,14 +31,14 @@ POSTGRES_MAJOR = 15
 
 
 def _template_root():
-    return os.path.join(os.environ.get("DSIB_CACHE_DIR") or tempfile.gettempdir(), "dsib-servers-%d" % os.geteuid())
+    return environment.template_dir()
 
 
 def postgres_bindir():
     """The directory of PostgreSQL's server binaries (``$DSIB_POSTGRES_BIN``, ``pg_config
     --bindir``, Debian's /usr/lib/postgresql/N/bin, ``POSTGRES_MAJOR`` first, then the newest),
     or None."""
-    candidates = [os.environ.get("DSIB_POSTGRES_BIN")]
+    candidates = [environment.postgres_bin()]
     pg_config = shutil.which("pg_config")
     if pg_config:
         try:

@@ -7,6 +7,7 @@ import shutil
 import signal
 import subprocess
 
+from . import environment
 from .server_process import LOOPBACK, START_TIMEOUT, Server, free_port, not_the_series_major, port_open
 
 # The major of the Java that the machine supplies (the JDK on PATH), which the engines' series are
@@ -25,13 +26,11 @@ JAVA_MINIMUM = 17  # the jar's classes are Java 17's (class file version 61)
 
 def downloads_dir():
     """Where ``make servers`` keeps what it fetches: ``$DSIB_SERVERS_DIR``, else the user's cache."""
-    return os.environ.get("DSIB_SERVERS_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "dsib"
-    )
+    return environment.servers_dir()
 
 
 def questdb_jar():
-    return os.environ.get("DSIB_QUESTDB_JAR") or os.path.join(downloads_dir(), "questdb-%s.jar" % QUESTDB_VERSION)
+    return environment.questdb_jar() or os.path.join(downloads_dir(), "questdb-%s.jar" % QUESTDB_VERSION)
 
 
 def sha1_of(path):
@@ -104,7 +103,7 @@ def jar_unavailable(label, jar, sha1, overridden=False):
 def questdb_unavailable():
     """Why no QuestDB server can be started here, or None."""
     return jar_unavailable(
-        "QuestDB %s" % QUESTDB_VERSION, questdb_jar(), QUESTDB_SHA1, overridden=bool(os.environ.get("DSIB_QUESTDB_JAR"))
+        "QuestDB %s" % QUESTDB_VERSION, questdb_jar(), QUESTDB_SHA1, overridden=bool(environment.questdb_jar())
     )
 
 

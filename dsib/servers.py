@@ -20,7 +20,7 @@ from collections import namedtuple
 
 from .postgres_server import Postgres, PostgresAddress, postgres_unavailable, postgres_version
 from .questdb_server import QuestDB, QuestDBAddress, java_unavailable, questdb_unavailable, questdb_version
-from . import object_store
+from . import environment, object_store
 from .object_store import object_store_unavailable
 from .spark_server import HeldSpark, ask_held
 from .server_process import ServerError
@@ -38,14 +38,13 @@ QUESTDB = Kind("QuestDB", questdb_unavailable, lambda: _held_identity("questdb",
 
 # Servers held for a run --------------------------------------------------------------------------
 
-HELD_ENV = "DSIB_SERVERS"
 SESSION_FILE = "held.json"  # in a session's directory: its schema or prefix on the held server
 
 
 def held_servers():
     """The servers held for this run, as ``hold`` told it in ``$DSIB_SERVERS``: {"run": its id,
     kind: what a client needs of it}; {} where no server is held."""
-    text = os.environ.get(HELD_ENV)
+    text = environment.held_servers()
     return json.loads(text) if text else {}
 
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-from dsib import server_process, servers
+from dsib import environment, server_process, servers
 
 
 class _Stopped(Exception):
@@ -24,12 +24,10 @@ class _Stopped(Exception):
 def run_directory():
     """A new directory for this run's servers, beside the cells' cache (``$DSIB_CACHE_DIR``, else
     ``.cache`` in the data directory); those of runs that have ended are removed first."""
-    from dsib.cells import cache_root
-
     data_dir = os.environ.get("DSIB_DATA_DIR") or os.path.join(
         os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data"
     )
-    root = os.path.join(cache_root(data_dir), "_servers")
+    root = os.path.join(environment.cache_dir(data_dir), "_servers")
     os.makedirs(root, exist_ok=True)
     for name in os.listdir(root):
         pid = name.split("-")[1] if name.count("-") >= 2 else ""
@@ -112,7 +110,7 @@ def hold(command, say=lambda line: print(line, file=sys.stderr, flush=True)):
         for kind, why in sorted(missing.items()):
             say("dsib: no %s held for this run: %s" % (kind, why))
         say("dsib: servers held for this run: %s" % (", ".join(_where(s) for s in started) or "none"))
-        child = subprocess.Popen(command, env=dict(os.environ, **{servers.HELD_ENV: value}))
+        child = subprocess.Popen(command, env=dict(os.environ, **{environment.HELD_SERVERS: value}))
         running.append(child)
         status = None
         while status is None and not stopping:

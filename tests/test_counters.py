@@ -19,7 +19,7 @@ import threading
 
 import pytest
 
-from dsib import counters
+from dsib import counters, environment
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -46,7 +46,7 @@ def touch(pages):
 def child_env(**extra):
     """This environment for a child process that imports dsib from this checkout, counters on."""
     env = dict(os.environ)
-    env.pop(counters._SWITCH, None)
+    env.pop(environment.COUNTERS, None)
     env.update(PYTHONPATH=ROOT, **extra)
     return env
 
@@ -302,7 +302,7 @@ def test_a_process_without_cap_perfmon_is_refused_kernel_counts_with_the_reason(
 
 _TWICE = r"""
 import sys
-from dsib import counters
+from dsib import counters, environment
 
 def work(n):
     total = 0
@@ -330,7 +330,7 @@ def test_twice_the_work_counts_twice_the_instructions():
 _READ = r"""
 import sys
 import pyarrow.parquet as pq
-from dsib import counters
+from dsib import counters, environment
 
 path, use_threads = sys.argv[1], sys.argv[2] == "threads"
 pq.read_table(path, use_threads=use_threads)  # warm-up: Arrow's pool is started here
@@ -379,7 +379,7 @@ def _pythons():
 
 _ANY_PYTHON = r"""
 import mmap, sys, threading
-from dsib import counters
+from dsib import counters, environment
 
 go = threading.Event()
 def work():

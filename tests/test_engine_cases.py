@@ -76,12 +76,12 @@ def test_an_in_process_engines_case_warms_its_own_session_up_before_its_first_ti
 @pytest.fixture
 def held_spark(run_servers, monkeypatch):
     """Spark's JVM held as a run holds it (asked for by a case, started by the holder)."""
-    from dsib import servers
+    from dsib import environment
 
     started, value, missing = run_servers
     if "Spark" not in started:
         pytest.skip("no Spark's JVM here: %s" % missing.get("spark"))
-    monkeypatch.setenv(servers.HELD_ENV, value)
+    monkeypatch.setenv(environment.HELD_SERVERS, value)
     return started["Spark"]
 
 
@@ -106,9 +106,9 @@ def test_a_spark_ingest_case_warms_its_session_up(tiny_data_dir, held_spark):
 
 def test_a_spark_case_skips_saying_why_where_no_jvm_is_held(monkeypatch):
     from benchmarks import engines as suite
-    from dsib import servers
+    from dsib import environment
 
-    monkeypatch.delenv(servers.HELD_ENV, raising=False)
+    monkeypatch.delenv(environment.HELD_SERVERS, raising=False)
     with pytest.raises(NotImplementedError) as info:
         suite.require_held_server(get_engine("spark"))
     assert "no Spark server is held for this run" in str(info.value), info.value

@@ -52,9 +52,9 @@ def _session_of_held_spark(request, monkeypatch):
     (a case's process makes one session; this one makes the next test's own Spark anew)."""
     from pyspark.sql import SparkSession
 
-    from dsib import servers
+    from dsib import environment
 
-    monkeypatch.setenv(servers.HELD_ENV, request.getfixturevalue("held_spark"))
+    monkeypatch.setenv(environment.HELD_SERVERS, request.getfixturevalue("held_spark"))
     monkeypatch.setattr(SparkSession, "_instantiatedSession", None)
     monkeypatch.setattr(SparkSession, "_activeSession", None)
     for key in ("PYSPARK_GATEWAY_PORT", "PYSPARK_GATEWAY_SECRET", "PYSPARK_PYTHON"):

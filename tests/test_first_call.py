@@ -163,12 +163,12 @@ def test_every_engine_class_makes_one_untimed_full_call_in_the_cases_own_process
 ):
     """As the reads do: before its first sample, a case's process makes the call it times once,
     whole (every row of the cell), untimed; an ingest's into a table of its own, dropped after."""
-    from dsib import servers
+    from dsib import environment
 
     started, value, missing = run_servers
     if needs and needs not in started:
         pytest.skip("no %s here: %s" % (needs, missing))
-    monkeypatch.setenv(servers.HELD_ENV, value)
+    monkeypatch.setenv(environment.HELD_SERVERS, value)
     trace = str(disk_dir / "trace.jsonl")
     result, output = run_as_asv(benchmark, cell, tiny_data_dir, str(disk_dir / "cache"), str(disk_dir / "run"), trace)
     assert result["samples"] and len(result["samples"]) == 3 and all(t > 0 for t in result["samples"]), output

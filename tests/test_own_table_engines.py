@@ -59,7 +59,7 @@ def _run_cell(env, cwd, cls_name, engine):
 @pytest.mark.server
 @pytest.mark.slow
 def test_every_engine_ingests_and_queries_a_brought_table_checked(tmp_path, run_servers):
-    from dsib import servers
+    from dsib import environment
 
     held = run_servers[1]
     data_dir = str(tmp_path / "data")
@@ -73,7 +73,7 @@ def test_every_engine_ingests_and_queries_a_brought_table_checked(tmp_path, run_
         DSIB_CACHE_DIR=str(tmp_path / "cache"),
         PYTHONPATH=ROOT,
     )
-    env[servers.HELD_ENV] = held
+    env[environment.HELD_SERVERS] = held
     cells = [(c, e) for c in ("IngestIntoEngine", "QueryFromEngine") for e in ENGINES.names()]
     with ThreadPoolExecutor(2) as pool:
         outcomes = list(pool.map(lambda cell: _run_cell(env, str(tmp_path), *cell), cells))

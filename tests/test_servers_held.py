@@ -10,7 +10,7 @@ import time
 import psutil
 import pytest
 
-from dsib import object_store, postgres_server, questdb_server, server_process, servers
+from dsib import environment, object_store, postgres_server, questdb_server, server_process, servers
 from dsib.engines import get_engine
 
 from .conftest import ROOT
@@ -36,7 +36,7 @@ def held_servers(run_servers):
 def held(held_servers, monkeypatch):
     """The held servers, told to this process for one test."""
     started, value = held_servers
-    monkeypatch.setenv(servers.HELD_ENV, value)
+    monkeypatch.setenv(environment.HELD_SERVERS, value)
     return started
 
 
@@ -62,7 +62,7 @@ def test_a_servers_memory_is_what_each_call_added_to_it_and_grows_with_the_frame
     from dsib import procmem
 
     started, value, _ = run_servers
-    monkeypatch.setenv(servers.HELD_ENV, value)
+    monkeypatch.setenv(environment.HELD_SERVERS, value)
     engine = get_engine(name)
     small = load_frame("tiny", "plain", data_dir=tiny_data_dir, dataset="tsbs_cpu")
     large = pd.concat([small] * 8, ignore_index=True)
@@ -98,7 +98,7 @@ def test_two_cases_of_different_size_add_different_memory_to_the_held_server(tin
     from .conftest import server_dir
     from .test_first_call import run_as_asv
 
-    monkeypatch.setenv(servers.HELD_ENV, run_servers[1])
+    monkeypatch.setenv(environment.HELD_SERVERS, run_servers[1])
     cache, added = server_dir("dsib-cache-"), {}
     for cell in (("tsbs_cpu", "postgres-adbc", "plain"), ("nyc_taxi", "postgres-adbc", "str")):
         work = tempfile.mkdtemp(dir=cache)
@@ -172,7 +172,7 @@ def test_questdbs_wait_asks_on_one_connection_and_keeps_its_own_cpu_time(tiny_da
 def test_a_server_engines_case_skips_saying_why_where_no_server_is_held(monkeypatch):
     from benchmarks import engines as engine_cases
 
-    monkeypatch.delenv(servers.HELD_ENV, raising=False)
+    monkeypatch.delenv(environment.HELD_SERVERS, raising=False)
     with pytest.raises(NotImplementedError) as info:
         engine_cases.require_held_server(get_engine("postgres-copy"))
     assert "no PostgreSQL server is held for this run" in str(info.value) and "make run" in str(info.value)
@@ -347,7 +347,7 @@ def test_a_server_the_run_cannot_hold_skips_its_cases_with_the_reason_and_the_ot
     try:
         assert [s.name for s in started if s.name in ("PostgreSQL", "QuestDB")] == ["PostgreSQL"]
         assert list(missing) == ["questdb"]
-        monkeypatch.setenv(servers.HELD_ENV, value)
+        monkeypatch.setenv(environment.HELD_SERVERS, value)
         engine_cases.require_held_server(get_engine("postgres-adbc"))
         with pytest.raises(NotImplementedError) as info:
             engine_cases.require_held_server(get_engine("questdb-dataframe"))
