@@ -1,5 +1,5 @@
 """How long a run's benchmarks took, from asv's results files: the budget of a run
-(``python -m dsib_tools table durations``) and of each engine's benchmarks (``engine-durations``)."""
+(``python -m dsib_tools table durations``) and of each engine's benchmarks (``table engine-durations``)."""
 
 import os
 import statistics

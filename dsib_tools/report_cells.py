@@ -67,6 +67,15 @@ def _param_values(res, names, benchmark, param):
     return [_param_value(v) for v in axes.get(param, [])]
 
 
+def sources_measured(res, names):
+    """Every source a run's results hold a cell of, in the order first met: the built-in ones it
+    ran, and a table a user brought."""
+    found = []
+    for benchmark in sorted(res.get_all_result_keys()):
+        found += [s for s in _param_values(res, names, benchmark, "source") if s not in found]
+    return found
+
+
 def case_value(res, names, benchmark, fmt, extra):
     """The value of one case; None if the case failed or was not run, NaN if it was skipped."""
     return _case(res, names, benchmark, fmt, extra)[0]

@@ -29,37 +29,45 @@ BATCH_ROWS = (
 )
 
 
+def run_catalog(res, names):
+    """The catalog of the run whose results ``res`` holds: the built-in sources, and the tables a
+    user brought that it measured."""
+    from dsib.catalog import catalog_of
+
+    from .report_cells import sources_measured
+
+    return catalog_of(sources_measured(res, names))
+
+
 def grid_markdown(res, names, sources=None, variants=None, load=None, rows=None):
     """Every format's grid over ``sources`` and ``variants`` (default: all); ``rows``: those rows
     alone, of the formats that read columns, batches or rows."""
     from data_prep import VARIANTS
-    from dsib.catalog import BUILT_IN
     from dsib.formats import FORMATS
 
     from .report_grid import grid_report
 
     formats = [f.name for f in FORMATS.values() if rows is None or f.columns or f.batches or f.take]
-    return grid_report(res, names, sources or list(BUILT_IN.grid), variants or list(VARIANTS), formats, load, rows)
+    return grid_report(
+        res, names, sources or list(run_catalog(res, names).grid), variants or list(VARIANTS), formats, load, rows
+    )
 
 
 def grid_charts(res, names):
     """The grid's charts over every source, variant and format (``site.render``'s ``charts``)."""
     from data_prep import VARIANTS
-    from dsib.catalog import BUILT_IN
     from dsib.formats import FORMATS
 
     from .report_grid import grid_charts as charts
 
-    return charts(res, names, list(BUILT_IN.grid), list(VARIANTS), list(FORMATS))
+    return charts(res, names, list(run_catalog(res, names).grid), list(VARIANTS), list(FORMATS))
 
 
 def batches_markdown(res, names, sources=None, load=None):
     """The continuous reads in batches of ``sources`` (default: all); empty if the run has none."""
-    from dsib.catalog import BUILT_IN
-
     from .report_grid import batches_report
 
-    return batches_report(res, names, sources or list(BUILT_IN.sources), load)
+    return batches_report(res, names, sources or list(run_catalog(res, names).sources), load)
 
 
 def engines_markdown(res, names, sources=None, variants=None, load=None):
@@ -69,7 +77,8 @@ def engines_markdown(res, names, sources=None, variants=None, load=None):
 
     from .report_engines import engines_report
 
-    measured = catalog_of(sources or ()).engine_operations["ingest"].sources
+    found = catalog_of(sources) if sources else run_catalog(res, names)
+    measured = found.engine_operations["ingest"].sources
     sources = [s for s in (sources or measured) if s in measured]
     return engines_report(res, names, sources, variants or list(VARIANTS), load) if sources else ""
 

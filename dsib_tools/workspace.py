@@ -132,7 +132,7 @@ def _differs(source, target):
 
 
 def to_record(local, committed, machine):
-    """(source, target) pairs that ``record`` would copy: ``machine``'s result files that are new
+    """(source, target) pairs that ``results record`` would copy: ``machine``'s result files that are new
     or changed, and ``benchmarks.json`` (the versions those results were taken at)."""
     machine_dir = os.path.join(local, machine)
     if not os.path.isdir(machine_dir):

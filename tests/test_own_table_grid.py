@@ -110,9 +110,9 @@ from dsib import catalog
 from dsib_tools import suite
 versions, cells = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 out = []
-for benchmark, given in cells:
-    cls = suite.owner(benchmark)
-    out.append(catalog.catalog_of([given["source"]]).cell_skip_reason(cls.operation, dict(given), "brought", versions,
+for benchmark, pairs in cells:
+    cls, given = suite.owner(benchmark), dict(pairs)
+    out.append(catalog.catalog_of([given["source"]]).cell_skip_reason(cls.operation, given, "brought", versions,
                                       "cat" if cls.operation == "categorize_then_write" else "plain"))
 print(json.dumps(out))
 """

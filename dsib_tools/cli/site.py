@@ -1,5 +1,5 @@
-"""The commands that make the published site: asv's dashboard (``publish``), dsib's pages beside
-it (``site``) and the chart library they load (``vendor-js``)."""
+"""The commands that make the published site: asv's dashboard (``site publish``), dsib's pages
+beside it (``site build``) and the chart library they load (``setup vendor-js``)."""
 
 import os
 import sys
