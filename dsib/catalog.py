@@ -429,6 +429,12 @@ def _cell_reason(op, src, registered, variant, profile, versions):
 
 def catalog_of(sources, data_dir=None):
     """The catalog that holds ``sources``: the built-in ones, and under any other name the table a
-    user brought as that name (in ``data_dir``; None: data_prep's default)."""
+    user brought as that name (in ``data_dir``; None: data_prep's default). One catalog for each
+    set of tables: the reports ask a cell at a time."""
     own = tuple(OrderedDict.fromkeys(name for name in sources if name not in BUILT_IN_SOURCES))
-    return BUILT_IN if not own and data_dir is None else Catalog(own, data_dir)
+    return BUILT_IN if not own and data_dir is None else _catalog(own, data_dir)
+
+
+@functools.lru_cache(maxsize=None)
+def _catalog(own, data_dir):
+    return Catalog(own, data_dir)
