@@ -37,31 +37,30 @@ def _write(frame):
     return session.read_range("frame.lance", 0, 1 << 62)
 
 
-def _results(path, names=None):
+def _reader(path, names=None):
     import lance.file
 
     return lance.file.LanceFileReader(path, columns=None if names is None else list(names))
 
 
-def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=()):
-    table = _results(source).read_all(batch_size=READ_BATCH_ROWS, batch_readahead=READ_AHEAD_BATCHES).to_table()
-    return _io.arrow_to_pandas(table, categoricals)
+def _read(source, datetimes=(), categoricals=(), texts=(), dtypes=(), names=None):
+    """The file whole, or the columns ``names`` alone, in the reader's batches (stated)."""
+    results = _reader(source, names).read_all(batch_size=READ_BATCH_ROWS, batch_readahead=READ_AHEAD_BATCHES)
+    return _io.arrow_to_pandas(results.to_table(), categoricals)
 
 
 def _columns(path, names, datetimes=(), categoricals=(), texts=(), dtypes=()):
-    reader = _results(path, names)
-    table = reader.read_all(batch_size=READ_BATCH_ROWS, batch_readahead=READ_AHEAD_BATCHES).to_table()
-    return _io.arrow_to_pandas(table, categoricals)
+    return _read(path, datetimes, categoricals, texts, dtypes, names=names)
 
 
 def _batches(path, size, datetimes=(), categoricals=(), texts=(), dtypes=()):
-    results = _results(path).read_all(batch_size=size.rows, batch_readahead=READ_AHEAD_BATCHES)
+    results = _reader(path).read_all(batch_size=size.rows, batch_readahead=READ_AHEAD_BATCHES)
     return _io.arrow_batches(results.to_batches(), categoricals)
 
 
 def _take(path, positions, datetimes=(), categoricals=(), texts=(), dtypes=()):
     """The rows at ``positions``: Lance reads the pages that hold them, not the file."""
-    results = _results(path).take_rows(list(positions), batch_size=READ_BATCH_ROWS)
+    results = _reader(path).take_rows(list(positions), batch_size=READ_BATCH_ROWS)
     return _io.arrow_to_pandas(results.to_table(), categoricals)
 
 
