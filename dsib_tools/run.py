@@ -19,6 +19,9 @@ MATRICES = {"curated": "asv.conf.json", "sweeps": "asv.sweeps.conf.json"}
 # Profiles whose cells are measured in one round: `full` (its cold reads would take hours in more)
 # and `tiny` (the tests' scale, where the run proves that every case runs, not what it measures).
 ONE_ROUND = ("full", "tiny")
+# A matrix's environment measures each cell in this many processes at the other profiles: a step
+# between two environments is called against the spread of processes, not of one process's samples.
+MATRIX_ROUNDS = 2
 
 
 def matrix_config(matrix, profile, results_dir, html_dir, env_dir, shard=None):
@@ -46,13 +49,17 @@ def selection(fmt=None, source=None, engine=None, release=False, bench=None):
 
 def asv_command(config, machine, profile, commit, selected=None, matrix=False):
     """``asv run`` of ``commit`` with every sample recorded; a matrix's keeps what its environments
-    already measured, one environment after the other."""
+    already measured, one environment after the other, and takes every cell's samples in
+    ``MATRIX_ROUNDS`` processes (one at ``ONE_ROUND``'s profiles)."""
     command = [sys.executable, "-m", "asv", "run", "--config", config, "--machine", machine, "--record-samples"]
     command += ["--show-stderr"] + (
         ["--skip-existing-successful", "--no-interleave-rounds"] if matrix else ["--durations", "12"]
     )
     command += ["-b", selected] if selected else []
-    command += ["--attribute", "rounds=1"] if profile in ONE_ROUND else []
+    if profile in ONE_ROUND:
+        command += ["--attribute", "rounds=1"]
+    elif matrix:
+        command += ["--attribute", "rounds=%d" % MATRIX_ROUNDS]
     return command + [commit + "^!"]
 
 

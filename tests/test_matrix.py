@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from dsib_tools import matrix
+from dsib_tools import chains, matrix
 from dsib_tools.config import derive_config
 
 from .conftest import ROOT, documentation
@@ -72,6 +72,57 @@ def test_the_curated_set_spans_2018_to_today():
     assert all(matrix.label(e) in sweeps for e in curated), "the curated set is a subset of the sweeps"
 
 
+def test_every_pair_of_neighbours_changes_one_library_or_is_a_named_link():
+    """A chain's step changes one library's version; numpy and Python change only on a link that
+    ``chains.LINKS`` names, which says why they change together."""
+    for config in CONFIGS:
+        entries = _entries(config)
+        found = chains.steps(entries)  # raises ChainError on any other pair
+        assert [(s.before, s.after) for s in found] == [(i - 1, i) for i in range(1, len(entries))]
+        for s in found:
+            changed = chains.changes(entries[s.before], entries[s.after])
+            if s.library:
+                assert list(changed) == [s.library] and s.library not in chains.ONLY_ON_LINKS, (config, s)
+            else:
+                assert [link.changes for link in chains.LINKS if link.name == s.link] == [changed], (config, s)
+        links = [s for s in found if s.link]
+        assert len(links) <= len(chains.LINKS), "a link joins two chains once"
+
+
+def test_the_chains_keep_every_release_and_isolate_pandas_3():
+    curated = _entries(matrix.CURATED_CONFIG)
+    have = dict((lib, set(e["req"][lib] for e in curated)) for lib in ("pyarrow", "pandas"))
+    # the pyarrow and pandas releases of the curated matrix before it became chains
+    assert {"0.11.1", "0.15.1", "0.17.1", "2.0.0", "5.0.0", "8.0.0", "10.0.1", "14.0.2", "17.0.0"} <= have["pyarrow"]
+    assert {"20.0.0", "25.0.1", "26.0.1"} <= have["pyarrow"]
+    assert {"0.23.4", "0.25.3", "1.1.5", "1.3.5", "1.4.4", "1.5.3", "2.1.4", "2.2.3", "2.3.3"} <= have["pandas"]
+    assert "3.1.1" in have["pandas"]
+    found = [chains.describe(s, curated) for s in chains.steps(curated)]
+    assert any(d.startswith("pandas 2.3.3 → 3.0.") for d in found), found
+    # each library's releases climb within a chain: an old and a new chain of pyarrow, two of pandas
+    for lib, runs in (("pyarrow", 2), ("pandas", 2)):
+        assert len([s for s in chains.steps(curated) if s.library == lib and s.before + 1 == s.after]) >= runs
+
+
+def test_neighbours_that_change_two_libraries_or_numpy_alone_are_refused_unless_a_link_names_them():
+    def env(python="3.11", **req):
+        return {"python": python, "req": dict({"numpy": "1.26.4", "pandas": "2.2.3", "pyarrow": "14.0.2"}, **req)}
+
+    with pytest.raises(chains.ChainError, match="pandas 2.2.3 → 2.3.3, pyarrow 14.0.2 → 17.0.0"):
+        chains.steps([env(), env(pandas="2.3.3", pyarrow="17.0.0")])
+    with pytest.raises(chains.ChainError, match="numpy 1.26.4 → 2.4.6"):
+        chains.steps([env(), env(numpy="2.4.6")])
+    with pytest.raises(chains.ChainError, match="polars absent → 2.1.0"):
+        chains.steps([env(), env(polars="2.1.0")])
+    link = chains.Link("numpy 2", {"numpy": ("1.26.4", "2.4.6")})
+    (found,) = chains.steps([env(), env(numpy="2.4.6")], links=(link,))
+    assert found.link == "numpy 2" and found.library is None
+    (found,) = chains.steps([env(), env(pyarrow="17.0.0")])
+    assert found.library == "pyarrow" and found.link is None
+    described = chains.describe(found, [env(), env(pyarrow="17.0.0")])
+    assert described == "pyarrow 14.0.2 → 17.0.0 at pandas 2.2.3, Python 3.11"
+
+
 def test_the_two_configs_differ_only_in_their_environments():
     with open(os.path.join(ROOT, matrix.CURATED_CONFIG)) as f:
         curated = json.load(f)
@@ -101,8 +152,8 @@ def test_asv_lists_one_environment_per_entry_and_make_bench_runs_the_newest():
     assert newest == [
         "virtualenv-py3.11-adbc_driver_manager1.13.0-adbc_driver_postgresql1.13.0-"
         "adbc_driver_sqlite1.13.0-duckdb2.0.0-fastparquet2026.9.0-msgpack1.2.4-numpy2.4.6-pandas3.1.1-"
-        "psycopg3.3.9-psycopg-binary3.3.9-pyarrow26.0.1-pyspark4.3.0-questdb6.0.0-sqlalchemy2.1.9-tables3.11.1-"
-        "DSIB_PROFILEtiny"
+        "polars2.1.0-psycopg3.3.9-psycopg-binary3.3.9-pyarrow26.0.1-pylance14.0.2-pyspark4.3.0-questdb6.0.0-"
+        "s3fs2026.9.0-sqlalchemy2.1.9-tables3.11.1-DSIB_PROFILEtiny"
     ]
 
 

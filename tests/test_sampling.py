@@ -57,3 +57,13 @@ def test_the_sampled_tracks_say_what_they_take():
     assert 3 <= low <= high and seconds > 0
     assert reads.DeviceThroughput.passes >= 3
     assert reads.ReadCold.repeat >= 3 and reads.ReadCold.repeat == reads.ReadFromPageCache.repeat
+
+
+def test_a_matrix_run_measures_every_cell_in_two_processes_at_default_and_one_at_tiny():
+    from dsib_tools import run
+
+    matrix = run.asv_command("c", "m", "default", "HEAD", matrix=True)
+    assert matrix[matrix.index("--attribute") + 1] == "rounds=%d" % run.MATRIX_ROUNDS and run.MATRIX_ROUNDS >= 2
+    assert "--attribute" not in run.asv_command("c", "m", "default", "HEAD")  # make bench: the classes' own
+    tiny = run.asv_command("c", "m", "tiny", "HEAD", matrix=True)
+    assert tiny[tiny.index("--attribute") + 1] == "rounds=1"
