@@ -1,0 +1,202 @@
+"""Which steps of the release matrix are real: a cell's change between two neighbouring
+environments, called only when it beats both its samples' spread and the environments' own noise.
+
+Two environments that differ in one library still differ in more than that library: where the
+interpreter and the libraries land in memory, what pip installed beside them, the machine's mood
+while each ran. Formats the step's library does not touch (pickle, CSV, JSON, HDF5 for a pyarrow
+step) measure that noise: their ratios between the two environments spread by several per cent
+and more, where a cell's own samples spread by a few. A cell's change is therefore:
+
+- its ratio after / before, estimated as the gate does (``bounds.estimate``: the median of the
+  ratios of every sample after to every sample before, samples of every process of each
+  environment), with its confidence interval, ``CELL_LEVEL`` on each side;
+- compared with the **noise band**: the whole range of the control cells' ratios (``BAND``'s
+  quantiles), the cells of the same step whose formats do not need the changed library
+  (``Format.packages``);
+
+and a step is **called** for the cell when its whole interval lies beyond the band: slower when
+its lower bound is above the band, faster when its upper bound is below it. A step whose library
+every cell touches (pandas: every format reads into a frame) has no control of its own; it takes
+the band of every control ratio of the chains' other steps (``pooled``), and a link (several
+things at once) is judged the same way, its change its own, never a library's.
+
+Instruction counts (one a process) are judged the same way where counted.
+"""
+
+import math
+import statistics
+from collections import namedtuple
+
+from . import bounds, chains
+
+# Each side of a cell's interval: the order statistics of Mann-Whitney's test at this level (a
+# two-sided 99 % interval). The samples' spread is one guard; the band, wider, is the other.
+CELL_LEVEL = 0.005
+# The noise band: the control ratios between these quantiles, their whole range. The central 95 %
+# called a step in 5 of 10 simulated chains with no change (tests/test_steps.py's construction,
+# ten seeds): a step's other cells reach into the controls' tails.
+BAND = (0.0, 1.0)
+# A step's own band needs this many control cells; with fewer it takes the pooled band.
+MIN_CONTROLS = 20
+
+Band = namedtuple("Band", ["low", "high", "controls", "source"])
+Band.__doc__ = """The environments' noise at a step: control ratios from ``low`` to ``high``
+(after / before), from ``controls`` cells; ``source``: "own" (the step's controls) or "pooled"."""
+
+Call = namedtuple("Call", ["cell", "ratio", "low", "high", "way"])
+Call.__doc__ = """A cell's change at a step: ratio after / before with its interval; ``way``:
+"slower", "faster", or None where the interval reaches into the band (no step called)."""
+
+Judged = namedtuple("Judged", ["step", "label", "band", "cells"])
+Judged.__doc__ = """One pair of neighbours: its ``chains.Step``, its label (``chains.describe``),
+its noise band and every cell measured on both sides (Calls, by cell)."""
+
+
+def _quantile(ordered, q):
+    """The ``q`` quantile of a sorted list, interpolated between its neighbours."""
+    at = q * (len(ordered) - 1)
+    below = int(math.floor(at))
+    above = min(below + 1, len(ordered) - 1)
+    return ordered[below] + (ordered[above] - ordered[below]) * (at - below)
+
+
+def band_of(ratios, source):
+    """The noise band of control ratios (after / before), or None where there are none."""
+    if not ratios:
+        return None
+    logs = sorted(math.log(r) for r in ratios)
+    return Band(math.exp(_quantile(logs, BAND[0])), math.exp(_quantile(logs, BAND[1])), len(ratios), source)
+
+
+def _usable(samples):
+    return samples is not None and len(samples) >= 2 and all(s is not None and s > 0 for s in samples)
+
+
+def judge_cell(cell, before, after, band, level=CELL_LEVEL):
+    """The Call of one cell, its samples ``before`` and ``after``, against ``band``."""
+    ratio, low, high = bounds.estimate(before, after, level)
+    way = None
+    if band is not None and low > band.high:
+        way = "slower"
+    elif band is not None and high < band.low:
+        way = "faster"
+    return Call(cell, ratio, low, high, way)
+
+
+def _pairs(samples, step):
+    """{cell: (before, after)} of the cells with samples on both sides of ``step``."""
+    found = {}
+    for cell, per_env in samples.items():
+        before, after = per_env[step.before], per_env[step.after]
+        if _usable(before) and _usable(after):
+            found[cell] = (before, after)
+    return found
+
+
+def _control_ratios(pairs, step, touches, entries):
+    if step.library is None:
+        return []
+    after_pins = chains.pins(entries[step.after])
+    return [
+        statistics.median(b / a for a in before for b in after)
+        for cell, (before, after) in pairs.items()
+        if not touches(cell, step.library, after_pins)
+    ]
+
+
+def judge(entries, samples, touches, level=CELL_LEVEL, links=chains.LINKS):
+    """Every pair of neighbours of ``entries`` (a config's include entries, in chain order), judged.
+
+    ``samples``: {cell: [its samples in each environment, or None]}, an environment each in the
+    entries' order; ``touches(cell, library, pins)``: whether the cell's work goes through
+    ``library`` in an environment of ``pins`` (not a control of that library's steps)."""
+    found = chains.steps(entries, links)
+    paired = [_pairs(samples, s) for s in found]
+    controls = [_control_ratios(p, s, touches, entries) for p, s in zip(paired, found)]
+    pooled = band_of([r for ratios in controls for r in ratios], "pooled")
+    judged = []
+    for step, pairs, ratios in zip(found, paired, controls):
+        band = band_of(ratios, "own") if len(ratios) >= MIN_CONTROLS else pooled
+        cells = dict(
+            (cell, judge_cell(cell, before, after, band, level)) for cell, (before, after) in sorted(pairs.items())
+        )
+        judged.append(Judged(step, chains.describe(step, entries), band, cells))
+    return judged
+
+
+def called(judged):
+    """(Judged, Call) of every step called, in chain order."""
+    return [(j, c) for j in judged for c in j.cells.values() if c.way]
+
+
+def describe_call(judged, call):
+    """ "pyarrow 14.0.2 → 17.0.0 at pandas 2.2.3, Python 3.11: <cell>: 1.42x slower (1.31-1.55),
+    beyond the environments' noise 0.95-1.06 (212 control cells)"."""
+    ratio, low, high = call.ratio, call.low, call.high
+    if call.way == "faster":
+        ratio, low, high = 1 / ratio, 1 / high, 1 / low
+    band = judged.band
+    noise = (
+        "no band"
+        if band is None
+        else "%.2f-%.2f (%s, %d control cells)"
+        % (
+            band.low,
+            band.high,
+            band.source,
+            band.controls,
+        )
+    )
+    return "%s: %s: %.2fx %s (%.2f-%.2f), beyond the environments' noise %s" % (
+        judged.label,
+        call.cell,
+        ratio,
+        call.way or "changed",
+        low,
+        high,
+        noise,
+    )
+
+
+def touches(params, library, pins):
+    """Whether a cell of these parameters ({name: value}) goes through ``library`` in an environment
+    of ``pins``: its format needs it (``Format.packages``); a cell of no format touches every
+    library. pandas 3 keeps the text of the str and cat frames in pyarrow's arrays where pyarrow
+    is installed: there every format's text variants touch pyarrow."""
+    from dsib.formats import FORMATS
+
+    from .release_data import TEXT_VARIANTS, text_kind
+
+    name = params.get("format")
+    if name not in FORMATS:
+        return True
+    if library == "pyarrow" and params.get("variant") in TEXT_VARIANTS and text_kind(pins).startswith("Arrow"):
+        return True
+    return library in FORMATS[name].packages
+
+
+def from_results(results_dir, machine, entries, profile="default"):
+    """(samples, params): ``samples`` {cell: [samples per entry, or None]} of every cell with
+    samples that ``machine``'s runs at ``profile`` hold in the environments of ``entries`` (the
+    newest run of each), ``params`` {cell: {name: value}}, from the one loader."""
+    from . import asv_results
+    from .report_cells import param_names
+
+    table = asv_results.table(results_dir, machine)
+    names = param_names(results_dir)
+    samples, params = {}, {}
+    for index, entry in enumerate(entries):
+        wanted = chains.pins(entry)
+        rows = table[
+            table.pins.map(lambda p: all(p.get(k) == v for k, v in wanted.items()))
+            & table.env_vars.map(lambda v: v.get("DSIB_PROFILE") == profile)
+        ]
+        if rows.empty:
+            continue
+        newest = rows[rows.date == rows.date.max()]
+        for row in newest.itertuples():
+            if row.samples:
+                samples.setdefault(row.cell, [None] * len(entries))[index] = list(row.samples)
+                given = [p.strip("'\"") for p in row.params]
+                params[row.cell] = dict(zip(names.get(row.benchmark, ()), given))
+    return samples, params

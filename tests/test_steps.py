@@ -1,0 +1,106 @@
+"""The step caller: a change is called at a step only where it beats both its samples' spread and
+the environments' own noise, measured on the cells the step's library does not touch."""
+
+import random
+
+from dsib_tools import chains, steps
+
+
+def _env(**req):
+    pins = dict({"numpy": "1.23.5", "pandas": "2.2.3", "pyarrow": "14.0.2"}, **req)
+    return {"python": "3.11", "req": pins}
+
+
+# A pyarrow step, then a pandas step: pyarrow 14.0.2 → 17.0.0, then pandas 2.2.3 → 2.3.3.
+ENTRIES = [_env(), _env(pyarrow="17.0.0"), _env(pyarrow="17.0.0", pandas="2.3.3")]
+CONTROLS = ["csv-%d" % i for i in range(40)]  # formats without pyarrow (CSV, pickle, JSON, HDF5)
+ARROW = ["parquet-%d" % i for i in range(20)]
+
+
+def _touches(cell, library, pins):
+    return library == "pandas" or cell.startswith("parquet")
+
+
+def _samples(env_noise, arrow_change, seed=7, spread=0.02, per_env=6, arrow_noise=(1.0, 1.0), envs=3):
+    """Six samples a cell an environment (two processes of three), a level of 5-50 ms each; each
+    environment moves each control cell by a factor drawn from ``env_noise`` (its own noise), and
+    each pyarrow cell by a factor drawn from ``arrow_noise``, times ``arrow_change`` after the
+    first environment."""
+    rng = random.Random(seed)
+    found = {}
+    for cell in CONTROLS + ARROW:
+        level = rng.uniform(0.005, 0.05)
+        per = []
+        for index in range(envs):
+            factor = rng.uniform(*env_noise)
+            if cell in ARROW:
+                factor = (arrow_change if index else 1.0) * rng.uniform(*arrow_noise)
+            per.append([level * factor * rng.lognormvariate(0, spread) for _ in range(per_env)])
+        found[cell] = per
+    return found
+
+
+def test_a_change_smaller_than_the_control_cells_spread_is_no_step():
+    # the environments move the control cells by up to ±8 %, the pyarrow cells by 0-6 %
+    samples = _samples(env_noise=(0.92, 1.08), arrow_change=1.03, arrow_noise=(0.97, 1.03), envs=2)
+    judged = steps.judge(ENTRIES[:2], samples, _touches)
+    assert steps.called(judged) == []
+    pyarrow_step = judged[0]
+    assert pyarrow_step.step.library == "pyarrow" and pyarrow_step.band.source == "own"
+    assert pyarrow_step.band.controls == len(CONTROLS)
+    assert pyarrow_step.band.low < 0.95 and pyarrow_step.band.high > 1.05
+    # the samples alone would have called many of them: the band is what holds them back
+    tight = [c for c in pyarrow_step.cells.values() if c.cell in ARROW and (c.low > 1 or c.high < 1)]
+    assert tight
+
+
+def test_a_1_5x_change_of_one_librarys_cells_with_flat_controls_is_exactly_that_step_named():
+    samples = _samples(env_noise=(1.0, 1.0), arrow_change=1.5)
+    judged = steps.judge(ENTRIES, samples, _touches)
+    found = steps.called(judged)
+    assert sorted(c.cell for _, c in found) == sorted(ARROW)
+    assert set(j.label for j, _ in found) == {"pyarrow 14.0.2 → 17.0.0 at pandas 2.2.3, Python 3.11"}
+    assert set(j.step.library for j, _ in found) == {"pyarrow"}
+    for judged_step, call in found:
+        assert call.way == "slower" and 1.4 < call.ratio < 1.6 and call.low > judged_step.band.high
+    # the pandas step touches every cell: no control of its own, the pooled band of the chains'
+    assert judged[1].step.library == "pandas" and judged[1].band.source == "pooled" and not judged[1].cells["csv-0"].way
+    text = steps.describe_call(*found[0])
+    assert text.startswith("pyarrow 14.0.2 → 17.0.0 at pandas 2.2.3, Python 3.11: parquet-") and "x slower (" in text
+
+
+def test_a_faster_step_and_a_link_are_judged_and_a_link_names_no_library():
+    entries = ENTRIES + [dict(ENTRIES[-1], python="3.12")]
+    link = chains.Link("Python 3.12", {"python": ("3.11", "3.12")})
+    rng = random.Random(3)
+    samples = dict(
+        (cell, [[0.01 * f * rng.lognormvariate(0, 0.01) for _ in range(6)] for f in (1.0, 1.0, 1.0, 0.5)])
+        for cell in CONTROLS + ARROW
+    )
+    judged = steps.judge(entries, samples, _touches, links=(link,))
+    found = steps.called(judged)
+    assert set(j.label for j, _ in found) == {"link: Python 3.12, at pyarrow 17.0.0, pandas 2.3.3"}
+    assert all(c.way == "faster" and j.step.library is None for j, c in found) and len(found) == 60
+    assert 1.9 < 1 / found[0][1].ratio < 2.1 and "x faster (" in steps.describe_call(*found[0])
+
+
+def test_a_cell_with_too_few_samples_on_either_side_is_not_judged():
+    samples = _samples(env_noise=(1.0, 1.0), arrow_change=1.5)
+    samples["parquet-0"][1] = [0.01]
+    samples["parquet-1"][0] = None
+    judged = steps.judge(ENTRIES, samples, _touches)
+    assert "parquet-0" not in judged[0].cells and "parquet-1" not in judged[0].cells
+    assert "parquet-2" in judged[0].cells
+
+
+def test_what_a_cell_touches_follows_its_formats_libraries():
+    at_2 = {"pandas": "2.2.3", "pyarrow": "17.0.0"}
+    at_3 = {"pandas": "3.1.1", "pyarrow": "26.0.1"}
+    assert steps.touches({"format": "parquet", "variant": "plain"}, "pyarrow", at_2)
+    assert not steps.touches({"format": "csv", "variant": "str"}, "pyarrow", at_2)
+    assert not steps.touches({"format": "pickle-2", "variant": "plain"}, "msgpack", at_2)
+    assert steps.touches({"format": "msgpack", "variant": "plain"}, "msgpack", at_2)
+    # pandas 3 keeps the str frame's text in pyarrow's arrays: every format's text touches pyarrow
+    assert steps.touches({"format": "csv", "variant": "str"}, "pyarrow", at_3)
+    assert not steps.touches({"format": "csv", "variant": "plain"}, "pyarrow", at_3)
+    assert steps.touches({"source": "nyc_taxi"}, "pyarrow", at_2)  # no format: not a control
