@@ -20,6 +20,7 @@ ORDER = (
     "table audit",
     "table noise",
     "table matrix",
+    "table steps",
     "table budget",
     "readme",
     "site build",

@@ -200,3 +200,40 @@ def from_results(results_dir, machine, entries, profile="default"):
                 given = [p.strip("'\"") for p in row.params]
                 params[row.cell] = dict(zip(names.get(row.benchmark, ()), given))
     return samples, params
+
+
+def judge_results(results_dir, machine, config_path, profile="default"):
+    """The Judged pairs of neighbours of ``config_path``'s chains, from ``machine``'s results at
+    ``profile``: a pair is judged where both environments ran."""
+    from .matrix import entries as read_entries
+
+    entries = read_entries(config_path)
+    samples, params = from_results(results_dir, machine, entries, profile)
+
+    def by_format(cell, library, pins):
+        return touches(params.get(cell, {}), library, pins)
+
+    ran = [i for i in range(len(entries)) if any(per[i] for per in samples.values())]
+    return judge(entries, samples, by_format), ran
+
+
+def markdown(judged, ran, entries):
+    """A line on what was judged, then a table of every called step (none: a line saying so)."""
+    from .markdown import table
+
+    pairs = [j for j in judged if j.step.before in ran and j.step.after in ran]
+    found = called(pairs)
+    lines = [
+        "%d of %d environments of the chains ran; %d of their %d pairs of neighbours ran both, %d cells "
+        "judged, %d steps called beyond the environments' noise."
+        % (len(ran), len(entries), len(pairs), len(judged), sum(len(j.cells) for j in pairs), len(found)),
+        "",
+    ]
+    if not found:
+        return "\n".join(lines + ["No step called."])
+    rows = []
+    for j, c in found:
+        ratio, low, high = (c.ratio, c.low, c.high) if c.way == "slower" else (1 / c.ratio, 1 / c.high, 1 / c.low)
+        band = "%.2f-%.2f (%s, %d cells)" % (j.band.low, j.band.high, j.band.source, j.band.controls)
+        rows.append((j.label, c.cell, "%.2fx %s (%.2f-%.2f)" % (ratio, c.way, low, high), band))
+    return "\n".join(lines + [table(["step", "cell", "change (99 % interval)", "environments' noise"], rows)])

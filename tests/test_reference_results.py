@@ -19,7 +19,19 @@ from .results_copy import current_benchmarks
 
 MACHINE = REFERENCE_MACHINE
 RESULTS = committed("results")
-CURATED = os.path.join(ROOT, matrix.CURATED_CONFIG)
+
+
+def curated_at(commit):
+    """asv.conf.json as it was at ``commit``: the curated matrix the history at that commit ran."""
+    return json.loads(
+        subprocess.run(
+            ["git", "show", commit + ":" + matrix.CURATED_CONFIG],
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.PIPE,
+            universal_newlines=True,
+        ).stdout
+    )
 
 
 def _published_profile(res):
@@ -27,14 +39,15 @@ def _published_profile(res):
 
 
 def whole_suite_run(machine):
-    """The newest environment's run of ``machine`` at the published scale: the one `make bench` makes."""
-    wanted = dict(matrix.pins(matrix.newest(matrix.entries(CURATED))))
-    runs = [
-        r
-        for r in iter_results_for_machine(RESULTS, machine)
-        if _published_profile(r) and all(r.params.get(k) == v for k, v in wanted.items())
-    ]
-    assert runs, "machine %s has no run of the newest environment %s" % (machine, wanted)
+    """The newest environment's run of ``machine`` at the published scale: the one `make bench` makes,
+    the newest environment of the curated matrix at the run's commit."""
+
+    def whole(res):
+        entry = matrix.newest(curated_at(res.commit_hash)["include"])
+        return all(res.params.get(k) == v for k, v in dict(entry["req"], python=entry["python"]).items())
+
+    runs = [r for r in iter_results_for_machine(RESULTS, machine) if _published_profile(r) and whole(r)]
+    assert runs, "machine %s has no run of the newest environment of its commit's matrix" % machine
     return max(runs, key=lambda r: r.date or 0)
 
 
@@ -90,7 +103,8 @@ def test_committed_site_was_published_from_the_committed_results():
         for res in iter_results_for_machine(RESULTS, machine)
     )
     published = [e for e in environments if e[2] == "default"]
-    assert len(published) == len(matrix.entries(CURATED)) * len(published_machines(RESULTS))
+    ran = curated_at(whole_suite_run(REFERENCE_MACHINE).commit_hash)["include"]
+    assert len(published) == len(ran) * len(published_machines(RESULTS))
     assert index["params"]["machine"] == published_machines(RESULTS), "the reference machine first"
     assert index["params"]["env-DSIB_PROFILE"] == ["default"], (
         "asv's graphs hold the published scale only: its summaries would join two scales in one line"
@@ -103,13 +117,16 @@ def test_committed_site_was_published_from_the_committed_results():
 
 
 @pytest.mark.parametrize("machine", published_machines(RESULTS))
-def test_each_machine_has_the_curated_matrix_and_the_whole_suite_at_one_commit(machine):
-    """Every environment of asv.conf.json ran at the commit of the machine's whole-suite run, with
-    no failed cell (asv's null); the newest environment ran every benchmark of benchmarks.json."""
+def test_each_machine_has_the_curated_matrix_and_the_whole_suite_at_one_commit(machine, tmp_path):
+    """Every environment of asv.conf.json at the commit of the machine's whole-suite run ran at that
+    commit, with no failed cell (asv's null); the newest environment ran every benchmark of
+    benchmarks.json."""
     benchmarks = current_benchmarks()
     whole = whole_suite_run(machine)
     assert set(whole.get_all_result_keys()) == set(benchmarks), "the whole suite on the newest environment"
-    record = matrix.run_check(RESULTS, machine, whole.commit_hash, "default", CURATED)
+    config = tmp_path / "asv.conf.json"
+    config.write_text(json.dumps(curated_at(whole.commit_hash)))
+    record = matrix.run_check(RESULTS, machine, whole.commit_hash, "default", str(config))
     for environment in record["environments"]:
         assert environment["found"] == 1, "no run (or several) of %s at %s" % (environment, whole.commit_hash[:8])
         assert environment["failed"] == [], environment

@@ -104,3 +104,38 @@ def test_what_a_cell_touches_follows_its_formats_libraries():
     assert steps.touches({"format": "csv", "variant": "str"}, "pyarrow", at_3)
     assert not steps.touches({"format": "csv", "variant": "plain"}, "pyarrow", at_3)
     assert steps.touches({"source": "nyc_taxi"}, "pyarrow", at_2)  # no format: not a control
+
+
+def test_the_published_history_s_steps_are_judged_along_the_curated_chains():
+    """The committed results of the reference machine, read through the one loader: the pairs of
+    neighbours of asv.conf.json that both ran are judged, their control cells are the formats
+    without the step's library, and every call names its step."""
+    import os
+    import subprocess
+    import sys
+
+    from dsib_tools import matrix
+    from dsib_tools.publish import REFERENCE_MACHINE
+
+    from .conftest import ROOT, committed
+
+    config = os.path.join(ROOT, matrix.CURATED_CONFIG)
+    judged, ran = steps.judge_results(str(committed("results")), REFERENCE_MACHINE, config)
+    pairs = [j for j in judged if j.step.before in ran and j.step.after in ran]
+    assert pairs, "the history holds two neighbours of the chains"
+    for j in pairs:
+        assert j.cells and j.band is not None
+        if j.step.library == "pyarrow":
+            assert j.band.source == "own" and j.band.controls >= steps.MIN_CONTROLS
+    for j, call in steps.called(pairs):
+        assert call.way in ("slower", "faster") and (call.low > j.band.high or call.high < j.band.low)
+    out = subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "table", "steps", "--machine", REFERENCE_MACHINE],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+        check=True,
+    ).stdout
+    assert "%d of their %d pairs of neighbours ran both" % (len(pairs), len(judged)) in out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and not line.startswith("| step ")]
+    assert len(rows) == len(steps.called(pairs))

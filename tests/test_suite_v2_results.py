@@ -25,15 +25,22 @@ MACHINE = "epyc-zen5-2c-24g"
 
 
 def _newest_run():
+    """The record's one run: the newest environment of asv.conf.json at the record's commit."""
     from asv.results import iter_results_for_machine
 
-    with open(os.path.join(ROOT, "asv.conf.json")) as f:
-        wanted = newest(json.load(f)["include"])
-    wanted = dict(wanted["req"], python=wanted["python"])
-    runs = [
-        r for r in iter_results_for_machine(RESULTS, MACHINE) if all(r.params.get(k) == v for k, v in wanted.items())
-    ]
+    runs = list(iter_results_for_machine(RESULTS, MACHINE))
     assert len(runs) == 1, [r.env_name for r in runs]
+    then = json.loads(
+        subprocess.run(
+            ["git", "show", runs[0].commit_hash + ":asv.conf.json"],
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.PIPE,
+            universal_newlines=True,
+        ).stdout
+    )
+    wanted = newest(then["include"])
+    assert all(runs[0].params.get(k) == v for k, v in dict(wanted["req"], python=wanted["python"]).items())
     return runs[0]
 
 

@@ -323,6 +323,30 @@ def add_matrix_table(sub):
     p.set_defaults(func=cmd_matrix_table)
 
 
+def cmd_steps_table(args):
+    from .. import steps
+    from ..matrix import entries
+
+    judged, ran = steps.judge_results(args.results_root, args.machine, args.config, args.profile)
+    print(steps.markdown(judged, ran, entries(args.config)))
+    return 0
+
+
+def add_steps_table(sub):
+    p = sub.add_parser(
+        "steps",
+        help="the steps of the release matrix's chains called beyond the environments' noise",
+        description="Every pair of neighbours of the config's chains that both ran on MACHINE: each "
+        "cell's change with its 99 %% interval, called where it lies beyond the range of the "
+        "step's control cells (dsib_tools/steps.py).",
+    )
+    p.add_argument("--machine", required=True)
+    p.add_argument("--results-dir", dest="results_root", metavar="RESULTS_DIR", default="results")
+    p.add_argument("--config", default="asv.conf.json", help="the chains: asv.conf.json or asv.sweeps.conf.json")
+    p.add_argument("--profile", default="default")
+    p.set_defaults(func=cmd_steps_table)
+
+
 def cmd_readme(args):
     """Every generated block of README.md and docs/*.md (or of the --path files given)."""
     from ..readme import rewrite
@@ -369,6 +393,7 @@ COMMANDS = {
     "table audit": add_audit_table,
     "table noise": add_noise_table,
     "table matrix": add_matrix_table,
+    "table steps": add_steps_table,
     "readme": add_readme,
     "table budget": add_budget_table,
 }
