@@ -21,6 +21,7 @@ ORDER = (
     "table noise",
     "table matrix",
     "table steps",
+    "table chains",
     "table budget",
     "readme",
     "site build",

@@ -111,3 +111,25 @@ def describe(found, entries):
     if found.library:
         return "%s %s → %s at %s" % (found.library, before[found.library], after[found.library], at)
     return "link: %s, at %s" % (found.link, at)
+
+
+def markdown(entries, links=LINKS):
+    """A table of a config's environments in chain order: each one's Python, pyarrow, pandas,
+    numpy and other pins (the engines' clients and readers counted), and the step or link that
+    reaches it from the one before."""
+    from .markdown import table
+
+    headline = (PYTHON, "pyarrow", "pandas", "numpy")
+    rows = []
+    for i, entry in enumerate(entries):
+        given = pins(entry)
+        if i == 0:
+            reached = "the first"
+        else:
+            found = step(entries, i, links)
+            reached = found.link and "link: " + found.link or "%s step" % found.library
+        others = ["%s %s" % (k, v) for k, v in sorted(given.items()) if k not in headline and k not in _JOINING]
+        joined = [k for k in _JOINING if k in given]
+        others = ", ".join(others + (["the engines' clients and readers (%d pins)" % len(joined)] if joined else []))
+        rows.append([i + 1] + [given.get(k, "-") for k in headline] + [others, reached])
+    return table(["#", "Python", "pyarrow", "pandas", "numpy", "also", "reached by"], rows, "rlllllll")

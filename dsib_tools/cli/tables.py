@@ -323,6 +323,20 @@ def add_matrix_table(sub):
     p.set_defaults(func=cmd_matrix_table)
 
 
+def cmd_chains_table(args):
+    from .. import chains
+    from ..matrix import entries
+
+    print(chains.markdown(entries(args.config)))
+    return 0
+
+
+def add_chains_table(sub):
+    p = sub.add_parser("chains", help="a config's environments in chain order, each with the step that reaches it")
+    p.add_argument("--config", default="asv.conf.json", help="asv.conf.json or asv.sweeps.conf.json")
+    p.set_defaults(func=cmd_chains_table)
+
+
 def cmd_steps_table(args):
     from .. import steps
     from ..matrix import entries
@@ -394,6 +408,7 @@ COMMANDS = {
     "table noise": add_noise_table,
     "table matrix": add_matrix_table,
     "table steps": add_steps_table,
+    "table chains": add_chains_table,
     "readme": add_readme,
     "table budget": add_budget_table,
 }
