@@ -1,20 +1,20 @@
 """The release view's data: every published case's medians and spreads across library releases (one
-environment a release), the headline figures, the cells outside the release matrix, and the steps up
-that asv's step detection finds along each case. release_view writes the pages of it."""
+environment a release), the headline figures, the cells outside the release matrix, and the steps
+that the step caller calls along the curated matrix's chains (``dsib_tools.steps``). release_view
+writes the pages of it."""
 
 import itertools
 import math
 
 from asv.benchmarks import Benchmarks
 from asv.config import Config
-from asv.step_detect import solve_potts_approx
 from packaging.version import InvalidVersion, Version
 
 from dsib.layout import CODECS
 
 from . import asv_results, suite
 from .compare import INSTRUCTIONS_FACTOR
-from .matrix import NEWEST_ONLY_NOTE, in_release
+from .matrix import CURATED_CONFIG, NEWEST_ONLY_NOTE, in_release
 from .report import markdown_table
 from .report_cells import param_names
 
@@ -301,36 +301,42 @@ def summary(cells, order):
     }
 
 
-# asv's step detection fits a piecewise-constant level to the log of the medians (so that a step is a
-# ratio whatever the case's scale), paying log(STEP_PENALTY) per new level: with one point per release
-# (asv's autogamma expects a long commit history and fits a single level to 14 points), a lasting
-# shift or a one-release spike of about this ratio or more becomes a step.
-STEP_PENALTY = 1.25
+def chain_steps(results_dir, machine, results, config_path=CURATED_CONFIG):
+    """{case id: [step, ...]}: every step the step caller calls along ``config_path``'s chains
+    between two of ``results`` (the environments' runs, in the view's order), a dict each: the
+    indices ``before`` and ``after`` into ``results``, the step's ``label`` (its library named, or
+    its link), ``library`` or ``link``, the ``ratio`` after / before with its ``low`` and ``high``
+    bounds, ``way`` (faster or slower) and the noise ``band`` it beat."""
+    from . import chains, steps
+    from .matrix import entries as config_entries
 
-
-def _disjoint(a, b):
-    """Whether two [q_25, q_75, n] spreads are known and do not overlap."""
-    if not (a and b and a[2] > 1 and b[2] > 1 and all(is_number(q) for q in a[:2] + b[:2])):
-        return False
-    return a[0] > b[1] or b[0] > a[1]
-
-
-def steps_up(cells, spread, order, penalty=STEP_PENALTY):
-    """The upward steps (slower, larger) of one case along ``order``: (before, after, after / before)
-    between neighbouring releases with numbers where asv's Potts solver starts a new level, the
-    ratio is ``penalty`` or more, and the two interquartile ranges do not overlap (where either
-    release has one sample, the ratio alone decides)."""
-    have = [i for i in order if is_number(cells[i]) and cells[i] > 0]
-    if len(have) < 2:
-        return []
-    right, _, _ = solve_potts_approx([math.log(cells[i]) for i in have], [1.0] * len(have), gamma=math.log(penalty))
-    found = []
-    for boundary in right[:-1]:
-        before, after = have[boundary - 1], have[boundary]
-        ratio = cells[after] / cells[before]
-        sampled = all(spread[i] and spread[i][2] > 1 for i in (before, after))
-        if ratio >= penalty and (_disjoint(spread[before], spread[after]) or not sampled):
-            found.append((before, after, ratio))
+    entries = config_entries(config_path)
+    judged, _, params = steps.judge_results(results_dir, machine, config_path, PUBLISHED_PROFILE)
+    where = {}
+    for i, entry in enumerate(entries):
+        wanted = chains.pins(entry)
+        for k, res in enumerate(results):
+            if all(res.params.get(name) == v for name, v in wanted.items()):
+                where[i] = k
+    found = {}
+    for j, call in steps.called(judged):
+        if j.step.before not in where or j.step.after not in where:
+            continue
+        ident = "/".join([call.cell.split("(")[0]] + list(params[call.cell].values()))
+        found.setdefault(ident, []).append(
+            {
+                "before": where[j.step.before],
+                "after": where[j.step.after],
+                "label": j.label,
+                "library": j.step.library,
+                "link": j.step.link,
+                "ratio": call.ratio,
+                "low": call.low,
+                "high": call.high,
+                "way": call.way,
+                "band": [j.band.low, j.band.high, j.band.controls, j.band.source],
+            }
+        )
     return found
 
 
@@ -380,9 +386,10 @@ def _environment(index, res, loads):
     )
 
 
-def _cases(benchmarks, results, envs, orders):
-    """Every case of the view: its values and spread in each environment, and per ordering its
-    headline and steps, with instruction counts beside and the defaults that changed at a step."""
+def _cases(benchmarks, results, envs, orders, called):
+    """Every case of the view: its values and spread in each environment, per ordering its
+    headline, and its steps called along the chains (``called``: ``chain_steps``), with
+    instruction counts beside and the defaults that changed at a step."""
     cases = [
         {
             "id": ident,
@@ -392,7 +399,7 @@ def _cases(benchmarks, results, envs, orders):
             "values": cells,
             "spread": spread,
             "headline": dict((view, summary(cells, order)) for view, order in orders.items()),
-            "steps": dict((view, steps_up(cells, spread, order)) for view, order in orders.items()),
+            "steps": called.get(ident, []),
         }
         for ident, name, params, unit, cells, spread in case_rows(benchmarks, results)
     ]
@@ -419,7 +426,7 @@ def build(results_dir, machine):
         (view, sorted(range(len(results)), key=lambda i: [_version(envs[i][k]) for k in keys]))
         for view, keys in VIEWS.items()
     )
-    cases = _cases(benchmarks, results, envs, orders)
+    cases = _cases(benchmarks, results, envs, orders, chain_steps(results_dir, machine, results))
     known = set(c["id"] for c in cases)
     names = param_names(results_dir)
     return {

@@ -101,20 +101,23 @@ def _against_newest(case, h, which):
     return {"which": which, "ratio": repr(h[which + "_ratio"]), "text": text}
 
 
-def step_change(case, envs, before, after, ratio):
-    """A step up's change, and what differs besides the libraries' speed (a kind of frame, a
-    default that changed the file)."""
-    kinds = kind_change(case, envs[before], envs[after])
-    return change_text(case["unit"], 1 / ratio) + (" (%s)" % kinds if kinds else "")
+def step_change(case, envs, step):
+    """A called step's change with its interval ("1.42× faster (1.31–1.55)"), and what differs
+    besides the libraries' speed (a kind of frame, a default that changed the file)."""
+    ratio, low, high = step["ratio"], step["low"], step["high"]
+    shown = (1 / high, 1 / low) if ratio < 1 else (low, high)
+    text = "%s (%.2f–%.2f)" % (change_text(case["unit"], 1 / ratio), shown[0], shown[1])
+    kinds = kind_change(case, envs[step["before"]], envs[step["after"]])
+    return text + (" (%s)" % kinds if kinds else "")
 
 
-def _step_text(case, envs, before, after, ratio):
-    return "%s → %s: %s" % (envs[before]["label"], envs[after]["label"], step_change(case, envs, before, after, ratio))
+def _step_text(case, envs, step):
+    return "%s: %s" % (step["label"], step_change(case, envs, step))
 
 
 def _headline_rows(data):
     """A row of the headline table per headline case: its best, previous and newest release, how
-    the newest compares with the other two, and its steps up."""
+    the newest compares with the other two, and its steps called along the chains."""
     by_id = dict((c["id"], c) for c in data["cases"])
     envs = data["envs"]
     rows = []
@@ -131,7 +134,7 @@ def _headline_rows(data):
             for w in ("best", "previous", "newest")
         ]
         row["against"] = [_against_newest(case, h, "best"), _against_newest(case, h, "previous")]
-        row["steps"] = [_step_text(case, envs, a, b, ratio) for a, b, ratio in case["steps"]["pyarrow"]]
+        row["steps"] = [_step_text(case, envs, step) for step in case["steps"]]
         rows.append(row)
     return rows
 

@@ -1,38 +1,40 @@
-"""The release view's steps page (``release-regressions.html``): every step up that asv's step
-detection finds along a case's releases, on every machine, largest first."""
+"""The release view's steps page (``release-regressions.html``): every step that the step caller
+calls along the curated matrix's chains (``dsib_tools.steps``), on every machine, in chain order."""
 
 from . import templates
-from .release_data import STEP_PENALTY, VIEWS
 from .release_page import case_href, case_label, page_name, step_change, with_spread
+from .steps import BAND, CELL_LEVEL
 
 
-def _step_rows(data, view, page):
+def _step_rows(data, page):
     envs = data["envs"]
-    steps = sorted(
-        ((ratio, case, before, after) for case in data["cases"] for before, after, ratio in case["steps"][view]),
-        key=lambda s: (-s[0], s[1]["id"]),
+    found = sorted(
+        ((step, case) for case in data["cases"] for step in case["steps"]),
+        key=lambda s: (s[0]["before"], s[0]["after"], -abs(s[0]["ratio"] - 1), s[1]["id"]),
     )
     return [
         {
             "case": case["id"],
-            "href": case_href(case["id"], view, page),
+            "href": case_href(case["id"], "pyarrow", page),
             "label": case_label(case),
-            "before": envs[before]["label"],
-            "after": envs[after]["label"],
-            "before_value": with_spread(case, before),
-            "after_value": with_spread(case, after),
-            "ratio": repr(ratio),
-            "change": step_change(case, envs, before, after, ratio),
+            "step": step["label"],
+            "library": step["library"] or "",
+            "before": envs[step["before"]]["label"],
+            "after": envs[step["after"]]["label"],
+            "before_value": with_spread(case, step["before"]),
+            "after_value": with_spread(case, step["after"]),
+            "ratio": repr(step["ratio"]),
+            "change": step_change(case, envs, step),
+            "band": "%.2f–%.2f (%s, %d control cells)" % tuple(step["band"][:2] + [step["band"][3], step["band"][2]]),
         }
-        for ratio, case, before, after in steps
+        for step, case in found
     ]
 
 
 def render_regressions(datas):
-    """Every upward step of every case, per published machine (the reference first) and order."""
+    """Every called step of every case, per published machine (the reference first)."""
     tables = [
-        {"machine": data["machine"], "view": view, "rows": _step_rows(data, view, page_name(data["machine"], k == 0))}
+        {"machine": data["machine"], "rows": _step_rows(data, page_name(data["machine"], k == 0))}
         for k, data in enumerate(datas)
-        for view in VIEWS
     ]
-    return templates.render("release-regressions.html", penalty=STEP_PENALTY, tables=tables)
+    return templates.render("release-regressions.html", level=100 * (1 - 2 * CELL_LEVEL), band=BAND, tables=tables)

@@ -203,8 +203,9 @@ def from_results(results_dir, machine, entries, profile="default"):
 
 
 def judge_results(results_dir, machine, config_path, profile="default"):
-    """The Judged pairs of neighbours of ``config_path``'s chains, from ``machine``'s results at
-    ``profile``: a pair is judged where both environments ran."""
+    """(judged, ran, params): the Judged pairs of neighbours of ``config_path``'s chains from
+    ``machine``'s results at ``profile`` (a pair is judged where both environments ran), the
+    indices of the entries that ran, and each cell's parameters ({name: value})."""
     from .matrix import entries as read_entries
 
     entries = read_entries(config_path)
@@ -214,7 +215,7 @@ def judge_results(results_dir, machine, config_path, profile="default"):
         return touches(params.get(cell, {}), library, pins)
 
     ran = [i for i in range(len(entries)) if any(per[i] for per in samples.values())]
-    return judge(entries, samples, by_format), ran
+    return judge(entries, samples, by_format), ran, params
 
 
 def markdown(judged, ran, entries):

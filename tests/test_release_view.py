@@ -10,7 +10,7 @@ from packaging.version import Version
 
 from dsib_tools import release_data, release_page, release_view
 
-from .conftest import committed, table_rows
+from .conftest import ROOT, committed, table_rows
 from .results_copy import (
     MACHINE,
     RESULTS,
@@ -224,56 +224,28 @@ def test_best_previous_and_newest_skip_the_releases_without_a_number():
     assert release_data.summary([3.0, "skipped", None], [0, 1, 2]) is None
 
 
-def _spread(values, width=0.03, n=10):
-    return [[v * (1 - width), v * (1 + width), n] for v in values]
+def test_the_steps_page_lists_every_step_the_step_caller_calls_in_the_committed_history(tmp_path):
+    """Every step called along the chains in the committed results (dsib_tools.steps) is a row of
+    the steps page, linked to its case, its step (the library named) beside it; and nothing else is."""
+    from dsib_tools import steps
 
-
-def test_asv_step_detection_finds_a_known_step_and_a_spike():
-    step = [1.0, 1.02, 0.98, 1.01, 2.0, 2.03, 1.98, 2.01]
-    assert [(a, b, round(r, 6)) for a, b, r in release_data.steps_up(step, _spread(step), range(8))] == [
-        (3, 4, round(2.0 / 1.01, 6))
-    ]
-    # The same values in the reverse order: the step goes down, and only steps up are regressions.
-    assert release_data.steps_up(step, _spread(step), list(reversed(range(8)))) == []
-    spike = [1.0, 1.01, 0.99, 3.0, 1.0, 1.02]
-    assert [(a, b) for a, b, _ in release_data.steps_up(spike, _spread(spike), range(6))] == [(2, 3)]
-
-
-def test_asv_step_detection_finds_none_in_noise_or_within_the_spread():
-    noise = [1.0, 1.06, 0.97, 1.04, 0.99, 1.05, 0.96, 1.02]
-    assert release_data.steps_up(noise, _spread(noise), range(8)) == []
-    step = [1.0, 1.02, 0.98, 1.01, 2.0, 2.03, 1.98, 2.01]
-    assert release_data.steps_up(step, _spread(step, width=0.5), range(8)) == [], (
-        "interquartile ranges that overlap make no step"
-    )
-    assert len(release_data.steps_up(step, _spread(step, n=1), range(8))) == 1, "one sample each: the ratio decides"
-
-
-def test_committed_results_largest_release_to_release_jump_of_the_csv_cat_read_is_a_listed_step(tmp_path):
-    """The release-regressions page lists the largest jump up of the post's CSV cat read between
-    neighbouring releases, when it is a step of 1.25x or more beyond the spread (the pandas 2.2.3 spike
-    in the committed history), and links it to its case."""
-    ident = "reads.ReadFromBytes.time_read/nyc_taxi_month/csv/cat"
     html_dir = str(tmp_path / "html")
     release_view.write(html_dir, RESULTS, MACHINE)
     data = _written_data(html_dir)
-    case = [c for c in data["cases"] if c["id"] == ident][0]
-    order = [i for i in data["orders"]["pyarrow"] if release_data.is_number(case["values"][i])]
-    before, after = max(zip(order, order[1:]), key=lambda pair: case["values"][pair[1]] / case["values"][pair[0]])
-    spreads = case["spread"][before], case["spread"][after]
-    if case["values"][after] / case["values"][before] < release_data.STEP_PENALTY or spreads[1][0] <= spreads[0][1]:
-        pytest.skip("the committed history has no step up in the CSV cat read")
+    judged, ran, params = steps.judge_results(RESULTS, MACHINE, os.path.join(ROOT, "asv.conf.json"))
+    called = [(j, c) for j, c in steps.called(judged) if j.step.before in ran and j.step.after in ran]
+    assert called, "the committed history has a called step (pyarrow 0.11.1 → 0.15.1's Parquet reads)"
     with open(os.path.join(html_dir, "dsib", release_page.REGRESSIONS_PAGE)) as f:
         page = f.read()
-    envs = data["envs"]
-    row = "<tr class='step' data-case='%s'><td><a href='releases.html#case=%s'>%s</a></td><td>%s</td><td>%s</td>" % (
-        ident,
-        ident,
-        "reads.ReadFromBytes.time_read (source=nyc_taxi_month, format=csv, variant=cat)",
-        envs[before]["label"],
-        envs[after]["label"],
-    )
-    assert row in page
+    machine_table = page.split("data-machine='%s'" % MACHINE, 1)[1].split("</table>", 1)[0]
+    assert machine_table.count("<tr class='step'") == len(called)
+    labels = dict((e["label"], i) for i, e in enumerate(data["envs"]))
+    for j, call in called:
+        ident = "/".join([call.cell.split("(")[0]] + list(params[call.cell].values()))
+        row = [r for r in machine_table.split("<tr class='step'")[1:] if r.startswith(" data-case='%s'" % ident)]
+        assert len(row) == 1 and "<td>%s</td>" % j.label in row[0], ident
+        assert "releases.html#case=%s" % ident in row[0]
+        assert any("<td>%s</td>" % label in row[0] for label in labels)
 
 
 def test_bytes_are_written_in_binary_units():

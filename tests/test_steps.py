@@ -120,7 +120,7 @@ def test_the_published_history_s_steps_are_judged_along_the_curated_chains():
     from .conftest import ROOT, committed
 
     config = os.path.join(ROOT, matrix.CURATED_CONFIG)
-    judged, ran = steps.judge_results(str(committed("results")), REFERENCE_MACHINE, config)
+    judged, ran, _ = steps.judge_results(str(committed("results")), REFERENCE_MACHINE, config)
     pairs = [j for j in judged if j.step.before in ran and j.step.after in ran]
     assert pairs, "the history holds two neighbours of the chains"
     for j in pairs:

@@ -341,7 +341,7 @@ def cmd_steps_table(args):
     from .. import steps
     from ..matrix import entries
 
-    judged, ran = steps.judge_results(args.results_root, args.machine, args.config, args.profile)
+    judged, ran, _ = steps.judge_results(args.results_root, args.machine, args.config, args.profile)
     print(steps.markdown(judged, ran, entries(args.config)))
     return 0
 
