@@ -33,8 +33,7 @@ from . import bounds, chains
 # two-sided 99 % interval). The samples' spread is one guard; the band, wider, is the other.
 CELL_LEVEL = 0.005
 # The noise band: the control ratios between these quantiles, their whole range. The central 95 %
-# called a step in 5 of 10 simulated chains with no change (tests/test_steps.py's construction,
-# ten seeds): a step's other cells reach into the controls' tails.
+# calls steps where the cells moved less than the controls spread (tests/test_steps.py).
 BAND = (0.0, 1.0)
 # A step's own band needs this many control cells; with fewer it takes the pooled band.
 MIN_CONTROLS = 20

@@ -139,3 +139,19 @@ def test_the_published_history_s_steps_are_judged_along_the_curated_chains():
     assert "%d of their %d pairs of neighbours ran both" % (len(pairs), len(judged)) in out
     rows = [line for line in out.splitlines() if line.startswith("| ") and not line.startswith("| step ")]
     assert len(rows) == len(steps.called(pairs))
+
+
+def test_the_whole_range_of_the_controls_calls_no_step_where_the_central_95_percent_would(monkeypatch):
+    """60 simulated steps whose pyarrow cells move less than the controls spread: the band of the
+    controls' whole range calls none; the central 95 % calls about one in six (docs/release-view.md)."""
+
+    def steps_with_a_call(band):
+        monkeypatch.setattr(steps, "BAND", band)
+        found = 0
+        for seed in range(1, 61):
+            samples = _samples(env_noise=(0.92, 1.08), arrow_change=1.03, arrow_noise=(0.97, 1.03), envs=2, seed=seed)
+            found += bool(steps.called(steps.judge(ENTRIES[:2], samples, _touches)))
+        return found
+
+    assert steps_with_a_call((0.0, 1.0)) == 0
+    assert 5 <= steps_with_a_call((0.025, 0.975)) <= 15
