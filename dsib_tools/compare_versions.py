@@ -10,6 +10,7 @@ as in ``asv publish``."""
 from asv.commands.compare import Compare
 
 from . import asv_results
+from .matrix import CURATED_CONFIG
 from .release_data import PUBLISHED_PROFILE, TEXT_VARIANTS, asv_config, load_benchmarks, text_change
 
 MACHINE_KEYS = ("arch", "cpu", "machine", "num_cpu", "os", "ram")
@@ -135,6 +136,49 @@ def compare(results_dir, a, b, machine=None, commit=None, factor=1.1, only_chang
     )
     for label, res in (("before", before), ("after", after)):
         print("%s: %s" % (label, sample_counts(res, benchmarks)))
+    print()
+    print(chain_verdict(results_dir, machine, before, after))
+
+
+def chain_verdict(results_dir, machine, before, after, config_path=CURATED_CONFIG):
+    """What the step caller says of the pair: the steps it calls where the two environments are
+    neighbours in ``config_path``'s chains (``dsib_tools.steps``, as the release view lists them),
+    or that no change between them is credited to one library."""
+    from . import chains, steps
+    from .matrix import entries as config_entries
+
+    entries = config_entries(config_path)
+
+    def index(res):
+        found = [i for i, e in enumerate(entries) if all(res.params.get(k) == v for k, v in chains.pins(e).items())]
+        return found[0] if found else None
+
+    i, j = index(before), index(after)
+    if i is None or j is None or abs(i - j) != 1:
+        changed = ", ".join(
+            "%s %s → %s" % (k, before.params.get(k) or "absent", after.params.get(k) or "absent")
+            for k in sorted(set(before.params) | set(after.params))
+            if before.params.get(k) != after.params.get(k)
+        )
+        return (
+            "Not neighbours in the chains of %s: the two environments differ in %s, so no change above is "
+            "credited to one library (python -m dsib_tools table steps lists the steps that are)."
+            % (config_path, changed)
+        )
+    judged, _, _ = steps.judge_results(results_dir, machine, config_path, PUBLISHED_PROFILE)
+    (pair,) = [p for p in judged if {p.step.before, p.step.after} == {i, j}]
+    found = [c for c in pair.cells.values() if c.way]
+    lines = [
+        "A step of the chains: %s (%s). Called beyond the environments' noise: %d of %d cells%s"
+        % (
+            pair.label,
+            "in chain order" if i < j else "the table reads it backwards",
+            len(found),
+            len(pair.cells),
+            ":" if found else ".",
+        )
+    ]
+    return "\n".join(lines + ["- " + steps.describe_call(pair, c) for c in found])
 
 
 def sample_counts(res, benchmarks):

@@ -164,3 +164,26 @@ def test_the_text_kind_rule_is_what_this_pandas_builds(tiny_data_dir):
         )
         assert built == kind, (column, dtype)
     assert text_kind({"pandas": "2.2.3", "pyarrow": "17.0.0"}) == "Python objects"
+
+
+def test_two_neighbours_of_the_chains_get_the_step_callers_verdict_and_others_are_credited_to_no_library():
+    """compare versions reads the same steps as the release view: between neighbours of the chains,
+    the steps the step caller calls (dsib_tools.steps); between any other pair, that no change is
+    one library's."""
+    import os
+
+    from dsib_tools import steps
+
+    from .conftest import committed
+
+    results = committed("results")
+    out = _compare(results, "pyarrow=0.11.1", "pyarrow=0.15.1")
+    assert out.returncode == 0, out.stderr
+    judged, _, _ = steps.judge_results(results, MACHINE, os.path.join(ROOT, "asv.conf.json"))
+    (pair,) = [j for j in judged if j.label == "pyarrow 0.11.1 → 0.15.1 at pandas 0.23.4, Python 3.7"]
+    said = [line[2:] for line in out.stdout.splitlines() if line.startswith("- ")]
+    assert said == [steps.describe_call(pair, c) for c in pair.cells.values() if c.way] and said
+    assert "A step of the chains: %s (in chain order)" % pair.label in out.stdout
+    apart = _compare(results, "pyarrow=0.11.1", "pandas=1.3.5")
+    assert apart.returncode == 0, apart.stderr
+    assert "Not neighbours in the chains of asv.conf.json" in apart.stdout and "pyarrow 0.11.1 → 10.0.1" in apart.stdout
