@@ -9,7 +9,8 @@ and more, where a cell's own samples spread by a few. A cell's change is therefo
 
 - its ratio after / before, estimated as the gate does (``bounds.estimate``: the median of the
   ratios of every sample after to every sample before, samples of every process of each
-  environment), with its confidence interval, ``CELL_LEVEL`` on each side;
+  environment), with its confidence interval, ``CELL_LEVEL`` on each side (for an instruction
+  count, one a process, the range of those ratios);
 - compared with the **noise band**: the whole range of the control cells' ratios (``BAND``'s
   quantiles), the cells of the same step whose formats do not need the changed library
   (``Format.packages``);
@@ -71,9 +72,21 @@ def _usable(samples):
     return samples is not None and len(samples) >= 2 and all(s is not None and s > 0 for s in samples)
 
 
+def counts(cell):
+    """Whether a cell is an instruction count (``benchmarks.instructions``): nearly exact, one a
+    process."""
+    return cell.startswith("instructions.")
+
+
 def judge_cell(cell, before, after, band, level=CELL_LEVEL):
-    """The Call of one cell, its samples ``before`` and ``after``, against ``band``."""
+    """The Call of one cell, its samples ``before`` and ``after``, against ``band``. A count's
+    samples (one a process) are too few for an interval at ``level``: its interval is the whole
+    range of the ratios of every count after to every count before. A time's samples too few for
+    one get an unbounded interval, and no step."""
     ratio, low, high = bounds.estimate(before, after, level)
+    if counts(cell) and (low == 0 or math.isinf(high)):
+        pairs = [b / a for a in before for b in after]
+        low, high = min(pairs), max(pairs)
     way = None
     if band is not None and low > band.high:
         way = "slower"

@@ -1,6 +1,7 @@
 """The step caller: a change is called at a step only where it beats both its samples' spread and
 the environments' own noise, measured on the cells the step's library does not touch."""
 
+import math
 import random
 
 from dsib_tools import chains, steps
@@ -155,3 +156,27 @@ def test_the_whole_range_of_the_controls_calls_no_step_where_the_central_95_perc
 
     assert steps_with_a_call((0.0, 1.0)) == 0
     assert 5 <= steps_with_a_call((0.025, 0.975)) <= 15
+
+
+def test_two_processes_counts_are_judged_by_the_range_of_their_ratios():
+    """Two counts a cell an environment (one a process, 0.2 % apart): too few for Mann-Whitney's
+    interval at the cell's level, so the interval is the range of the four ratios; a 1.38x change
+    of the pyarrow cells' instructions, the controls' within 0.5 %, is called, and nothing else."""
+    rng = random.Random(11)
+    samples = {}
+    for cell in ["instructions." + c for c in CONTROLS + ARROW]:
+        level = rng.uniform(1e8, 1e9)
+        per = []
+        for index in range(2):
+            factor = 1.38 if "parquet" in cell and index else rng.uniform(0.995, 1.005)
+            per.append([level * factor * rng.uniform(0.999, 1.001) for _ in range(2)])
+        samples[cell] = per
+    (judged,) = steps.judge(ENTRIES[:2], samples, lambda cell, lib, pins: "parquet" in cell)
+    found = steps.called([judged])
+    assert sorted(c.cell for _, c in found) == sorted("instructions." + c for c in ARROW)
+    for _, call in found:
+        assert call.way == "slower" and 1.37 < call.low <= call.ratio <= call.high < 1.40
+    # two samples of a time are too few for an interval: no step, whatever the ratio
+    times = dict((cell[len("instructions.") :], per) for cell, per in samples.items())
+    (judged,) = steps.judge(ENTRIES[:2], times, _touches)
+    assert not steps.called([judged]) and all(math.isinf(c.high) for c in judged.cells.values())
