@@ -111,3 +111,14 @@ def test_the_table_says_met_only_for_a_quiet_successful_run_within_every_target(
     assert verdicts == ["yes", "no", "not known: taken under load", "no", "no target"]
     assert rows[0][3:6] == ["14 min 00 s", "9 min 00 s", "asv ≤ 10 min, wall ≤ 15 min"]
     assert rows[2][6] == "1.20 cores / 0.0 % steal (under load)"
+
+
+def test_the_matrix_s_target_is_ten_minutes_an_environment_of_the_curated_chains():
+    import os
+
+    from dsib_tools import budget, matrix
+
+    from .conftest import ROOT
+
+    assert budget.CURATED_ENVIRONMENTS == len(matrix.entries(os.path.join(ROOT, matrix.CURATED_CONFIG)))
+    assert budget.TARGETS["make bench-matrix"] == {"wall": 10 * budget.CURATED_ENVIRONMENTS}
