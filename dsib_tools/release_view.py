@@ -17,6 +17,7 @@ import os
 import shutil
 
 from . import vendor_js
+from . import landing
 from .release_data import build, is_number
 from .release_page import REGRESSIONS_PAGE, data_name, page_name, render
 from .release_regressions import render_regressions
@@ -47,6 +48,10 @@ def write(html_dir, results_dir, machine, *others):
     paths.append(os.path.join(out, REGRESSIONS_PAGE))
     with open(paths[-1], "w") as f:
         f.write(render_regressions(datas))
+    paths.append(os.path.join(html_dir, landing.PAGE))
+    with open(paths[-1], "w") as f:
+        f.write(landing.render(datas[0]))
+    shutil.copy(os.path.join(WWW, "charts.js"), os.path.join(out, "charts.js"))
     return paths
 
 

@@ -16,6 +16,22 @@ import shutil
 from markdown_it import MarkdownIt
 
 PAGE = "dsib/index.html"
+# asv's dashboard: asv publish writes it as index.html, the site moves it here (``asv_page``), and
+# its own front page takes index.html (dsib_tools/landing.py).
+ASV_PAGE = "asv.html"
+ASV_ANCHOR = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
+
+
+def asv_page(html_dir):
+    """The path of asv's dashboard in ``html_dir``: asv publish's index.html moved to ASV_PAGE."""
+    page, index = os.path.join(html_dir, ASV_PAGE), os.path.join(html_dir, "index.html")
+    if os.path.exists(index):
+        with open(index) as f:
+            if ASV_ANCHOR in f.read():
+                os.replace(index, page)
+    return page
+
+
 # The dashboard's navigation bar gets one entry per dsib page: (id, page, text).
 LINKS = [
     ("dsib-report-link", PAGE, "dsib report"),
@@ -161,13 +177,13 @@ def render(sections, title="dsib report", others=(), charts=None):
 
 
 def link_from_asv_index(html_dir):
-    """Add the dsib pages to the navigation bar of asv's index.html (idempotent)."""
-    index = os.path.join(html_dir, "index.html")
+    """Add the dsib pages to the navigation bar of asv's dashboard (idempotent)."""
+    index = asv_page(html_dir)
     with open(index) as f:
         text = f.read()
-    anchor = '<li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li>'
+    anchor = ASV_ANCHOR
     if anchor not in text:
-        raise ValueError("asv's index.html has no navigation bar to link from (%s)" % index)
+        raise ValueError("asv's dashboard has no navigation bar to link from (%s)" % index)
     # Drop the entries of an earlier run, then insert the current list once.
     links = "".join(
         '\n<li><a href="%s" id="%s">%s</a></li>' % (page, ident, html.escape(label)) for ident, page, label in LINKS
@@ -190,7 +206,8 @@ def use_vendored_libraries(html_dir):
     target = os.path.join(html_dir, "vendor")
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(os.path.join(WWW, "vendor"), target)
-    for name in ("index.html", "error.html"):
+    asv_page(html_dir)
+    for name in (ASV_PAGE, "error.html"):
         path = os.path.join(html_dir, name)
         with open(path) as f:
             text = f.read()

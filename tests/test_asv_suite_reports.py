@@ -200,8 +200,10 @@ def test_site_page_is_linked_from_the_asv_dashboard(asv_tiny):
         asv_tiny["env"],
     )
     assert site.returncode == 0, site.stdout
-    with open(os.path.join(html, "index.html")) as f:
+    with open(os.path.join(html, "asv.html")) as f:
         assert f.read().count('href="dsib/index.html"') == 1
+    with open(os.path.join(html, "index.html")) as f:
+        assert 'href="asv.html"' in f.read(), "the front page links asv's dashboard"
     with open(os.path.join(html, "dsib", "index.html")) as f:
         page = f.read()
     for heading in (

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.browser
 
 
 def test_asv_dashboard_lists_the_benchmarks(browser, site):
-    open_page(browser, site + "index.html#/summarylist")
+    open_page(browser, site + "asv.html#/summarylist")
     rows = wait_for(
         browser, "return document.querySelectorAll('#summarylist-body table tbody tr').length", "the benchmark list"
     )
@@ -34,7 +34,7 @@ def test_asv_dashboard_lists_the_benchmarks(browser, site):
 
 
 def test_asv_graph_plots_a_series(browser, site):
-    open_page(browser, site + "index.html#" + graphed_benchmark())
+    open_page(browser, site + "asv.html#" + graphed_benchmark())
     script = (
         "var p = window.jQuery && jQuery('#main-graph').data('plot');"
         "return p && p.getData().filter(function (s) { return s.data.length > 0; }).length;"
@@ -96,8 +96,8 @@ RELEASE_GAPS = (
 
 
 def _page_types():
-    pages = ["index.html", "index.html#/summarylist", "index.html#/regressions"]
-    pages += ["index.html#" + graphed_benchmark(), "index.html#" + NEWEST_ONLY]
+    pages = ["index.html", "asv.html", "asv.html#/summarylist", "asv.html#/regressions"]
+    pages += ["asv.html#" + graphed_benchmark(), "asv.html#" + NEWEST_ONLY]
     dsib = sorted(os.path.relpath(p, HTML) for p in glob.glob(os.path.join(HTML, "dsib", "*.html")))
     return pages + dsib + ["dsib/releases.html#case=" + NEWEST_ONLY + "/tsbs_cpu/duckdb/plain&view=pandas"]
 
@@ -114,7 +114,7 @@ def test_every_page_type_loads_cleanly_with_no_not_run_cell(browser, site):
         del FAILED_REQUESTS[:]
         open_page(browser, site + page)
         wait_for(browser, SETTLED, "the page settling")
-        if page.startswith("index.html#") and "/" not in page[len("index.html#") :]:
+        if page.startswith("asv.html#") and "/" not in page[len("asv.html#") :]:
             wait_for(browser, "var p = window.jQuery && jQuery('#main-graph').data('plot'); return !!p", "asv's graph")
             wait_for(browser, SETTLED, "the graph's data")
         assert_no_severe(browser)

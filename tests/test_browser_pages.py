@@ -80,7 +80,7 @@ def _open_graph(browser, site, benchmark):
     """A graph page in a newly loaded dashboard (a hash change alone keeps the toggles' state of the
     page before), counting the graphs it loads."""
     browser.get("about:blank")
-    open_page(browser, site + "index.html#/summarylist")
+    open_page(browser, site + "asv.html#/summarylist")
     wait_for(browser, "return window.jQuery && jQuery.asv && jQuery.asv.main_json", "asv's index")
     browser.execute_script(COUNT_LOADS + "location.hash = arguments[0];", "#" + benchmark)
     _loaded(browser, "asv's graph")
@@ -97,7 +97,7 @@ def _plotted_series(browser):
 @pytest.mark.browser
 def test_summary_grid_plots_or_links_every_thumbnail(browser, site):
     """A thumbnail of one commit (one point: nothing to draw) links to the release view."""
-    open_page(browser, site + "index.html")
+    open_page(browser, site + "asv.html")
     count = wait_for(browser, "return document.querySelectorAll('.benchmark-container').length", "the grid")
     assert count == len(_index()["benchmarks"])
     single = set()
@@ -131,7 +131,7 @@ def test_list_view_opens_on_the_newest_release(browser, site):
     newest = max(
         index["graph_param_list"], key=lambda p: tuple(_release(p.get(k)) for k in ("pyarrow", "pandas", "python"))
     )
-    open_page(browser, site + "index.html#/summarylist")
+    open_page(browser, site + "asv.html#/summarylist")
     wait_for(
         browser, "return document.querySelectorAll('#summarylist-body table tbody tr').length", "the benchmark list"
     )
@@ -195,7 +195,7 @@ def test_a_point_links_to_its_commit_in_the_repository(browser, site):
 
 @pytest.mark.browser
 def test_regressions_page_links_commits_to_the_repository(browser, site):
-    open_page(browser, site + "index.html#/regressions")
+    open_page(browser, site + "asv.html#/regressions")
     wait_for(
         browser, "return document.querySelector('#regressions-body table, #regressions-body p')", "the regressions page"
     )

@@ -325,3 +325,30 @@ def test_the_machine_selector_shows_the_other_machine_s_data(browser, two_machin
     assert_no_severe(browser)
     open_page(browser, two_machine_site + "dsib/releases.html")
     assert OTHER_COMMIT[:8] not in browser.execute_script(commits)
+
+
+def test_the_front_page_opens_on_the_headline_cases_charts_with_their_steps_marked(browser, site):
+    """index.html is the release view's answer: a chart a headline case, each drawn, its called
+    steps marked with their library; asv's dashboard is one click away (asv.html)."""
+    open_page(browser, site + "index.html")
+    figures = browser.find_elements("css selector", "figure.dsib-chart-figure")
+    assert figures, "the front page has its charts"
+    assert wait_for(
+        browser,
+        "return Array.prototype.every.call(document.querySelectorAll('figure.dsib-chart-figure .dsib-chart'),"
+        " function (d) { return d.getAttribute('data-rendered') === 'true'; }) || null",
+        "every chart drawn",
+    )
+    marked = browser.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('figure.dsib-chart-figure'), function (f) {"
+        " return [f.getAttribute('data-case'), Array.prototype.map.call(f.querySelectorAll('svg text'),"
+        "  function (t) { return t.textContent; })"
+        "  .filter(function (t) { return /^[a-z]+: /.test(t); })]; })"
+    )
+    stepped = [(case, texts) for case, texts in marked if texts]
+    assert stepped, "the published history's called steps (pyarrow 0.11.1 → 0.15.1) are marked"
+    assert all(t.startswith("pyarrow: ") and "× faster" in t for _, texts in stepped for t in texts)
+    browser.find_element("id", "to-asv").click()
+    assert wait_for(browser, "return document.querySelector('#nav-li-regressions') && true", "asv's dashboard")
+    assert browser.current_url.endswith("asv.html")
+    assert_no_severe(browser)

@@ -142,9 +142,12 @@ def test_two_releases_order_and_headline(tmp_path):
 
 def test_published_site_has_the_release_view_linked():
     html_dir = committed("html")
-    with open(os.path.join(html_dir, "index.html")) as f:
+    with open(os.path.join(html_dir, "asv.html")) as f:
         index = f.read()
     assert index.count('href="dsib/releases.html"') == 1 and index.count('href="dsib/release-regressions.html"') == 1
+    with open(os.path.join(html_dir, "index.html")) as f:
+        front = f.read()
+    assert 'id="to-releases" href="dsib/releases.html"' in front and 'id="to-asv" href="asv.html"' in front
     data = _written_data(html_dir)
     assert data["cases"] and data["machine"] == MACHINE
 

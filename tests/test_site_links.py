@@ -60,12 +60,14 @@ def test_asv_template_made_offline_and_linked_idempotently(tmp_path):
     open(os.path.join(html_dir, "regressions.xml"), "w").close()  # publish writes it beside the template
     for name in ("index.html", "releases.html", "release-regressions.html"):
         with open(os.path.join(html_dir, "dsib", name), "w") as f:
-            f.write("<html><body><a href='../index.html'>back</a></body></html>")
+            f.write("<html><body><a href='../asv.html'>back</a></body></html>")
     for _ in range(2):
         use_vendored_libraries(html_dir)
         link_from_asv_index(html_dir)
     assert broken_links(html_dir) == []
-    with open(os.path.join(html_dir, "index.html")) as f:
+    # asv's index.html is its dashboard's: it moves to asv.html, index.html is the site's front page
+    assert not os.path.exists(os.path.join(html_dir, "index.html"))
+    with open(os.path.join(html_dir, "asv.html")) as f:
         index = f.read()
     assert index.count('href="dsib/index.html"') == 1 and index.count('href="dsib/releases.html"') == 1
     assert "integrity=" not in index, "the vendored flot is npm's unminified file: no CDN hash applies"
