@@ -15,7 +15,7 @@ ALLOWED_LOSSES = {
     "timezone": "a time zone may be dropped (tz-aware came back naive UTC) or added (naive came back UTC), "
     "every instant identical",
     "float_ulp": "floats may differ in the last bits (relative 1e-15) or beyond the 16th decimal place "
-    "(absolute 1e-16) from a fast text parser, as pandas < 3's read_csv",
+    "(absolute 1e-16) from a fast text parser, as pandas < 3.1's read_csv",
     "float_digits": "floats may be rounded to 15 decimal places by a text writer (error up to 1e-15 x max(1, |x|))",
     "category_order": "an unordered categorical may list its categories in another order",
     "column_order": "the columns may come back in another order (pandas < 0.25 sorts JSON records' keys)",

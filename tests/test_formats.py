@@ -111,6 +111,7 @@ def test_capabilities_are_data_read_against_any_versions():
     assert "fastparquet is not installed" in FORMATS["fastparquet"].unavailable(old)
     assert set(FORMATS["csv"].losses_in(old)) == {"timezone", "float_ulp"}
     assert set(FORMATS["csv"].losses_in(dict(old, pandas="3.1.1"))) == {"datetime_unit"}
+    assert set(FORMATS["csv"].losses_in(dict(old, pandas="3.0.6"))) == {"datetime_unit", "float_ulp"}
     assert FORMATS["parquet"].losses_in(old) == ("category_order",)
     assert Loss("x", since=("pandas", "1.0"), below=("pandas", "2.0")).applies({"pandas": "1.5.3"})
     assert not Loss("x", since=("pandas", "1.0")).applies({})
