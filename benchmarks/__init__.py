@@ -36,7 +36,7 @@ from data_prep import PROFILES, DatasetError
 from dsib import catalog
 from dsib.cells import Cells
 from dsib.formats import FORMATS, NOT_FORK_SAFE
-from dsib.registry import installed_versions
+from dsib.registry import distribution_versions, installed_versions
 
 
 def _let_finders_be_called_without_target():
@@ -107,7 +107,8 @@ TABLE = os.environ.get("DSIB_TABLE") or None
 SELECTED = os.environ.get("DSIB_SELECT") or None
 TRACE = os.environ.get("DSIB_TRACE") or None
 CATALOG = catalog.Catalog(own=(DATASET,) if DATASET else (), data_dir=DATA_DIR)
-VERSIONS = installed_versions(FORMATS.packages())
+# The formats' libraries, imported; the object store's clients, found without importing them.
+VERSIONS = dict(installed_versions(FORMATS.packages()), **distribution_versions(catalog.CLIENT_PACKAGES))
 CELLS = Cells(PROFILE, DATA_DIR, catalog=CATALOG)
 
 # What a case's numbers depend on without its module importing it, for the series lock

@@ -32,6 +32,12 @@ from . import (
     untimed_call,
 )
 
+# The client that fetches the object: pyarrow's S3 client, or s3fs (fsspec's, as pandas'
+# storage_options path opens it), each reading into the same format's reader.
+CLIENTS = tuple(catalog.CLIENTS)
+# s3fs's file fetches ahead in blocks: its defaults (fsspec's "readahead" cache, 50 MiB blocks),
+# stated, so that a release that changes them changes nothing here.
+S3FS_FILE = {"block_size": 50 * 2**20, "cache_type": "readahead"}
 # What a read asks of its file: every column, or three (``catalog.projection``).
 COLUMNS = ("all", "three")
 # Whether the reader fetches the byte ranges it needs ahead, coalesced (Parquet's pre_buffer).
@@ -58,6 +64,17 @@ def upload(store, path):
     return key
 
 
+def opener(store, client, delay_ms=None):
+    """``open(key)``: the object as a readable file, through ``client`` (one a process, its
+    connections kept alive as a user's are), at the proxy adding ``delay_ms`` (None: the store)."""
+    if client == "pyarrow":
+        return store.pyarrow_filesystem(delay_ms).open_input_file
+    import s3fs
+
+    filesystem = s3fs.S3FileSystem(skip_instance_cache=True, **store.storage_options(delay_ms))
+    return lambda key: filesystem.open(key, "rb", **S3FS_FILE)
+
+
 def reader_of(fmt, columns, pre_buffer):
     """The format's reader a cell times (``catalog.store_reader``), as ``call(source, names, **hints)``."""
     name = catalog.store_reader(columns, pre_buffer)
@@ -67,20 +84,21 @@ def reader_of(fmt, columns, pre_buffer):
 
 
 class ReadFromObjectStore(Case):
-    """A cell's file read into pandas from the run's object store through pyarrow's S3 client
-    (``pyarrow.fs.S3FileSystem``, one a process, its connections kept alive as a user's are): the
-    object opened (``open_input_file``) and read by the format's own reader, whole or three of its
-    columns, Parquet with pre_buffer off and on, at each delay a request (0 and 20 ms). The
+    """A cell's file read into pandas from the run's object store through a client, pyarrow's
+    (``pyarrow.fs.S3FileSystem``) or s3fs (fsspec's, the path of pandas' ``storage_options``), one
+    a process, its connections kept alive as a user's are: the object opened and read by the
+    format's own reader, whole or three of its columns, Parquet with pre_buffer off and on, at each
+    delay a request (0 and 20 ms). The
     file is the one every read case of the cell reads, uploaded once by ``setup_cache``; what the
     store gives back is checked once against the frame written. ``track_requests`` and
     ``track_bytes_from_server`` count one read's requests and the bytes the store sent, at the
     proxy."""
 
-    version = series(1)
+    version = series(2)
     operation = "read_from_object_store"
     measures = Case.measures + ("dsib.s3_proxy",)
-    params = CATALOG.params(operation) + [list(COLUMNS), list(PRE_BUFFER), list(DELAYS_MS)]
-    param_names = PARAM_NAMES + ["columns", "pre_buffer", "delay_ms"]
+    params = CATALOG.params(operation) + [list(CLIENTS), list(COLUMNS), list(PRE_BUFFER), list(DELAYS_MS)]
+    param_names = PARAM_NAMES + ["client", "columns", "pre_buffer", "delay_ms"]
     rounds = 1
     repeat = SAMPLES
 
@@ -96,8 +114,8 @@ class ReadFromObjectStore(Case):
         build_every_cell(type(self), build)
 
     @loads_once
-    def setup(self, source, format, variant, columns, pre_buffer, delay_ms):
-        given = (source, format, variant, columns, pre_buffer, delay_ms)
+    def setup(self, source, format, variant, client, columns, pre_buffer, delay_ms):
+        given = (source, format, variant, client, columns, pre_buffer, delay_ms)
         reason = CATALOG.cell_skip_reason(self.operation, dict(zip(self.param_names, given)), PROFILE, VERSIONS)
         store = held("s3")
         if reason or store is None:
@@ -109,23 +127,23 @@ class ReadFromObjectStore(Case):
         names = CELLS.checked_reader(source, self.fmt, variant, "columns")["columns"] if columns == "three" else None
         told = hints(source, variant) if names is None else hints_for(hints(source, variant), names)
         self.port = store.proxies[delay_ms]
-        filesystem = store.pyarrow_filesystem(delay_ms)
-        self.call = lambda: read(filesystem.open_input_file(key), names, **told)
+        open_object = opener(store, client, delay_ms)
+        self.call = lambda: read(open_object(key), names, **told)
 
         def check(frame):
-            """What the store gives back through this reader against the frame written: None, or
-            what differs."""
-            got = self.fmt.frame_of(read(store.pyarrow_filesystem().open_input_file(key), names, **told), told)
+            """What the store gives back through this client and reader against the frame written:
+            None, or what differs."""
+            got = self.fmt.frame_of(read(opener(store, client)(key), names, **told), told)
             try:
                 assert_same_frame(frame if names is None else frame[list(names)], got, self.fmt.losses())
             except FrameMismatch as exc:
                 return "%s read from the object store (%s): %s" % (self.fmt.name, key, exc)
             return None
 
-        CELLS.checked_once(source, variant, "object-store-%s-%s-%s" % (format, columns, pre_buffer), check)
+        CELLS.checked_once(source, variant, "object-store-%s-%s-%s-%s" % (format, client, columns, pre_buffer), check)
         untimed_call(self, given, self.call, key=key)
 
-    def time_read(self, source, format, variant, columns, pre_buffer, delay_ms):
+    def time_read(self, source, format, variant, client, columns, pre_buffer, delay_ms):
         self.call()
 
     def _counted(self, what):
@@ -133,12 +151,12 @@ class ReadFromObjectStore(Case):
         self.call()
         return counts(self.port)[what]
 
-    def track_requests(self, source, format, variant, columns, pre_buffer, delay_ms):
+    def track_requests(self, source, format, variant, client, columns, pre_buffer, delay_ms):
         return self._counted("requests")
 
     track_requests.unit = "requests"
 
-    def track_bytes_from_server(self, source, format, variant, columns, pre_buffer, delay_ms):
+    def track_bytes_from_server(self, source, format, variant, client, columns, pre_buffer, delay_ms):
         return self._counted("bytes_from_server")
 
     track_bytes_from_server.unit = "bytes"

@@ -185,6 +185,10 @@ NO_READER = {
 }
 # pyarrow's S3 client is in its wheels from 2.0 (0.17's has no compiled S3 support).
 S3_CLIENT = Needs("pyarrow", "2.0", why="pyarrow.fs.S3FileSystem is in pyarrow's wheels from 2.0")
+# The clients an object-store read goes through: pyarrow's S3 client, or fsspec's s3fs, the path
+# pandas' storage_options takes; each with what it needs besides the format's libraries.
+CLIENTS = OrderedDict([("pyarrow", ()), ("s3fs", (Needs("s3fs"),))])
+CLIENT_PACKAGES = tuple(need.package for needs in CLIENTS.values() for need in needs)
 
 
 def store_reader(columns, pre_buffer):
@@ -386,7 +390,11 @@ class Catalog(object):
         if reason is None and "pre_buffer" in given:  # an object store's read: the reader its axes pick
             name = store_reader(given["columns"], given["pre_buffer"])
             if name != "read":
-                return _reader_reason(FORMATS[given["format"]], name, versions)
+                reason = _reader_reason(FORMATS[given["format"]], name, versions)
+        if reason is None and versions is not ANY_VERSIONS:
+            for need in CLIENTS.get(given.get("client"), ()):
+                if need.unmet(versions):
+                    return "the %s client: %s" % (given["client"], need.unmet(versions))
         return reason
 
 

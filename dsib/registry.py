@@ -106,6 +106,24 @@ class LibraryDefaults(namedtuple("LibraryDefaults", ["write", "read", "descripti
     ``read_table(path)``): what a user who states nothing gets, in each release its own."""
 
 
+def distribution_versions(names):
+    """{name: version} of the installed distributions among ``names``, found without importing
+    them (a client a case imports in its own process only: s3fs); "0" where no metadata says."""
+    import importlib.util
+
+    found = {}
+    for name in names:
+        if importlib.util.find_spec(name) is None:
+            continue
+        try:
+            from importlib.metadata import version  # Python 3.8 and later
+
+            found[name] = version(name)
+        except Exception:
+            found[name] = "0"
+    return found
+
+
 def installed_versions(packages):
     """{package: version} of the importable ``packages`` in this interpreter; ``python`` is the
     interpreter's own (as asv names it among an environment's parameters)."""

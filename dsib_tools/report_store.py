@@ -9,9 +9,10 @@ from .report_cells import MIB, _cell, _missing, _param_values, format_with_sprea
 
 CASE = "objectstore.ReadFromObjectStore"
 OPERATION = "read_from_object_store"
-AXES = ("source", "format", "variant", "columns", "pre_buffer")
+AXES = ("source", "format", "variant", "client", "columns", "pre_buffer")
 LEGEND = (
-    "Each file read into pandas from the run's S3-compatible store through pyarrow's S3 client. "
+    "Each file read into pandas from the run's S3-compatible store through a client: pyarrow's S3 client, or "
+    "s3fs (the path of pandas' storage_options). "
     "Times are asv medians with their interquartile range and samples, at each delay the counting "
     "proxy adds to every request (a model of a network: the store is on this machine); the requests "
     "and MiB are one read's at no delay, counted at the proxy: they do not depend on the machine's speed."
@@ -60,7 +61,7 @@ def store_blocks(res, names):
         return []
     rows, skipped, delays = store_rows(res, names)
     headers = list(AXES) + ["time, %s ms a request" % d for d in delays] + ["requests", "MiB from the store"]
-    blocks = [table(headers, rows, "lllll" + "r" * (len(delays) + 2)) if rows else "No cell ran."]
+    blocks = [table(headers, rows, "l" * len(AXES) + "r" * (len(delays) + 2)) if rows else "No cell ran."]
     reasons = [
         "Skipped (%d cells: %s): %s" % (len(cells), ", ".join(cells[:4]) + (", ..." if len(cells) > 4 else ""), reason)
         for reason, cells in sorted(skipped.items())

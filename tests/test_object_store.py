@@ -2,6 +2,7 @@
 reached by pyarrow's S3 client, and stopped by PID."""
 
 import ipaddress
+import itertools
 import os
 import time
 
@@ -115,10 +116,10 @@ def test_stopping_ends_every_process_and_frees_every_port(tmp_path):
 @pytest.mark.parametrize("format", ["parquet", "feather", "csv"])
 def test_every_reader_of_the_object_store_case_gives_back_the_frame_written(store, format):
     """The case's readers (whole, three columns, fetched ahead where the format can) on the object
-    opened through pyarrow's S3 client, as the case opens it, against the frame written; those a
-    format has not say why."""
+    opened through each client (pyarrow's S3 client, s3fs), as the case opens it, against the frame
+    written; those a format has not say why."""
     from benchmarks import VERSIONS
-    from benchmarks.objectstore import COLUMNS, PRE_BUFFER, reader_of
+    from benchmarks.objectstore import CLIENTS, COLUMNS, PRE_BUFFER, opener, reader_of
 
     from dsib import catalog
     from dsib.fidelity import assert_same_frame
@@ -135,23 +136,41 @@ def test_every_reader_of_the_object_store_case_gives_back_the_frame_written(stor
     key = "%s/readers/frame%s" % (object_store.BUCKET, fmt.suffix)
     with address.pyarrow_filesystem().open_output_stream(key) as sink:
         sink.write(fmt.write(frame))
-    filesystem = address.pyarrow_filesystem(0)
     read_some = 0
-    for columns in COLUMNS:
-        for pre_buffer in PRE_BUFFER:
-            given = dict(source="nyc_taxi", format=format, variant="cat", columns=columns, pre_buffer=pre_buffer)
-            reason = catalog.BUILT_IN.cell_skip_reason("read_from_object_store", given, "tiny", VERSIONS)
-            if reason:
-                assert pre_buffer == "on" and format != "parquet" and "pre_buffer is Parquet's" in reason, reason
-                continue
-            read = reader_of(fmt, columns, pre_buffer)
-            names = ["id", "fare", "vendor"] if columns == "three" else None
-            told = hints if names is None else hints_for(hints, names)
-            got = read(filesystem.open_input_file(key), names, **told)
-            expected = frame if names is None else frame[names]
-            assert_same_frame(expected, got, fmt.losses(), context="%s %s %s" % (format, columns, pre_buffer))
-            read_some += 1
-    assert read_some == (4 if format == "parquet" else 2)
+    for client, columns, pre_buffer in itertools.product(CLIENTS, COLUMNS, PRE_BUFFER):
+        given = dict(source="nyc_taxi", format=format, variant="cat", client=client, columns=columns)
+        given["pre_buffer"] = pre_buffer
+        reason = catalog.BUILT_IN.cell_skip_reason("read_from_object_store", given, "tiny", VERSIONS)
+        if reason:
+            assert pre_buffer == "on" and format != "parquet" and "pre_buffer is Parquet's" in reason, reason
+            continue
+        read = reader_of(fmt, columns, pre_buffer)
+        names = ["id", "fare", "vendor"] if columns == "three" else None
+        told = hints if names is None else hints_for(hints, names)
+        proxy = address.proxies[0]
+        counts(proxy)
+        got = read(opener(address, client, 0)(key), names, **told)
+        assert counts(proxy)["requests"] > 0, "the client went through the counting proxy"
+        expected = frame if names is None else frame[names]
+        assert_same_frame(expected, got, fmt.losses(), context="%s %s %s %s" % (format, client, columns, pre_buffer))
+        read_some += 1
+    assert read_some == len(CLIENTS) * (4 if format == "parquet" else 2)
+
+
+def test_the_s3fs_client_skips_saying_why_where_it_is_not_installed():
+    from dsib import catalog
+
+    given = dict(source="nyc_taxi", format="parquet", variant="plain", client="s3fs", columns="all")
+    given["pre_buffer"] = "off"
+    without = {"pandas": "2.2.3", "pyarrow": "17.0.0", "numpy": "1.26.4"}
+    reason = catalog.BUILT_IN.cell_skip_reason("read_from_object_store", given, "tiny", without)
+    assert reason == "the s3fs client: s3fs is not installed in this environment"
+    assert (
+        catalog.BUILT_IN.cell_skip_reason("read_from_object_store", given, "tiny", dict(without, s3fs="2026.9.0"))
+        is None
+    )
+    pyarrow_client = dict(given, client="pyarrow")
+    assert catalog.BUILT_IN.cell_skip_reason("read_from_object_store", pyarrow_client, "tiny", without) is None
 
 
 @pytest.mark.server
