@@ -41,6 +41,10 @@ class UnknownFormatError(KeyError):
         return self.args[0]
 
 
+# Modules whose pip distribution has another name: an environment's pins name the distribution.
+DISTRIBUTIONS = {"lance": "pylance"}
+
+
 class Needs(namedtuple("Needs", ["package", "minimum", "below", "why", "modules"])):
     """``package`` at ``minimum`` or later and before ``below`` (either may be None); ``why``
     says what a release outside that range lacks; ``modules``: submodules the format imports."""
@@ -49,8 +53,9 @@ class Needs(namedtuple("Needs", ["package", "minimum", "below", "why", "modules"
         return super(Needs, cls).__new__(cls, package, minimum, below, why, tuple(modules))
 
     def unmet(self, versions):
-        """Why ``versions`` ({package: version string}) cannot run this, or None."""
-        have = versions.get(self.package)
+        """Why ``versions`` ({package: version string}, by module or by pip distribution, as an
+        environment's pins name it) cannot run this, or None."""
+        have = versions.get(self.package) or versions.get(DISTRIBUTIONS.get(self.package))
         if have is None:
             return "%s is not installed in this environment" % self.package
         if self.minimum and version_tuple(have) < version_tuple(self.minimum):

@@ -11,6 +11,8 @@ such, and refuses any pair of neighbours that is neither.
 
 from collections import namedtuple
 
+from packaging.version import Version
+
 # An environment's pins as one mapping: its packages' versions and "python".
 PYTHON = "python"
 # What every format stands on: these change only on a link, never as a library's step.
@@ -133,3 +135,24 @@ def markdown(entries, links=LINKS):
         others = ", ".join(others + (["the engines' clients and readers (%d pins)" % len(joined)] if joined else []))
         rows.append([i + 1] + [given.get(k, "-") for k in headline] + [others, reached])
     return table(["#", "Python", "pyarrow", "pandas", "numpy", "also", "reached by"], rows, "rlllllll")
+
+
+# The str and cat frames are built from Python str objects (data_prep.frames); pandas 3 stores
+# such text as its Arrow-backed "str" dtype where pyarrow is installed, earlier pandas as objects.
+# A str or cat figure across that line compares two different frames, and says so.
+TEXT_VARIANTS = ("str", "cat")
+
+
+def text_kind(params):
+    """What the text of the str and cat frames is in an environment of these pins."""
+    pandas = params.get("pandas")
+    if not pandas or Version(pandas) < Version("3"):
+        return "Python objects"
+    return "Arrow-backed str" if params.get("pyarrow") else "Python-backed str"
+
+
+def text_change(before, after):
+    """ "text: Python objects → Arrow-backed str" where the text variants' frames differ in kind
+    between two environments' pins; None where they are alike."""
+    kinds = text_kind(before), text_kind(after)
+    return None if kinds[0] == kinds[1] else "text: %s → %s" % kinds

@@ -11,7 +11,8 @@ from asv.commands.compare import Compare
 
 from . import asv_results
 from .matrix import CURATED_CONFIG
-from .release_data import PUBLISHED_PROFILE, TEXT_VARIANTS, asv_config, load_benchmarks, text_change
+from .chains import TEXT_VARIANTS, text_change
+from .release_data import PUBLISHED_PROFILE, asv_config, load_benchmarks
 
 MACHINE_KEYS = ("arch", "cpu", "machine", "num_cpu", "os", "ram")
 

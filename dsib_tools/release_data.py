@@ -13,6 +13,7 @@ from packaging.version import InvalidVersion, Version
 from dsib.layout import CODECS
 
 from . import asv_results, suite
+from .chains import TEXT_VARIANTS, text_change, text_kind
 from .compare import INSTRUCTIONS_FACTOR
 from .matrix import CURATED_CONFIG, NEWEST_ONLY_NOTE, in_release
 from .report import markdown_table
@@ -57,27 +58,6 @@ def _version(text):
 
 def release_label(params):
     return "pyarrow %s / pandas %s / py%s" % tuple(params.get(k) or "-" for k in ("pyarrow", "pandas", "python"))
-
-
-# The str and cat frames are built from Python str objects (data_prep.frames); pandas 3 stores
-# such text as its Arrow-backed "str" dtype where pyarrow is installed, earlier pandas as objects.
-# A str or cat figure across that line compares two different frames, and says so.
-TEXT_VARIANTS = ("str", "cat")
-
-
-def text_kind(params):
-    """What the text of the str and cat frames is in an environment of these pins."""
-    pandas = params.get("pandas")
-    if not pandas or _version(pandas) < Version("3"):
-        return "Python objects"
-    return "Arrow-backed str" if params.get("pyarrow") else "Python-backed str"
-
-
-def text_change(before, after):
-    """ "text: Python objects → Arrow-backed str" where the text variants' frames differ in kind
-    between two environments' pins; None where they are alike."""
-    kinds = text_kind(before), text_kind(after)
-    return None if kinds[0] == kinds[1] else "text: %s → %s" % kinds
 
 
 # What the post's files are in each environment, from the file itself (benchmarks.sizes.FileLayout),

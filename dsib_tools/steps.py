@@ -177,7 +177,7 @@ def touches(params, library, pins):
     is installed: there every format's text variants touch pyarrow."""
     from dsib.formats import FORMATS
 
-    from .release_data import TEXT_VARIANTS, text_kind
+    from .chains import TEXT_VARIANTS, text_kind
 
     name = params.get("format")
     if name not in FORMATS:

@@ -285,13 +285,14 @@ def test_the_object_store_block_has_every_read_that_ran_with_its_spread_and_coun
     _, res = find_results(asv_tiny["results"], MACHINE)
     rows, skipped, delays = store_rows(res, param_names(asv_tiny["results"]))
     assert delays == ["0", "20"]
-    # Parquet: whole and three columns, pre_buffer off and on; Feather and CSV: no pre_buffer.
-    assert len(rows) == 3 * (4 + 2 + 2), rows
+    # Each client; Parquet: whole and three columns, pre_buffer off and on; Feather and CSV: no pre_buffer.
+    assert len(rows) == 2 * 3 * (4 + 2 + 2), rows
+    assert sorted(set(row[3] for row in rows)) == ["pyarrow", "s3fs"]
     for row in rows:
-        times, requests, mib = row[5:7], row[7], row[8]
+        times, requests, mib = row[6:8], row[8], row[9]
         assert all(re.match(r"^[0-9.]+(µs|ms|s) \(IQR .*, n=3\)$", t) for t in times), row
         assert int(requests) >= 2 and float(mib) > 0, row
-    assert sorted(len(cells) for cells in skipped.values()) == [6, 6], skipped
+    assert sorted(len(cells) for cells in skipped.values()) == [12, 12], skipped
     assert all("has no reader that fetches ahead" in reason for reason in skipped), skipped
     # `report --store` prints the same block alone, under its legend.
     report = capture(
@@ -301,6 +302,6 @@ def test_the_object_store_block_has_every_read_that_ran_with_its_spread_and_coun
         asv_tiny["env"],
     )
     assert report.returncode == 0, report.stdout
-    assert "through pyarrow's S3 client" in report.stdout and "| ingest" not in report.stdout
+    assert "pyarrow's S3 client, or s3fs" in report.stdout and "| ingest" not in report.stdout
     (header, *printed) = table_rows(report.stdout)
-    assert header[5:7] == ["time, 0 ms a request", "time, 20 ms a request"] and len(printed) == len(rows)
+    assert header[6:8] == ["time, 0 ms a request", "time, 20 ms a request"] and len(printed) == len(rows)

@@ -147,7 +147,7 @@ def test_the_text_kind_rule_is_what_this_pandas_builds(tiny_data_dir):
     import pyarrow as pa
 
     from data_prep import load_frame
-    from dsib_tools.release_data import text_kind
+    from dsib_tools.chains import text_kind
 
     frame = load_frame("tiny", "str", data_dir=tiny_data_dir, rows=10)
     text = [c for c in frame.columns if frame[c].dtype.kind not in "biufcmM"]

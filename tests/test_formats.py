@@ -348,3 +348,11 @@ def test_a_built_in_datasets_readers_are_told_nothing_new():
     for name, spec in DATASETS.items():
         for variant in spec.variants:
             assert set(read_hints(variant, name)) == {"datetimes", "categoricals", "texts"}, (name, variant)
+
+
+def test_a_need_is_met_by_the_module_or_by_its_pip_distribution_as_pins_name_it():
+    """pylance installs the module lance: an environment's pins name the distribution."""
+    lance = FORMATS["lance"]
+    assert lance.unavailable({"pylance": "14.0.2", "pandas": "3.1.1", "pyarrow": "26.0.1"}) is None
+    assert lance.unavailable({"lance": "14.0.2", "pandas": "3.1.1", "pyarrow": "26.0.1"}) is None
+    assert "lance is not installed" in lance.unavailable({"pandas": "3.1.1", "pyarrow": "26.0.1"})

@@ -30,8 +30,8 @@ SELECTION = (
     r"('csv', 'str', 'all', 'off', 20|'parquet', 'cat', 'three', 'on', 0)\)"
 )
 STORE_CELLS = {
-    ("'csv'", "'str'", "'all'", "'off'", "20"): "csv",
-    ("'parquet'", "'cat'", "'three'", "'on'", "0"): "parquet",
+    ("'csv'", "'str'", "'pyarrow'", "'all'", "'off'", "20"): "csv",
+    ("'parquet'", "'cat'", "'s3fs'", "'three'", "'on'", "0"): "parquet",
 }
 MACHINE = "dsib-test"
 

@@ -171,7 +171,8 @@ def add_compare_versions(sub):
 
 def cmd_speedups(args):
     from ..compare_versions import SelectionError, default_machine, select
-    from ..release_data import release_label, text_change
+    from ..chains import text_change
+    from ..release_data import release_label
     from ..report import speedup_table
     from ..report_cells import param_names
 
