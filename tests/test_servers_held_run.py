@@ -22,12 +22,13 @@ pytestmark = [pytest.mark.asv, pytest.mark.server]
 # A whole asv run at tiny, its servers held by the holder: the engines' cases of one PostgreSQL and
 # one QuestDB engine (every method: time, peakmem, what a call added to the client's and the server's
 # memory, QuestDB's wait).
-# And two cells read from the object store: the whole CSV 20 ms a request away, three columns of
-# Parquet fetched ahead (every method: time, requests, bytes the store sent).
+# And two cells read from the object store: the whole CSV 20 ms a request away through pyarrow's
+# client, three columns of Parquet fetched ahead through s3fs (every method: time, requests, bytes
+# the store sent).
 SELECTION = (
     r"engines\.(IngestIntoEngine|QueryFromEngine)\.\w+\('tsbs_cpu', '(postgres-adbc|questdb-dataframe)', 'plain'\)"
     r"|objectstore\.ReadFromObjectStore\.\w+\('nyc_taxi', "
-    r"('csv', 'str', 'all', 'off', 20|'parquet', 'cat', 'three', 'on', 0)\)"
+    r"('csv', 'str', 'pyarrow', 'all', 'off', 20|'parquet', 'cat', 's3fs', 'three', 'on', 0)\)"
 )
 STORE_CELLS = {
     ("'csv'", "'str'", "'pyarrow'", "'all'", "'off'", "20"): "csv",
