@@ -73,6 +73,11 @@ def pins(entry):
     return dict(entry.get("req", {}), **{PYTHON: entry["python"]})
 
 
+def ran_in(entry, params):
+    """Whether a run whose environment has ``params`` (asv's: pins and "python") is ``entry``'s."""
+    return all(params.get(k) == v for k, v in pins(entry).items())
+
+
 def changes(before, after):
     """{pin: (before, after)} of what differs between two entries (None: absent)."""
     a, b = pins(before), pins(after)

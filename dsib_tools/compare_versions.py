@@ -151,7 +151,7 @@ def chain_verdict(results_dir, machine, before, after, config_path=CURATED_CONFI
     entries = config_entries(config_path)
 
     def index(res):
-        found = [i for i, e in enumerate(entries) if all(res.params.get(k) == v for k, v in chains.pins(e).items())]
+        found = [i for i, e in enumerate(entries) if chains.ran_in(e, res.params)]
         return found[0] if found else None
 
     i, j = index(before), index(after)

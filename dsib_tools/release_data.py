@@ -292,12 +292,9 @@ def chain_steps(results_dir, machine, results, config_path=CURATED_CONFIG):
 
     entries = config_entries(config_path)
     judged, _, params = steps.judge_results(results_dir, machine, config_path, PUBLISHED_PROFILE)
-    where = {}
-    for i, entry in enumerate(entries):
-        wanted = chains.pins(entry)
-        for k, res in enumerate(results):
-            if all(res.params.get(name) == v for name, v in wanted.items()):
-                where[i] = k
+    where = dict(
+        (i, k) for i, entry in enumerate(entries) for k, res in enumerate(results) if chains.ran_in(entry, res.params)
+    )
     found = {}
     for j, call in steps.called(judged):
         if j.step.before not in where or j.step.after not in where:

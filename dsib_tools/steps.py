@@ -198,9 +198,8 @@ def from_results(results_dir, machine, entries, profile="default"):
     names = param_names(results_dir)
     samples, params = {}, {}
     for index, entry in enumerate(entries):
-        wanted = chains.pins(entry)
         rows = table[
-            table.pins.map(lambda p: all(p.get(k) == v for k, v in wanted.items()))
+            table.pins.map(lambda p: chains.ran_in(entry, p))
             & table.env_vars.map(lambda v: v.get("DSIB_PROFILE") == profile)
         ]
         if rows.empty:
