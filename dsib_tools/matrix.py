@@ -19,7 +19,7 @@ from collections import namedtuple
 from dsib.compat import version_tuple
 from dsib.formats import POST_2019_FORMATS
 
-from . import suite
+from . import chains, suite
 from .markdown import table
 
 CURATED_CONFIG = "asv.conf.json"
@@ -325,8 +325,7 @@ def run_check(results_dir, machine, commit, profile, config_path=CURATED_CONFIG)
     ]
     record = {"machine": machine, "commit": commit, "profile": profile, "environments": []}
     for entry in entries(config_path):
-        wanted = dict(entry["req"], python=entry["python"])
-        found = [r for r in runs if all(r.params.get(k) == v for k, v in wanted.items())]
+        found = [r for r in runs if chains.ran_in(entry, r.params)]
         row = {"environment": label(entry), "ran": 0, "skipped": 0, "failed": [], "found": len(found)}
         if found:
             for cell in asv_results.cells(found[0]):
