@@ -1,6 +1,7 @@
 """asv's results, read in one place. Every tool reads a results tree (or one results file) here:
 as asv's own ``Results`` of each run (``runs``, ``load``), as one run's cells (``cells``), or as a
-tidy table of every cell of every run (``table``)."""
+tidy table of every cell of every run (``table``); and the suite the results were taken with, asv's
+``Benchmarks`` of the tree's benchmarks.json (``benchmarks``, ``param_names``)."""
 
 import itertools
 import os
@@ -37,6 +38,39 @@ def machines(results_dir):
     if not os.path.isdir(results_dir):
         raise NoResults("no results directory %s: run the suite first (make bench)" % results_dir)
     return sorted(d for d in os.listdir(results_dir) if os.path.isdir(os.path.join(results_dir, d)))
+
+
+def config(results_dir):
+    """The little of asv's ``Config`` that its loaders and ``asv compare`` read: where the results are."""
+    from asv.config import Config
+
+    conf = Config()
+    conf.results_dir = results_dir
+    return conf
+
+
+def benchmarks(results_dir):
+    """asv's ``Benchmarks`` of the benchmarks.json asv writes beside the results: each benchmark's
+    parameters, unit and version."""
+    from asv.benchmarks import Benchmarks
+
+    path = Benchmarks.get_benchmark_file_path(results_dir)
+    if not os.path.exists(path):
+        raise NoResults("%s is missing: it is written by `asv run`" % path)
+    return Benchmarks.load(config(results_dir))
+
+
+def param_names(results_dir):
+    """``{benchmark: param_names}`` of the tree's benchmarks.json."""
+    return dict((name, b.get("param_names", [])) for name, b in benchmarks(results_dir).items())
+
+
+def drop_stale(res, benchmarks):
+    """What asv publish does: a result whose benchmark version is not ``benchmarks``' is ignored
+    (removed from ``res``, which is returned)."""
+    for key in set(res.get_all_result_keys()) - res.get_result_keys(benchmarks):
+        res.remove_result(key)
+    return res
 
 
 def load(path):

@@ -139,7 +139,7 @@ def markdown(entries, links=LINKS):
         joined = [k for k in _JOINING if k in given]
         others = ", ".join(others + (["the engines' clients and readers (%d pins)" % len(joined)] if joined else []))
         rows.append([i + 1] + [given.get(k, "-") for k in headline] + [others, reached])
-    return table(["#", "Python", "pyarrow", "pandas", "numpy", "also", "reached by"], rows, "rlllllll")
+    return table(["#", "Python", "pyarrow", "pandas", "numpy", "also", "reached by"], rows, "rllllll")
 
 
 # The str and cat frames are built from Python str objects (data_prep.frames); pandas 3 stores

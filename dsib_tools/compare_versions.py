@@ -12,7 +12,7 @@ from asv.commands.compare import Compare
 from . import asv_results
 from .matrix import CURATED_CONFIG
 from .chains import TEXT_VARIANTS, text_change
-from .release_data import PUBLISHED_PROFILE, asv_config, load_benchmarks
+from .release_data import PUBLISHED_PROFILE
 
 MACHINE_KEYS = ("arch", "cpu", "machine", "num_cpu", "os", "ram")
 
@@ -110,7 +110,7 @@ def _resultset(res, benchmarks, machine):
 def compare(results_dir, a, b, machine=None, commit=None, factor=1.1, only_changed=False):
     machine = machine or default_machine(results_dir)
     commit_hash, before, after = select(results_dir, machine, a, b, commit)
-    benchmarks = load_benchmarks(results_dir)
+    benchmarks = asv_results.benchmarks(results_dir)
     print("before: %s = %s" % (a, before.env_name))
     print("after:  %s = %s" % (b, after.env_name))
     print(
@@ -124,7 +124,7 @@ def compare(results_dir, a, b, machine=None, commit=None, factor=1.1, only_chang
             "frames" % (" and ".join(TEXT_VARIANTS), kinds, before.params.get("pandas"), after.params.get("pandas"))
         )
     Compare.print_table(
-        asv_config(results_dir),
+        asv_results.config(results_dir),
         commit_hash,
         commit_hash,
         factor=factor,
@@ -185,12 +185,7 @@ def chain_verdict(results_dir, machine, before, after, config_path=CURATED_CONFI
 def sample_counts(res, benchmarks):
     """How many samples stand behind the table's figures of ``res``: asv's ± is half their
     interquartile range, and a figure of one sample has none."""
-    counts = []
-    for key in res.get_result_keys(benchmarks):
-        params = res.get_result_params(key)
-        for stats in res.get_result_stats(key, params) or []:
-            if stats:
-                counts.append(stats.get("repeat") or 1)
+    counts = [c["stats"].get("repeat") or 1 for c in asv_results.cells(res, benchmarks) if c["stats"]]
     if not counts:
         return "no sampled figures"
     single = sum(1 for n in counts if n == 1)

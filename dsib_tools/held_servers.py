@@ -12,7 +12,11 @@ import subprocess
 import sys
 import tempfile
 
+import psutil
+
 from dsib import environment, server_process, servers
+
+from .machine_load import end_command
 
 
 class _Stopped(Exception):
@@ -31,41 +35,11 @@ def run_directory():
     os.makedirs(root, exist_ok=True)
     for name in os.listdir(root):
         pid = name.split("-")[1] if name.count("-") >= 2 else ""
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not psutil.pid_exists(int(pid)):
             shutil.rmtree(os.path.join(root, name), ignore_errors=True)
     directory = tempfile.mkdtemp(prefix="run-%d-" % os.getpid(), dir=root)
     os.chmod(directory, 0o711)  # enterable (not listable) by PostgreSQL's own user where this is root
     return directory
-
-
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _end(child, signum, grace=10):
-    """The command's status after this process got ``signum``. A Ctrl-C reached the command too
-    (the terminal sends it to the whole foreground group): it is given ``grace`` seconds to stop on
-    its own; any other signal, or a command that did not stop, gets it, then SIGKILL."""
-    if child is None:
-        return 128 + signum
-    first = [None] if signum == signal.SIGINT else []
-    for sig in first + [signum, signal.SIGKILL]:
-        if sig is not None:
-            try:
-                child.send_signal(sig)
-            except ProcessLookupError:
-                pass
-        try:
-            return child.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            continue
-    return child.wait()
 
 
 def _where(server):
@@ -120,9 +94,9 @@ def hold(command, say=lambda line: print(line, file=sys.stderr, flush=True)):
             except subprocess.TimeoutExpired:
                 pass
         if status is None:
-            status = _end(child, stopping[0])
+            status = end_command(child, stopping[0])
     except _Stopped as stopped:
-        status = _end(child, stopped.signum)
+        status = end_command(child, stopped.signum)
     finally:
         for sig in caught:  # the servers are stopped whatever else arrives meanwhile
             signal.signal(sig, signal.SIG_IGN)

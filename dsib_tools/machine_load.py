@@ -125,7 +125,7 @@ def watch(command, path, interval=INTERVAL, orphans_grace=None, **popen):
                 log.write(json.dumps(_reading(tree.roots(status is None))) + "\n")
                 log.flush()
         except KeyboardInterrupt:
-            status = _stop(child)
+            status = end_command(child, signal.SIGINT)
             log.write(json.dumps(_reading()) + "\n")
         finally:
             signal.signal(signal.SIGTERM, previous)
@@ -241,14 +241,20 @@ def _name(process):
         return "?"
 
 
-def _stop(child, grace=10):
-    """After Ctrl-C: the terminal sent it to the command too, so let it stop on its own; one that
-    missed it (a signal between fork and exec is lost) gets it again, then SIGKILL."""
+def end_command(child, signum, grace=10):
+    """The command's status after this process got ``signum``. A Ctrl-C reached the command too
+    (the terminal sends it to the whole foreground group): it is given ``grace`` seconds to stop on
+    its own; any other signal, or a command that did not stop (a signal between fork and exec is
+    lost), gets it, then SIGKILL."""
     if child is None:
-        return 130
-    for sig in (None, signal.SIGINT, signal.SIGKILL):
+        return 128 + signum
+    first = [None] if signum == signal.SIGINT else []
+    for sig in first + [signum, signal.SIGKILL]:
         if sig is not None:
-            child.send_signal(sig)
+            try:
+                child.send_signal(sig)
+            except ProcessLookupError:
+                pass
         try:
             return child.wait(timeout=grace)
         except subprocess.TimeoutExpired:

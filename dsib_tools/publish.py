@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 
+from . import asv_results
 from .matrix import version_tuple
 from .workspace import BENCHMARKS_JSON, _load_json as _load
 
@@ -49,33 +50,17 @@ def _write(path, data):
         json.dump(data, f)
 
 
-def current_keys(result, benchmarks):
-    """The benchmarks of one raw asv result file whose version is ``benchmarks.json``'s."""
-    version = result["result_columns"].index("version")
-    return set(
-        k for k, row in result["results"].items() if k in benchmarks and row[version] == benchmarks[k]["version"]
-    )
-
-
 def _current_results(results_dir, staging, benchmarks, profile):
-    """{(machine, environment): [(file name, its result with the current benchmarks' results only)]}
-    of ``results_dir`` (at ``profile`` where given); each machine's machine.json copied to ``staging``."""
+    """{(machine, environment): [asv Results, with the current benchmarks' results only]} of
+    ``results_dir`` (at ``profile`` where given); each machine's machine.json copied to ``staging``."""
     environments = {}
-    for machine in sorted(os.listdir(results_dir)):
-        folder = os.path.join(results_dir, machine)
-        if not os.path.isfile(os.path.join(folder, "machine.json")):
-            continue
+    for machine in published_machines(results_dir):
         os.makedirs(os.path.join(staging, machine))
-        shutil.copy(os.path.join(folder, "machine.json"), os.path.join(staging, machine))
-        for name in sorted(os.listdir(folder)):
-            if not name.endswith(".json") or name == "machine.json":
-                continue
-            result = _load(os.path.join(folder, name))
-            if profile is not None and (result.get("env_vars") or {}).get("DSIB_PROFILE") != profile:
-                continue
-            keep = current_keys(result, benchmarks)
-            result["results"] = dict((k, v) for k, v in result["results"].items() if k in keep)
-            environments.setdefault((machine, result["env_name"]), []).append((name, result))
+        shutil.copy(os.path.join(results_dir, machine, "machine.json"), os.path.join(staging, machine))
+        for res in asv_results.runs(results_dir, machine):
+            if profile is None or (res.env_vars or {}).get("DSIB_PROFILE") == profile:
+                runs = environments.setdefault((machine, res.env_name), [])
+                runs.append(asv_results.drop_stale(res, benchmarks))
     return environments
 
 
@@ -87,24 +72,23 @@ def stage(results_dir, staging, profile=None):
 
     Returns [(machine, environment, benchmarks it lacks)] for each environment left out: those
     with no current result at all."""
-    listed = _load(os.path.join(results_dir, BENCHMARKS_JSON))
-    benchmarks = dict((k, v) for k, v in listed.items() if isinstance(v, dict))
+    from asv.util import write_json
+
+    benchmarks = asv_results.benchmarks(results_dir)
     os.makedirs(staging)
     environments = _current_results(results_dir, staging, benchmarks, profile)
-    has = dict((key, set().union(*(set(r["results"]) for _, r in files))) for key, files in environments.items())
+    has = dict((key, set().union(*(res.get_all_result_keys() for res in runs))) for key, runs in environments.items())
     published = set().union(*has.values()) if has else set()
-    _write(
-        os.path.join(staging, BENCHMARKS_JSON),
-        dict((k, v) for k, v in listed.items() if not isinstance(v, dict) or k in published),
-    )
+    listed = dict((name, b) for name, b in benchmarks.items() if name in published)
+    write_json(os.path.join(staging, BENCHMARKS_JSON), listed, benchmarks.api_version)
     left_out = []
-    for (machine, env_name), files in sorted(environments.items()):
+    for (machine, env_name), runs in sorted(environments.items()):
         if not has[(machine, env_name)]:
             left_out.append((machine, env_name, sorted(published)))
             continue
-        for name, result in files:
-            if result["results"]:
-                _write(os.path.join(staging, machine, name), result)
+        for res in runs:
+            if res.get_all_result_keys():
+                res.save(staging)  # as staging/<machine>/<its file name>
     return left_out
 
 

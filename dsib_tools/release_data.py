@@ -6,8 +6,6 @@ writes the pages of it."""
 import itertools
 import math
 
-from asv.benchmarks import Benchmarks
-from asv.config import Config
 from packaging.version import InvalidVersion, Version
 
 from dsib.layout import CODECS
@@ -17,7 +15,6 @@ from .chains import TEXT_VARIANTS, text_change, text_kind
 from .compare import INSTRUCTIONS_FACTOR
 from .matrix import CURATED_CONFIG, NEWEST_ONLY_NOTE, in_release
 from .report import markdown_table
-from .report_cells import param_names
 
 PUBLISHED_PROFILE = "default"
 # Each view orders the environments by these result params, most significant first.
@@ -175,24 +172,6 @@ def kind_change(case, before, after):
     return "; ".join(f for f in found if f) or None
 
 
-def asv_config(results_dir):
-    """The little of asv's Config that its loaders read: where the results are."""
-    conf = Config()
-    conf.results_dir = results_dir
-    return conf
-
-
-def load_benchmarks(results_dir):
-    return Benchmarks.load(asv_config(results_dir))
-
-
-def drop_stale_results(res, benchmarks):
-    """What asv publish does: a result whose benchmark version is not benchmarks.json's is ignored."""
-    for key in set(res.get_all_result_keys()) - res.get_result_keys(benchmarks):
-        res.remove_result(key)
-    return res
-
-
 def published_results(results_dir, machine, benchmarks):
     """One asv Results per release (python, pyarrow, pandas) at the published scale: the newest
     commit's. An environment rebuilt with other optional libraries but the same releases is the
@@ -205,7 +184,7 @@ def published_results(results_dir, machine, benchmarks):
         age = (res.date or 0, max(res.started_at.values() or [0]))
         if key not in newest or age > newest[key][0]:
             newest[key] = (age, res)
-    results = [drop_stale_results(res, benchmarks) for _, res in newest.values()]
+    results = [asv_results.drop_stale(res, benchmarks) for _, res in newest.values()]
     return sorted(results, key=lambda r: [_version(r.params.get(k)) for k in VIEWS["pyarrow"]])
 
 
@@ -395,7 +374,7 @@ def build(results_dir, machine):
     """The page's data, as plain JSON-able structures."""
     from .machine_load import Machine
 
-    benchmarks = load_benchmarks(results_dir)
+    benchmarks = asv_results.benchmarks(results_dir)
     results = published_results(results_dir, machine, benchmarks)
     loads = Machine(results_dir, machine)
     envs = [_environment(index, res, loads) for index, res in enumerate(results)]
@@ -405,7 +384,7 @@ def build(results_dir, machine):
     )
     cases = _cases(benchmarks, results, envs, orders, chain_steps(results_dir, machine, results))
     known = set(c["id"] for c in cases)
-    names = param_names(results_dir)
+    names = asv_results.param_names(results_dir)
     return {
         "machine": machine,
         "profile": PUBLISHED_PROFILE,

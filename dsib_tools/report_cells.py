@@ -5,7 +5,6 @@ The results are read through ``dsib_tools.asv_results``; values are asv's median
 """
 
 import math
-import os
 
 from .asv_results import NoResults, cells, machines, runs
 
@@ -31,18 +30,6 @@ def find_results(results_dir, machine=None, env=None, commit=None):
 
 def _param_value(text):
     return text.strip("'\"")
-
-
-def param_names(results_dir):
-    """``{benchmark: param_names}`` from the benchmarks.json asv writes beside the results."""
-    import json
-
-    path = os.path.join(results_dir, "benchmarks.json")
-    if not os.path.exists(path):
-        raise NoResults("%s is missing: it is written by `asv run`" % path)
-    with open(path) as f:
-        listing = json.load(f)
-    return dict((name, b.get("param_names", [])) for name, b in listing.items() if isinstance(b, dict))
 
 
 def _case(res, names, benchmark, fmt, extra):

@@ -6,8 +6,9 @@ sections of the site's report page (``page_sections``). The tables themselves ar
 def results_of(results_dir, machine=None, env=None, commit=None):
     """((machine, asv Results, param names), that machine's load logs) of the results in
     ``results_dir`` that the filters choose; NoResults if none, ValueError for an unreadable load log."""
+    from .asv_results import param_names
     from .machine_load import Machine
-    from .report_cells import find_results, param_names
+    from .report_cells import find_results
 
     machine, res = find_results(results_dir, machine, env, commit)
     load = Machine(results_dir, machine)

@@ -192,10 +192,9 @@ def from_results(results_dir, machine, entries, profile="default"):
     samples that ``machine``'s runs at ``profile`` hold in the environments of ``entries`` (the
     newest run of each), ``params`` {cell: {name: value}}, from the one loader."""
     from . import asv_results
-    from .report_cells import param_names
 
     table = asv_results.table(results_dir, machine)
-    names = param_names(results_dir)
+    names = asv_results.param_names(results_dir)
     samples, params = {}, {}
     for index, entry in enumerate(entries):
         rows = table[

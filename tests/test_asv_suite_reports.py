@@ -279,7 +279,8 @@ def test_the_site_has_a_report_page_for_each_machine_linked_both_ways(asv_tiny, 
 def test_the_object_store_block_has_every_read_that_ran_with_its_spread_and_counts(asv_tiny):
     """Every file and reader of the object store's case has its time at each delay, with its spread
     and samples, and one read's requests and MiB; the cells that skip are named with their reason."""
-    from dsib_tools.report_cells import find_results, param_names
+    from dsib_tools.asv_results import param_names
+    from dsib_tools.report_cells import find_results
     from dsib_tools.report_store import store_rows
 
     _, res = find_results(asv_tiny["results"], MACHINE)

@@ -13,7 +13,8 @@ import threading
 
 import pytest
 
-from dsib_tools.report_cells import _case, find_results, param_names
+from dsib_tools.asv_results import param_names
+from dsib_tools.report_cells import _case, find_results
 from dsib_tools.suite import GRID, name
 
 from .conftest import ROOT, committed

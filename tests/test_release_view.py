@@ -420,11 +420,11 @@ def test_a_grid_case_a_run_never_measured_is_a_line_below_the_table_not_cells_of
     "not run"."""
     from benchmarks import reads
 
-    from dsib_tools import report_cells, report_grid, suite
+    from dsib_tools import asv_results, report_cells, report_grid, suite
 
     results_dir = committed("results")
     _, res = report_cells.find_results(results_dir)
-    names = report_cells.param_names(results_dir)
+    names = asv_results.param_names(results_dir)
     res.remove_result(suite.name(reads.ReadFromPageCache, "peakmem_read"))
     table = report_grid.grid_table(res, names, "nyc_taxi", "plain", ["parquet", "csv"])
     assert "not run" not in table

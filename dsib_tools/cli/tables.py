@@ -173,8 +173,8 @@ def cmd_speedups(args):
     from ..compare_versions import SelectionError, default_machine, select
     from ..chains import text_change
     from ..release_data import release_label
+    from ..asv_results import param_names
     from ..report import speedup_table
-    from ..report_cells import param_names
 
     try:
         machine = args.machine or default_machine(args.results_root)
