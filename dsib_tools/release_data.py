@@ -290,7 +290,7 @@ def chain_steps(results_dir, machine, results, config_path=CURATED_CONFIG):
                 "low": call.low,
                 "high": call.high,
                 "way": call.way,
-                "band": [j.band.low, j.band.high, j.band.controls, j.band.source],
+                "band": [call.band.low, call.band.high, call.band.controls, call.band.source],
             }
         )
     return found

@@ -1,9 +1,8 @@
 """The release view's steps page (``release-regressions.html``): every step that the step caller
 calls along the curated matrix's chains (``dsib_tools.steps``), on every machine, in chain order."""
 
-from . import templates
+from . import steps, templates
 from .release_page import case_href, case_label, page_name, step_change, with_spread
-from .steps import BAND, CELL_LEVEL
 
 
 def _step_rows(data, page):
@@ -25,7 +24,7 @@ def _step_rows(data, page):
             "after_value": with_spread(case, step["after"]),
             "ratio": repr(step["ratio"]),
             "change": step_change(case, envs, step),
-            "band": "%.2f–%.2f (%s, %d control cells)" % tuple(step["band"][:2] + [step["band"][3], step["band"][2]]),
+            "band": steps.describe_band(steps.Band(*step["band"]), dash="–"),
         }
         for step, case in found
     ]
@@ -37,4 +36,10 @@ def render_regressions(datas):
         {"machine": data["machine"], "rows": _step_rows(data, page_name(data["machine"], k == 0))}
         for k, data in enumerate(datas)
     ]
-    return templates.render("release-regressions.html", level=100 * (1 - 2 * CELL_LEVEL), band=BAND, tables=tables)
+    return templates.render(
+        "release-regressions.html",
+        level=100 * (1 - 2 * steps.CELL_LEVEL),
+        band=steps.BAND,
+        min_cell=steps.MIN_CELL_CONTROLS,
+        tables=tables,
+    )

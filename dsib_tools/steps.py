@@ -17,9 +17,14 @@ and more, where a cell's own samples spread by a few. A cell's change is therefo
 
 and a step is **called** for the cell when its whole interval lies beyond the band: slower when
 its lower bound is above the band, faster when its upper bound is below it. A step whose library
-every cell touches (pandas: every format reads into a frame) has no control of its own; it takes
-the band of every control ratio of the chains' other steps (``pooled``), and a link (several
-things at once) is judged the same way, its change its own, never a library's.
+every cell touches (pandas: every format reads into a frame) has no control of its own, and a
+link (several things at once) is judged the same way, its change its own, never a library's:
+there, a cell's band is its own noise (``cell``), its ratios at the chains' other steps where it
+was a control, as far on each side as the farthest of them (an environment that moved the cell
+moves it back at the next step); a cell with fewer than ``MIN_CELL_CONTROLS`` of them takes the
+band of every control ratio of the chains' steps (``pooled``). The noise differs from cell to
+cell: a read of a few milliseconds can move 4x between two environments that differ in a library
+it does not use, where a month's read moves by a few per cent.
 
 Instruction counts (one a process) are judged the same way where counted.
 """
@@ -38,18 +43,22 @@ CELL_LEVEL = 0.005
 BAND = (0.0, 1.0)
 # A step's own band needs this many control cells; with fewer it takes the pooled band.
 MIN_CONTROLS = 20
+# A cell's own band (at a step without a band of its own) needs this many of its control ratios.
+MIN_CELL_CONTROLS = 6
 
 Band = namedtuple("Band", ["low", "high", "controls", "source"])
 Band.__doc__ = """The environments' noise at a step: control ratios from ``low`` to ``high``
-(after / before), from ``controls`` cells; ``source``: "own" (the step's controls) or "pooled"."""
+(after / before), from ``controls`` ratios; ``source``: "own" (the step's control cells),
+"cell" (the cell's ratios at the other steps) or "pooled" (every step's control cells)."""
 
-Call = namedtuple("Call", ["cell", "ratio", "low", "high", "way"])
+Call = namedtuple("Call", ["cell", "ratio", "low", "high", "way", "band"])
 Call.__doc__ = """A cell's change at a step: ratio after / before with its interval; ``way``:
-"slower", "faster", or None where the interval reaches into the band (no step called)."""
+"slower", "faster", or None where the interval reaches into ``band`` (no step called)."""
 
 Judged = namedtuple("Judged", ["step", "label", "band", "cells"])
 Judged.__doc__ = """One pair of neighbours: its ``chains.Step``, its label (``chains.describe``),
-its noise band and every cell measured on both sides (Calls, by cell)."""
+its noise band (its own, else the pooled one; each Call holds the band it was judged against) and
+every cell measured on both sides (Calls, by cell)."""
 
 
 def _quantile(ordered, q):
@@ -66,6 +75,27 @@ def band_of(ratios, source):
         return None
     logs = sorted(math.log(r) for r in ratios)
     return Band(math.exp(_quantile(logs, BAND[0])), math.exp(_quantile(logs, BAND[1])), len(ratios), source)
+
+
+def cell_band(ratios):
+    """A cell's own noise band from its control ratios at other steps: as far on each side of 1 as
+    the farthest of them, or None where there are fewer than ``MIN_CELL_CONTROLS``."""
+    if len(ratios) < MIN_CELL_CONTROLS:
+        return None
+    reach = max(abs(math.log(r)) for r in ratios)
+    return Band(math.exp(-reach), math.exp(reach), len(ratios), "cell")
+
+
+def describe_band(band, dash="-"):
+    """ "0.84-1.13 (own, 107 control cells)", "0.74-1.36 (the cell's own, 12 other steps)"."""
+    if band is None:
+        return "no band"
+    whence = (
+        "the cell's own, %d other steps" % band.controls
+        if band.source == "cell"
+        else "%s, %d control cells" % (band.source, band.controls)
+    )
+    return "%.2f%s%.2f (%s)" % (band.low, dash, band.high, whence)
 
 
 def _usable(samples):
@@ -92,7 +122,7 @@ def judge_cell(cell, before, after, band, level=CELL_LEVEL):
         way = "slower"
     elif band is not None and high < band.low:
         way = "faster"
-    return Call(cell, ratio, low, high, way)
+    return Call(cell, ratio, low, high, way, band)
 
 
 def _pairs(samples, step):
@@ -106,14 +136,16 @@ def _pairs(samples, step):
 
 
 def _control_ratios(pairs, step, touches, entries):
+    """{cell: its ratio} of the step's control cells: those whose work does not go through the
+    step's library (none at a link)."""
     if step.library is None:
-        return []
+        return {}
     after_pins = chains.pins(entries[step.after])
-    return [
-        statistics.median(b / a for a in before for b in after)
+    return dict(
+        (cell, statistics.median(b / a for a in before for b in after))
         for cell, (before, after) in pairs.items()
         if not touches(cell, step.library, after_pins)
-    ]
+    )
 
 
 def judge(entries, samples, touches, level=CELL_LEVEL, links=chains.LINKS):
@@ -125,14 +157,15 @@ def judge(entries, samples, touches, level=CELL_LEVEL, links=chains.LINKS):
     found = chains.steps(entries, links)
     paired = [_pairs(samples, s) for s in found]
     controls = [_control_ratios(p, s, touches, entries) for p, s in zip(paired, found)]
-    pooled = band_of([r for ratios in controls for r in ratios], "pooled")
+    pooled = band_of([r for ratios in controls for r in ratios.values()], "pooled")
     judged = []
-    for step, pairs, ratios in zip(found, paired, controls):
-        band = band_of(ratios, "own") if len(ratios) >= MIN_CONTROLS else pooled
-        cells = dict(
-            (cell, judge_cell(cell, before, after, band, level)) for cell, (before, after) in sorted(pairs.items())
-        )
-        judged.append(Judged(step, chains.describe(step, entries), band, cells))
+    for index, (step, pairs, ratios) in enumerate(zip(found, paired, controls)):
+        own = band_of(list(ratios.values()), "own") if len(ratios) >= MIN_CONTROLS else None
+        cells = {}
+        for cell, (before, after) in sorted(pairs.items()):
+            band = own or cell_band([c[cell] for k, c in enumerate(controls) if k != index and cell in c]) or pooled
+            cells[cell] = judge_cell(cell, before, after, band, level)
+        judged.append(Judged(step, chains.describe(step, entries), own or pooled, cells))
     return judged
 
 
@@ -143,22 +176,10 @@ def called(judged):
 
 def describe_call(judged, call):
     """ "pyarrow 14.0.2 → 17.0.0 at pandas 2.2.3, Python 3.11: <cell>: 1.42x slower (1.31-1.55),
-    beyond the environments' noise 0.95-1.06 (212 control cells)"."""
+    beyond the environments' noise 0.95-1.06 (own, 212 control cells)"."""
     ratio, low, high = call.ratio, call.low, call.high
     if call.way == "faster":
         ratio, low, high = 1 / ratio, 1 / high, 1 / low
-    band = judged.band
-    noise = (
-        "no band"
-        if band is None
-        else "%.2f-%.2f (%s, %d control cells)"
-        % (
-            band.low,
-            band.high,
-            band.source,
-            band.controls,
-        )
-    )
     return "%s: %s: %.2fx %s (%.2f-%.2f), beyond the environments' noise %s" % (
         judged.label,
         call.cell,
@@ -166,7 +187,7 @@ def describe_call(judged, call):
         call.way or "changed",
         low,
         high,
-        noise,
+        describe_band(call.band),
     )
 
 
@@ -245,6 +266,5 @@ def markdown(judged, ran, entries):
     rows = []
     for j, c in found:
         ratio, low, high = (c.ratio, c.low, c.high) if c.way == "slower" else (1 / c.ratio, 1 / c.high, 1 / c.low)
-        band = "%.2f-%.2f (%s, %d cells)" % (j.band.low, j.band.high, j.band.source, j.band.controls)
-        rows.append((j.label, c.cell, "%.2fx %s (%.2f-%.2f)" % (ratio, c.way, low, high), band))
+        rows.append((j.label, c.cell, "%.2fx %s (%.2f-%.2f)" % (ratio, c.way, low, high), describe_band(c.band)))
     return "\n".join(lines + [table(["step", "cell", "change (99 % interval)", "environments' noise"], rows)])

@@ -85,6 +85,57 @@ def test_a_faster_step_and_a_link_are_judged_and_a_link_names_no_library():
     assert 1.9 < 1 / found[0][1].ratio < 2.1 and "x faster (" in steps.describe_call(*found[0])
 
 
+# Six pyarrow steps, then a pandas step: each CSV cell is a control at six steps, its own noise.
+HISTORY = [_env(pyarrow=v) for v in ("14.0.2", "15.0.2", "16.1.0", "17.0.0", "18.1.0", "19.0.1", "20.0.0")]
+HISTORY.append(_env(pyarrow="20.0.0", pandas="2.3.3"))
+
+
+def _history(pandas_change, anomaly=None, seed=11):
+    """Six samples a cell in each of HISTORY's environments, flat but for ``pandas_change`` (a
+    factor on every cell at the pandas step) and ``anomaly``: (cell, environment, factor), one
+    environment that moves one cell alone."""
+    rng = random.Random(seed)
+    found = {}
+    for cell in CONTROLS + ARROW:
+        level = rng.uniform(0.005, 0.05)
+        per = []
+        for index in range(len(HISTORY)):
+            factor = pandas_change if index == len(HISTORY) - 1 else 1.0
+            if anomaly and anomaly[:2] == (cell, index):
+                factor *= anomaly[2]
+            per.append([level * factor * rng.lognormvariate(0, 0.02) for _ in range(6)])
+        found[cell] = per
+    return found
+
+
+def test_a_pandas_step_judges_each_cell_against_its_own_noise_at_the_other_steps():
+    # csv-0's fourth environment reads it 3x faster: the steps into and out of it move csv-0 alone
+    samples = _history(pandas_change=1.5, anomaly=("csv-0", 3, 1 / 3.0))
+    judged = steps.judge(HISTORY, samples, _touches)
+    pandas_step = judged[-1]
+    assert pandas_step.step.library == "pandas" and pandas_step.band.source == "pooled"
+    # pooled, csv-0's 3x would hide every cell's 1.5x: each flat CSV cell is judged on its own
+    assert pandas_step.band.low < 1 / 2.5
+    flat = pandas_step.cells["csv-1"]
+    assert flat.band.source == "cell" and flat.band.controls == len(HISTORY) - 2
+    assert flat.way == "slower" and 1.4 < flat.ratio < 1.6
+    assert "the cell's own, 6 other steps" in steps.describe_call(pandas_step, flat)
+    # csv-0 moves 3x at the steps around its odd environment, either way: its 1.5x is within
+    moved = pandas_step.cells["csv-0"]
+    assert moved.band.low < 0.35 and moved.band.high > 2.9 and moved.way is None
+    # the parquet cells were never a control (every step here touches them): the pooled band
+    assert pandas_step.cells["parquet-0"].band.source == "pooled" and not pandas_step.cells["parquet-0"].way
+    # the pyarrow steps keep their own band, whichever cell moved
+    assert all(j.band.source == "own" and all(c.band is j.band for c in j.cells.values()) for j in judged[:-1])
+
+
+def test_a_cell_with_fewer_than_the_minimum_of_its_own_controls_takes_the_pooled_band():
+    samples = _history(pandas_change=1.5)
+    short = HISTORY[steps.MIN_CELL_CONTROLS - 1 :]  # fewer steps before the pandas one than the minimum
+    judged = steps.judge(short, dict((c, per[steps.MIN_CELL_CONTROLS - 1 :]) for c, per in samples.items()), _touches)
+    assert judged[-1].cells["csv-1"].band.source == "pooled"
+
+
 def test_a_cell_with_too_few_samples_on_either_side_is_not_judged():
     samples = _samples(env_noise=(1.0, 1.0), arrow_change=1.5)
     samples["parquet-0"][1] = [0.01]
@@ -129,7 +180,8 @@ def test_the_published_history_s_steps_are_judged_along_the_curated_chains():
         if j.step.library == "pyarrow":
             assert j.band.source == "own" and j.band.controls >= steps.MIN_CONTROLS
     for j, call in steps.called(pairs):
-        assert call.way in ("slower", "faster") and (call.low > j.band.high or call.high < j.band.low)
+        assert call.way in ("slower", "faster") and (call.low > call.band.high or call.high < call.band.low)
+        assert call.band is j.band or (j.band.source == "pooled" and call.band.source == "cell")
     out = subprocess.run(
         [sys.executable, "-m", "dsib_tools", "table", "steps", "--machine", REFERENCE_MACHINE],
         cwd=ROOT,
