@@ -23,8 +23,8 @@ there, a cell's band is its own noise (``cell``), its ratios at the chains' othe
 was a control, as far on each side as the farthest of them (an environment that moved the cell
 moves it back at the next step); a cell with fewer than ``MIN_CELL_CONTROLS`` of them takes the
 band of every control ratio of the chains' steps (``pooled``). The noise differs from cell to
-cell: a read of a few milliseconds can move 4x between two environments that differ in a library
-it does not use, where a month's read moves by a few per cent.
+cell: a 20 ms read can move 4x between two environments that differ in a library it does not
+use, where a month's CSV read moves by a third at most.
 
 Instruction counts (one a process) are judged the same way where counted.
 """
