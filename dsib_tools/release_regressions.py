@@ -40,6 +40,6 @@ def render_regressions(datas):
         "release-regressions.html",
         level=100 * (1 - 2 * steps.CELL_LEVEL),
         band=steps.BAND,
-        min_cell=steps.MIN_CELL_CONTROLS,
+        min_controls=steps.MIN_CONTROLS,
         tables=tables,
     )

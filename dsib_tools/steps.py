@@ -19,12 +19,13 @@ and a step is **called** for the cell when its whole interval lies beyond the ba
 its lower bound is above the band, faster when its upper bound is below it. A step whose library
 every cell touches (pandas: every format reads into a frame) has no control of its own, and a
 link (several things at once) is judged the same way, its change its own, never a library's:
-there, a cell's band is its own noise (``cell``), its ratios at the chains' other steps where it
-was a control, as far on each side as the farthest of them (an environment that moved the cell
-moves it back at the next step); a cell with fewer than ``MIN_CELL_CONTROLS`` of them takes the
-band of every control ratio of the chains' steps (``pooled``). The noise differs from cell to
-cell: a 20 ms read can move 4x between two environments that differ in a library it does not
-use, where a month's CSV read moves by a third at most.
+there, a cell's band is its format's noise (``format``): the ratios of every cell of its format
+that measures what it measures (``family_of``) at the chains' other steps where they were
+controls, as far on each side of 1 as the farthest of them
+(an environment that moved a cell moves it back at the next step); a format with fewer than
+``MIN_CONTROLS`` of them takes the band of every control ratio of the chains' steps (``pooled``).
+The noise differs from format to format: a 20 ms pickle read can move 4x between two environments
+that differ in a library it does not use, where no CSV time moves by more than 1.6x.
 
 Instruction counts (one a process) are judged the same way where counted.
 """
@@ -43,13 +44,12 @@ CELL_LEVEL = 0.005
 BAND = (0.0, 1.0)
 # A step's own band needs this many control cells; with fewer it takes the pooled band.
 MIN_CONTROLS = 20
-# A cell's own band (at a step without a band of its own) needs this many of its control ratios.
-MIN_CELL_CONTROLS = 6
 
 Band = namedtuple("Band", ["low", "high", "controls", "source"])
 Band.__doc__ = """The environments' noise at a step: control ratios from ``low`` to ``high``
 (after / before), from ``controls`` ratios; ``source``: "own" (the step's control cells),
-"cell" (the cell's ratios at the other steps) or "pooled" (every step's control cells)."""
+"format" (the ratios of the cell's format at the other steps) or "pooled" (every step's control
+cells)."""
 
 Call = namedtuple("Call", ["cell", "ratio", "low", "high", "way", "band"])
 Call.__doc__ = """A cell's change at a step: ratio after / before with its interval; ``way``:
@@ -77,22 +77,19 @@ def band_of(ratios, source):
     return Band(math.exp(_quantile(logs, BAND[0])), math.exp(_quantile(logs, BAND[1])), len(ratios), source)
 
 
-def cell_band(ratios):
-    """A cell's own noise band from its control ratios at other steps: as far on each side of 1 as
-    the farthest of them, or None where there are fewer than ``MIN_CELL_CONTROLS``."""
-    if len(ratios) < MIN_CELL_CONTROLS:
-        return None
+def reach_band(ratios, source):
+    """The band as far on each side of 1 as the farthest of ``ratios`` (after / before)."""
     reach = max(abs(math.log(r)) for r in ratios)
-    return Band(math.exp(-reach), math.exp(reach), len(ratios), "cell")
+    return Band(math.exp(-reach), math.exp(reach), len(ratios), source)
 
 
 def describe_band(band, dash="-"):
-    """ "0.84-1.13 (own, 107 control cells)", "0.74-1.36 (the cell's own, 12 other steps)"."""
+    """ "0.84-1.13 (own, 107 control cells)", "0.62-1.60 (the format's, 252 control ratios)"."""
     if band is None:
         return "no band"
     whence = (
-        "the cell's own, %d other steps" % band.controls
-        if band.source == "cell"
+        "the format's, %d control ratios" % band.controls
+        if band.source == "format"
         else "%s, %d control cells" % (band.source, band.controls)
     )
     return "%.2f%s%.2f (%s)" % (band.low, dash, band.high, whence)
@@ -148,23 +145,40 @@ def _control_ratios(pairs, step, touches, entries):
     )
 
 
-def judge(entries, samples, touches, level=CELL_LEVEL, links=chains.LINKS):
+def judge(entries, samples, touches, level=CELL_LEVEL, links=chains.LINKS, family=None):
     """Every pair of neighbours of ``entries`` (a config's include entries, in chain order), judged.
 
     ``samples``: {cell: [its samples in each environment, or None]}, an environment each in the
     entries' order; ``touches(cell, library, pins)``: whether the cell's work goes through
-    ``library`` in an environment of ``pins`` (not a control of that library's steps)."""
+    ``library`` in an environment of ``pins`` (not a control of that library's steps);
+    ``family(cell)``: the cells that share a noise band where a step has none of its own
+    (``family_of``; by default, each cell alone)."""
+    family = family or (lambda cell: cell)
     found = chains.steps(entries, links)
     paired = [_pairs(samples, s) for s in found]
     controls = [_control_ratios(p, s, touches, entries) for p, s in zip(paired, found)]
     pooled = band_of([r for ratios in controls for r in ratios.values()], "pooled")
+    by_family = []
+    for ratios in controls:
+        grouped = {}
+        for cell, ratio in ratios.items():
+            grouped.setdefault(family(cell), []).append(ratio)
+        by_family.append(grouped)
+
+    def family_band(index, name):
+        ratios = [r for k, grouped in enumerate(by_family) if k != index for r in grouped.get(name, ())]
+        return reach_band(ratios, "format") if len(ratios) >= MIN_CONTROLS else pooled
+
     judged = []
     for index, (step, pairs, ratios) in enumerate(zip(found, paired, controls)):
         own = band_of(list(ratios.values()), "own") if len(ratios) >= MIN_CONTROLS else None
+        bands = {}
         cells = {}
         for cell, (before, after) in sorted(pairs.items()):
-            band = own or cell_band([c[cell] for k, c in enumerate(controls) if k != index and cell in c]) or pooled
-            cells[cell] = judge_cell(cell, before, after, band, level)
+            name = family(cell)
+            if own is None and name not in bands:
+                bands[name] = family_band(index, name)
+            cells[cell] = judge_cell(cell, before, after, own or bands[name], level)
         judged.append(Judged(step, chains.describe(step, entries), own or pooled, cells))
     return judged
 
@@ -233,6 +247,15 @@ def from_results(results_dir, machine, entries, profile="default"):
     return samples, params
 
 
+def family_of(cell, params):
+    """The cells whose noise a cell shares: those of its format that measure what it measures (a
+    time, a peak memory, an instruction count, ...); without a format, the cell alone."""
+    if "format" not in params:
+        return cell
+    method = cell.split("(")[0].rsplit(".", 1)[-1]
+    return ("instructions" if counts(cell) else method.split("_")[0], params["format"])
+
+
 def judge_results(results_dir, machine, config_path, profile="default"):
     """(judged, ran, params): the Judged pairs of neighbours of ``config_path``'s chains from
     ``machine``'s results at ``profile`` (a pair is judged where both environments ran), the
@@ -246,7 +269,7 @@ def judge_results(results_dir, machine, config_path, profile="default"):
         return touches(params.get(cell, {}), library, pins)
 
     ran = [i for i in range(len(entries)) if any(per[i] for per in samples.values())]
-    return judge(entries, samples, by_format), ran, params
+    return judge(entries, samples, by_format, family=lambda cell: family_of(cell, params.get(cell, {}))), ran, params
 
 
 def markdown(judged, ran, entries):

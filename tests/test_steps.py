@@ -85,55 +85,89 @@ def test_a_faster_step_and_a_link_are_judged_and_a_link_names_no_library():
     assert 1.9 < 1 / found[0][1].ratio < 2.1 and "x faster (" in steps.describe_call(*found[0])
 
 
-# Six pyarrow steps, then a pandas step: each CSV cell is a control at six steps, its own noise.
+# Six pyarrow steps, then a pandas step: the CSV and pickle cells are controls at six steps.
 HISTORY = [_env(pyarrow=v) for v in ("14.0.2", "15.0.2", "16.1.0", "17.0.0", "18.1.0", "19.0.1", "20.0.0")]
 HISTORY.append(_env(pyarrow="20.0.0", pandas="2.3.3"))
+FAMILIES = ["%s-%d" % (f, i) for f in ("csv", "pickle", "parquet") for i in range(10)]
 
 
-def _history(pandas_change, anomaly=None, seed=11):
-    """Six samples a cell in each of HISTORY's environments, flat but for ``pandas_change`` (a
-    factor on every cell at the pandas step) and ``anomaly``: (cell, environment, factor), one
-    environment that moves one cell alone."""
+def _family(cell):
+    return cell.split("-")[0]
+
+
+def _history(pandas_change, anomaly=None, env_noise=(1.0, 1.0), seed=11):
+    """Six samples a cell of FAMILIES in each of HISTORY's environments, each environment moving
+    each cell by a factor drawn from ``env_noise``, every cell by ``pandas_change`` at the pandas
+    step, and ``anomaly``: (cell, environment, factor), one environment that moves one cell alone."""
     rng = random.Random(seed)
     found = {}
-    for cell in CONTROLS + ARROW:
+    for cell in FAMILIES:
         level = rng.uniform(0.005, 0.05)
         per = []
         for index in range(len(HISTORY)):
-            factor = pandas_change if index == len(HISTORY) - 1 else 1.0
+            factor = rng.uniform(*env_noise) * (pandas_change if index == len(HISTORY) - 1 else 1.0)
             if anomaly and anomaly[:2] == (cell, index):
                 factor *= anomaly[2]
-            per.append([level * factor * rng.lognormvariate(0, 0.02) for _ in range(6)])
+            per.append([level * factor * rng.lognormvariate(0, 0.01) for _ in range(6)])
         found[cell] = per
     return found
 
 
-def test_a_pandas_step_judges_each_cell_against_its_own_noise_at_the_other_steps():
-    # csv-0's fourth environment reads it 3x faster: the steps into and out of it move csv-0 alone
-    samples = _history(pandas_change=1.5, anomaly=("csv-0", 3, 1 / 3.0))
-    judged = steps.judge(HISTORY, samples, _touches)
+def test_a_pandas_step_judges_each_cell_against_its_formats_noise_at_the_other_steps():
+    # pickle-0's fourth environment reads it 3x faster: the steps into and out of it move it alone
+    samples = _history(pandas_change=1.5, anomaly=("pickle-0", 3, 1 / 3.0))
+    judged = steps.judge(HISTORY, samples, _touches, family=_family)
     pandas_step = judged[-1]
     assert pandas_step.step.library == "pandas" and pandas_step.band.source == "pooled"
-    # pooled, csv-0's 3x would hide every cell's 1.5x: each flat CSV cell is judged on its own
-    assert pandas_step.band.low < 1 / 2.5
-    flat = pandas_step.cells["csv-1"]
-    assert flat.band.source == "cell" and flat.band.controls == len(HISTORY) - 2
-    assert flat.way == "slower" and 1.4 < flat.ratio < 1.6
-    assert "the cell's own, 6 other steps" in steps.describe_call(pandas_step, flat)
-    # csv-0 moves 3x at the steps around its odd environment, either way: its 1.5x is within
-    moved = pandas_step.cells["csv-0"]
-    assert moved.band.low < 0.35 and moved.band.high > 2.9 and moved.way is None
+    # pooled, pickle-0's 3x would hide every cell's 1.5x: CSV is judged on CSV's noise
+    assert pandas_step.band.low < 1 / 2.5 and pandas_step.band.high > 2.5
+    csv = [c for c in pandas_step.cells.values() if c.cell.startswith("csv")]
+    assert all(c.band.source == "format" and c.band.controls == 10 * 6 for c in csv)
+    assert all(c.way == "slower" and 1.4 < c.ratio < 1.6 for c in csv)
+    assert "the format's, 60 control ratios" in steps.describe_call(pandas_step, csv[0])
+    # pickle moved 3x at the steps around its odd environment, either way: its 1.5x is within
+    pickle = [c for c in pandas_step.cells.values() if c.cell.startswith("pickle")]
+    assert all(c.band.low < 0.35 and c.band.high > 2.9 and c.way is None for c in pickle)
     # the parquet cells were never a control (every step here touches them): the pooled band
     assert pandas_step.cells["parquet-0"].band.source == "pooled" and not pandas_step.cells["parquet-0"].way
     # the pyarrow steps keep their own band, whichever cell moved
     assert all(j.band.source == "own" and all(c.band is j.band for c in j.cells.values()) for j in judged[:-1])
 
 
-def test_a_cell_with_fewer_than_the_minimum_of_its_own_controls_takes_the_pooled_band():
-    samples = _history(pandas_change=1.5)
-    short = HISTORY[steps.MIN_CELL_CONTROLS - 1 :]  # fewer steps before the pandas one than the minimum
-    judged = steps.judge(short, dict((c, per[steps.MIN_CELL_CONTROLS - 1 :]) for c, per in samples.items()), _touches)
+def test_a_format_band_seldom_calls_a_step_where_the_environments_alone_move_the_cells():
+    # every environment moves every cell by up to ±8 %, and the pandas step changes nothing: of the
+    # 800 CSV and pickle cells judged there, the format's band calls 2 (its 60 ratios' range is
+    # passed by chance about once in 61, and a call needs the whole interval beyond it); a cell's
+    # own six control ratios would be a narrower band, and call 67
+    judgments = called = own = 0
+    for seed in range(40):
+        samples = _history(pandas_change=1.0, env_noise=(0.92, 1.08), seed=seed)
+        judged = steps.judge(HISTORY, samples, _touches, family=_family)
+        for cell, call in judged[-1].cells.items():
+            if not cell.startswith("parquet"):
+                judgments += 1
+                called += call.way is not None
+                band = steps.reach_band([j.cells[cell].ratio for j in judged[:-1]], "format")
+                own += call.low > band.high or call.high < band.low
+    assert judgments == 800 and called <= judgments // 100 and own >= 10 * max(called, 1)
+
+
+def test_a_format_with_fewer_control_ratios_than_the_minimum_takes_the_pooled_band():
+    short = HISTORY[-3:]  # two pyarrow steps and the pandas step: 10 ratios a format
+    samples = dict((c, per[-3:]) for c, per in _history(pandas_change=1.5).items())
+    judged = steps.judge(short, samples, _touches, family=_family)
     assert judged[-1].cells["csv-1"].band.source == "pooled"
+
+
+def test_a_cells_noise_is_shared_with_its_formats_cells_that_measure_the_same():
+    time = "reads.ReadFromPageCache.time_read('rocklin', 'csv', 'str')"
+    memory = "writes.WriteToBytes.peakmem_write('rocklin', 'csv', 'str')"
+    count = "instructions.ReadFromPageCache.track_read('nyc_taxi', 'csv', 'cat')"
+    assert steps.family_of(time, {"format": "csv"}) == steps.family_of("writes.X.time_write()", {"format": "csv"})
+    assert steps.family_of(memory, {"format": "csv"}) == ("peakmem", "csv")
+    assert steps.family_of(count, {"format": "csv"}) == ("instructions", "csv")
+    assert steps.family_of(time, {"format": "pickle-2"}) != steps.family_of(time, {"format": "csv"})
+    assert steps.family_of("sizes.Sizes.track_data_bytes('nyc_taxi')", {"source": "nyc_taxi"}).startswith("sizes.")
 
 
 def test_a_cell_with_too_few_samples_on_either_side_is_not_judged():
@@ -181,7 +215,7 @@ def test_the_published_history_s_steps_are_judged_along_the_curated_chains():
             assert j.band.source == "own" and j.band.controls >= steps.MIN_CONTROLS
     for j, call in steps.called(pairs):
         assert call.way in ("slower", "faster") and (call.low > call.band.high or call.high < call.band.low)
-        assert call.band is j.band or (j.band.source == "pooled" and call.band.source == "cell")
+        assert call.band is j.band or (j.band.source == "pooled" and call.band.source == "format")
     out = subprocess.run(
         [sys.executable, "-m", "dsib_tools", "table", "steps", "--machine", REFERENCE_MACHINE],
         cwd=ROOT,
