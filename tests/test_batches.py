@@ -177,17 +177,22 @@ def _numbers(rows):
     return frame
 
 
+# Fresh processes a figure of test_a_batch_pass_holds_a_batch_not_the_file takes the least of.
+PROCESSES = 3
+
+
 # One of each kind of bound: chunks of a text file, of an HDF5 table, row groups, record batches.
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["csv", "hdf-table", "parquet", "arrow-file"])
 def test_a_batch_pass_holds_a_batch_not_the_file(tmp_path, name):
-    """Peak RSS of a fresh process above what it had before reading, for a file and for one four
-    times as long, read in batches of the same rows: the longer file's pass may hold no more than a
-    quarter of what its extra rows are as a frame, where a whole read holds them all (which shows
-    the measure sees them). Parquet's and Arrow IPC's files are written for batches (row groups,
-    record batches of a batch: ``Reader.writes``), as a user who iterates would write them.
-    Measured here: CSV, HDF5 and Arrow IPC +0 MB, Parquet and Feather +2 MB, whole reads +80 to
-    +190 MB, for 62 MB more frame."""
+    """Peak RSS of a fresh process above what it had before reading (the least of ``PROCESSES``:
+    pyarrow's allocator keeps freed pages a while, by thread, which only adds), for a file and for
+    one four times as long, read in batches of the same rows: the longer file's pass may hold no
+    more than a quarter of what its extra rows are as a frame, where a whole read holds them all
+    (which shows the measure sees them). Parquet's and Arrow IPC's files are written for batches
+    (row groups, record batches of a batch: ``Reader.writes``), as a user who iterates would write
+    them. Measured here: CSV, HDF5 and Arrow IPC +0 MB, Parquet +0 to +7 MB (in one process, 0 to
+    15 MB, and 21 MB once beside a test run), whole reads +80 to +170 MB, for 62 MB more frame."""
     fmt = FORMATS[name]
     versions = installed_versions(fmt.packages)
     reason = fmt.unavailable(versions) or fmt.batches.unavailable(versions)
@@ -202,7 +207,7 @@ def test_a_batch_pass_holds_a_batch_not_the_file(tmp_path, name):
             write = fmt.batches.writes or (lambda frame, size: fmt.write(frame))
             f.write(write(frame, catalog.batch_size(rows, 0)))  # batches of a tenth of the shorter file
         for how in ("whole", "batches"):
-            peaks[how, scale] = _peak_above_start(name, how, path, rows // 10, hints)
+            peaks[how, scale] = min(_peak_above_start(name, how, path, rows // 10, hints) for _ in range(PROCESSES))
     extra = 3 * int(_numbers(rows).memory_usage(deep=True).sum())
     grew = dict((how, peaks[how, 4] - peaks[how, 1]) for how in ("whole", "batches"))
     print(
