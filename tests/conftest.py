@@ -262,10 +262,12 @@ def servers_left(paths):
 def pytest_sessionfinish(session, exitstatus):
     """No server a test started outlives the tests: the run fails, naming any left behind after
     the few seconds a stopped server takes to finish. A pytest-xdist worker checks only its own
-    directories (another worker may still be running a server under ROOT); the controller, after
-    every worker, checks them all (its temporary directory holds the workers')."""
+    directories (another worker may still be running a server under ROOT), and so does a session
+    that a worker's test started (its environment names the worker); the controller, after every
+    worker, checks them all (its temporary directory holds the workers')."""
     factory = getattr(session.config, "_tmp_path_factory", None)
-    paths = list(SERVER_DIRS) if hasattr(session.config, "workerinput") else [ROOT] + SERVER_DIRS
+    own_only = hasattr(session.config, "workerinput") or "PYTEST_XDIST_WORKER" in os.environ
+    paths = list(SERVER_DIRS) if own_only else [ROOT] + SERVER_DIRS
     if factory is not None and getattr(factory, "_basetemp", None) is not None:  # made only where a test asked
         paths.append(str(factory.getbasetemp()))
     deadline = time.monotonic() + 15
