@@ -39,7 +39,6 @@ def render_regressions(datas):
     return templates.render(
         "release-regressions.html",
         level=100 * (1 - 2 * steps.CELL_LEVEL),
-        band=steps.BAND,
         min_controls=steps.MIN_CONTROLS,
         tables=tables,
     )

@@ -21,9 +21,9 @@ every cell touches (pandas: every format reads into a frame) has no control of i
 link (several things at once) is judged the same way, its change its own, never a library's:
 there, a cell's band is its format's noise (``format``): the ratios of every cell of its format
 that measures what it measures (``family_of``) at the chains' other steps where they were
-controls, as far on each side of 1 as the farthest of them
-(an environment that moved a cell moves it back at the next step); a format with fewer than
-``MIN_CONTROLS`` of them takes the band of every control ratio of the chains' steps (``pooled``).
+controls, as far on each side of 1 as the farthest of them (an environment that moved a cell
+moves it back at the next step); a format with fewer than ``MIN_CONTROLS`` of them takes the band
+of every control ratio of the chains' steps (``pooled``).
 The noise differs from format to format: a 20 ms pickle read can move 4x between two environments
 that differ in a library it does not use, where no CSV time moves by more than 1.6x.
 
