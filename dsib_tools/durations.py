@@ -40,7 +40,8 @@ def floor_markdown(path):
         classes.setdefault(name.rsplit(".", 1)[0], [0, 0.0, 0.0, 0.0])[1] += seconds or 0
     for cell in asv_results.cells(res):
         row = classes.setdefault(cell["benchmark"].rsplit(".", 1)[0], [0, 0.0, 0.0, 0.0])
-        if not cell["samples"]:
+        # A tracked case may keep samples too, in its own unit (a throughput's MB/s): no seconds.
+        if not cell["samples"] or not _timed(cell["benchmark"]):
             continue
         number = (cell["stats"] or {}).get("number") or 1
         sample_times = [s * number for s in cell["samples"]]  # asv keeps a call's time: a sample is `number` calls
@@ -79,6 +80,11 @@ def floor_markdown(path):
     return table(headers, body, "lrrrrr")
 
 
+def _timed(benchmark):
+    """Whether ``benchmark``'s samples are seconds: asv's time benchmarks (``time_``)."""
+    return benchmark.rsplit(".", 1)[-1].startswith("time_")
+
+
 def first_samples(path):
     """{benchmark class: [timed cells with two samples or more, those whose first sample is the
     slowest, the share of them expected by chance, sub-second cells with fewer than three
@@ -87,7 +93,7 @@ def first_samples(path):
     classes = {}
     for cell in asv_results.cells(asv_results.load(path)):
         name = cell["benchmark"]
-        if not name.rsplit(".", 1)[-1].startswith("time_"):
+        if not _timed(name):
             continue
         row = classes.setdefault(name.rsplit(".", 1)[0], [0, 0, 0.0, 0])
         samples = cell["samples"]

@@ -69,6 +69,20 @@ def test_the_floor_of_a_cell_with_an_even_number_of_samples_is_the_mean_of_its_m
     assert row(floor_markdown(path), "`reads.Even`") == ["`reads.Even`", "1", "5.0 s", "1.6 s", "3.4 s", "0.9 s"]
 
 
+def test_a_tracked_cases_samples_in_its_own_unit_are_no_seconds_of_the_floor(tmp_path):
+    # A throughput kept with its samples (MB/s, as asv records a track_ that returns them): its
+    # 2 s of asv's time are all "the rest"; its 900 MB/s samples are no seconds.
+    path = results_file(
+        tmp_path,
+        {
+            "reads.Device.track_direct_read": [[900.0], [], "1", 0, 2.0, [[880.0, 900.0, 910.0]], [1]],
+            "reads.Device.time_read": [[0.5], [], "1", 0, 3.0, [[0.5, 0.5, 0.5]], [1]],
+        },
+        {},
+    )
+    assert row(floor_markdown(path), "`reads.Device`") == ["`reads.Device`", "1", "5.0 s", "1.5 s", "3.5 s", "1.5 s"]
+
+
 def test_the_cli_prints_the_floor_of_the_committed_tiny_run():
     record = "records/budget/floor/fe31ade5-env-84d9fbba986b8a98543d997b91c91abf.json"
     printed = subprocess.run(
