@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peak memory both ways (peakprobe.py), in the newest environment, two processes a case and way.
+# Peak memory both ways (caseprobe.py --peak), in the newest environment, two processes a case and way.
 #   CLONE=<the chains' clone> PYTHON=<its newest environment's python> records/allocator/peak.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -7,8 +7,8 @@ for c in "writes WriteToBytes time_write nyc_taxi msgpack plain" "writes WriteTo
     "reads ReadFromPageCache time_read nyc_taxi parquet plain" "reads ReadFromPageCache time_read nyc_taxi csv str" \
     "reads ReadFromPageCache time_read nyc_taxi pickle-highest plain"; do
     for process in 1 2; do
-        $PYTHON "$here/peakprobe.py" $c 2>&1 | grep MiB
+        $PYTHON "$here/caseprobe.py" --peak $c 2>&1 | grep MiB
         MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=4294967296 MALLOC_TOP_PAD_=268435456 \
-            $PYTHON "$here/peakprobe.py" $c 2>&1 | grep MiB
+            $PYTHON "$here/caseprobe.py" --peak $c 2>&1 | grep MiB
     done
 done
