@@ -6,9 +6,5 @@ here="$(cd "$(dirname "$0")" && pwd)"
 for c in "writes WriteToBytes time_write nyc_taxi msgpack plain" "writes WriteToBytes time_write nyc_taxi csv plain" \
     "reads ReadFromPageCache time_read nyc_taxi parquet plain" "reads ReadFromPageCache time_read nyc_taxi csv str" \
     "reads ReadFromPageCache time_read nyc_taxi pickle-highest plain"; do
-    for process in 1 2; do
-        $PYTHON "$here/caseprobe.py" --peak $c 2>&1 | grep MiB
-        MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=4294967296 MALLOC_TOP_PAD_=268435456 \
-            $PYTHON "$here/caseprobe.py" --peak $c 2>&1 | grep MiB
-    done
+    "$here/both.sh" "$PYTHON" --peak $c
 done

@@ -7,10 +7,6 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 for env in $ENVS; do
     for format in pickle-2 pickle-highest; do
-        for process in 1 2; do
-            "$env/bin/python" "$here/caseprobe.py" reads ReadFromPageCache time_read nyc_taxi $format cat 2>&1 | grep '^py '
-            MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=4294967296 MALLOC_TOP_PAD_=268435456 \
-                "$env/bin/python" "$here/caseprobe.py" reads ReadFromPageCache time_read nyc_taxi $format cat 2>&1 | grep '^py '
-        done
+        "$here/both.sh" "$env/bin/python" reads ReadFromPageCache time_read nyc_taxi $format cat
     done
 done

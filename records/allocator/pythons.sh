@@ -11,9 +11,5 @@ for py in 3.7.16 3.8.18 3.9.18; do
         "$(pyenv root)/versions/$py/bin/python" -m venv "$venv"
         "$venv/bin/pip" install -q --only-binary=:all: numpy==1.19.5 pandas==1.3.5 pyarrow==10.0.1 msgpack==1.0.5 psutil
     }
-    for process in 1 2; do
-        "$venv/bin/python" "$here/caseprobe.py" writes WriteToBytes time_write nyc_taxi msgpack plain 2>&1 | grep '^py '
-        MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=4294967296 MALLOC_TOP_PAD_=268435456 \
-            "$venv/bin/python" "$here/caseprobe.py" writes WriteToBytes time_write nyc_taxi msgpack plain 2>&1 | grep '^py '
-    done
+    "$here/both.sh" "$venv/bin/python" writes WriteToBytes time_write nyc_taxi msgpack plain
 done
