@@ -59,6 +59,22 @@ LINKS = (
     ),
 )
 
+# The release matrix's processes keep the memory they free, as the gate's do (dsib_tools.compare).
+# With glibc's defaults a freed block above the mmap threshold goes back to the OS, and the
+# threshold rises only when a process frees such a block, so whether a case's calls fault their
+# memory back in depended on what its process had freed before the first sample: that differed by
+# interpreter (a msgpack write 3.4 ms on Python 3.7, 16 ms on 3.8 with the same packages) and by
+# process (a pickle read 15.0 or 3.7 ms in one environment), steps no library made
+# (records/allocator). Every include entry of the matrix's configs sets these in its env_nobuild,
+# so its environment's name says so and such runs never share a series with glibc's defaults.
+# `make bench`'s newest environment measures a user's process, with glibc's defaults: there, what
+# one call adds to a process's memory means what it says (dsib_tools.config).
+FREED_MEMORY_KEPT = {
+    "MALLOC_MMAP_THRESHOLD_": str(2**30),
+    "MALLOC_TRIM_THRESHOLD_": str(2**32),
+    "MALLOC_TOP_PAD_": str(2**28),
+}
+
 Step = namedtuple("Step", ["before", "after", "library", "link", "pins"])
 Step.__doc__ = """Two neighbouring environments (indices into the config's entries): a step of
 ``library`` (``link`` None), or ``link`` (``library`` None). ``pins``: what they share."""
@@ -73,9 +89,29 @@ def pins(entry):
     return dict(entry.get("req", {}), **{PYTHON: entry["python"]})
 
 
-def ran_in(entry, params):
-    """Whether a run whose environment has ``params`` (asv's: pins and "python") is ``entry``'s."""
+def ran_in(entry, params, env_vars=None):
+    """Whether a run whose environment has ``params`` (asv's: pins and "python") is ``entry``'s;
+    given the run's ``env_vars``, its allocator setting must be the entry's too."""
+    if env_vars is not None and keeps_freed_memory(env_vars) != keeps_freed_memory(entry.get("env_nobuild")):
+        return False
     return all(params.get(k) == v for k, v in pins(entry).items())
+
+
+def keeps_freed_memory(env_vars):
+    """Whether environment variables (a run's, an entry's ``env_nobuild``) set ``FREED_MEMORY_KEPT``."""
+    return all((env_vars or {}).get(k) == v for k, v in FREED_MEMORY_KEPT.items())
+
+
+def without_allocator(env_vars):
+    """``env_vars`` without ``FREED_MEMORY_KEPT``'s settings: glibc's defaults."""
+    return dict((k, v) for k, v in (env_vars or {}).items() if k not in FREED_MEMORY_KEPT)
+
+
+def release_setting(env_vars_of_runs):
+    """The allocator setting of one machine's release view, from its runs' ``env_vars``: freed memory
+    kept once any of them kept it (the matrix has run so since), else glibc's defaults (a machine
+    measured before). A view never mixes the two."""
+    return any(keeps_freed_memory(v) for v in env_vars_of_runs)
 
 
 def changes(before, after):

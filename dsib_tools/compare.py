@@ -22,7 +22,7 @@ import sys
 
 from dsib import counters
 
-from . import asv_results, bounds
+from . import asv_results, bounds, chains
 from . import machine_load as load
 from . import suite
 
@@ -45,12 +45,7 @@ RULE = "bounds"
 # calls pay for that varies, so 2-20 ms cases came out in two modes up to 3x apart (a msgpack
 # read 4.5 or 15 ms; a pickle write 9.5 ms, 2 ms with freed memory kept). Keeping freed memory takes the page faults out
 # of those cases: the comparison measures the code, not the kernel's page zeroing.
-PROCESS_ENV = {
-    "OMP_NUM_THREADS": "1",
-    "MALLOC_MMAP_THRESHOLD_": str(2**30),
-    "MALLOC_TRIM_THRESHOLD_": str(2**32),
-    "MALLOC_TOP_PAD_": str(2**28),
-}
+PROCESS_ENV = dict({"OMP_NUM_THREADS": "1"}, **chains.FREED_MEMORY_KEPT)
 
 
 def _last_cpu():

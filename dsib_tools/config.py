@@ -24,15 +24,20 @@ def derive_config(
     shard=None,
 ):
     """``base`` with the profile recorded in every environment (its name, hence its series) and,
-    with ``envs="newest"``, only the matrix entry of the newest pyarrow and pandas. With a
+    with ``envs="newest"``, only the matrix entry of the newest pyarrow and pandas, run with glibc's
+    allocator defaults. With a
     ``dataset`` (a table you brought), its name and what it holds are recorded too: two tables,
     or one table brought again with other rows, never share a series. ``shard=(i, N)`` keeps the
     environments of shard i of N (``matrix.shard``): asv then builds and runs only those."""
+    from .chains import without_allocator
     from .matrix import newest, shard as shard_of
 
     conf = json.loads(json.dumps(base))
     if envs == "newest":
-        conf["include"] = [newest(conf["include"])]
+        # A user's process: glibc's defaults, not the matrix's kept freed memory (chains.FREED_MEMORY_KEPT).
+        entry = newest(conf["include"])
+        entry["env_nobuild"] = without_allocator(entry.get("env_nobuild"))
+        conf["include"] = [entry]
     if shard:
         if conf.get("matrix"):
             raise ValueError("a shard takes include entries; this config also has a matrix of combinations")

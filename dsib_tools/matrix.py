@@ -325,7 +325,7 @@ def run_check(results_dir, machine, commit, profile, config_path=CURATED_CONFIG)
     ]
     record = {"machine": machine, "commit": commit, "profile": profile, "environments": []}
     for entry in entries(config_path):
-        found = [r for r in runs if chains.ran_in(entry, r.params)]
+        found = [r for r in runs if chains.ran_in(entry, r.params, r.env_vars or {})]
         row = {"environment": label(entry), "ran": 0, "skipped": 0, "failed": [], "found": len(found)}
         if found:
             for cell in asv_results.cells(found[0]):

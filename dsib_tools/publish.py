@@ -115,8 +115,10 @@ def fill_missing_graphs(html_dir):
 
 def newest_environment(graph_param_list, reference=REFERENCE_MACHINE):
     """The graph parameters of the environment of the newest pyarrow, then pandas, then Python; of
-    equals (the newest releases at another profile, or on another machine), the published profile's
-    on the reference machine, where a reader of the dashboard starts."""
+    equals (the newest releases at another profile, or on another machine, or as the release
+    matrix runs them, with freed memory kept), the published profile's on the reference machine
+    with glibc's defaults (``make bench``'s, every benchmark), where a reader of the dashboard starts."""
+    from .chains import FREED_MEMORY_KEPT
     from .release_data import PUBLISHED_PROFILE
 
     return max(
@@ -125,6 +127,7 @@ def newest_environment(graph_param_list, reference=REFERENCE_MACHINE):
             tuple(version_tuple(params.get(k) or "0") for k in RELEASE_KEYS),
             params.get("env-DSIB_PROFILE") == PUBLISHED_PROFILE,
             params.get("machine") == reference,
+            not any(params.get("env-" + k) for k in FREED_MEMORY_KEPT),
         ),
     )
 

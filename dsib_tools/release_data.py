@@ -10,7 +10,7 @@ from packaging.version import InvalidVersion, Version
 
 from dsib.layout import CODECS
 
-from . import asv_results, suite
+from . import asv_results, chains, suite
 from .chains import TEXT_VARIANTS, text_change, text_kind
 from .compare import INSTRUCTIONS_FACTOR
 from .matrix import CURATED_CONFIG, NEWEST_ONLY_NOTE, in_release
@@ -174,11 +174,16 @@ def kind_change(case, before, after):
 
 def published_results(results_dir, machine, benchmarks):
     """One asv Results per release (python, pyarrow, pandas) at the published scale: the newest
-    commit's. An environment rebuilt with other optional libraries but the same releases is the
-    same point on the x-axis, so the newer of the two stands for it."""
+    commit's, of the machine's one allocator setting (``chains.release_setting``). An environment
+    rebuilt with other optional libraries but the same releases is the same point on the x-axis,
+    so the newer of the two stands for it."""
+    runs = [
+        r for r in asv_results.runs(results_dir, machine) if (r.env_vars or {}).get("DSIB_PROFILE") == PUBLISHED_PROFILE
+    ]
+    kept = chains.release_setting(r.env_vars for r in runs)
     newest = {}
-    for res in asv_results.runs(results_dir, machine):
-        if (res.env_vars or {}).get("DSIB_PROFILE") != PUBLISHED_PROFILE:
+    for res in runs:
+        if chains.keeps_freed_memory(res.env_vars) != kept:
             continue
         key = release_label(res.params)
         age = (res.date or 0, max(res.started_at.values() or [0]))

@@ -224,18 +224,19 @@ def touches(params, library, pins):
 
 def from_results(results_dir, machine, entries, profile="default"):
     """(samples, params): ``samples`` {cell: [samples per entry, or None]} of every cell with
-    samples that ``machine``'s runs at ``profile`` hold in the environments of ``entries`` (the
-    newest run of each), ``params`` {cell: {name: value}}, from the one loader."""
+    samples that ``machine``'s runs at ``profile`` and its release view's allocator setting
+    (``chains.release_setting``) hold in the environments of ``entries`` (the newest run of each),
+    ``params`` {cell: {name: value}}, from the one loader."""
     from . import asv_results
 
     table = asv_results.table(results_dir, machine)
+    table = table[table.env_vars.map(lambda v: v.get("DSIB_PROFILE") == profile).astype(bool)]
+    kept = chains.release_setting(table.env_vars)
+    table = table[table.env_vars.map(lambda v: chains.keeps_freed_memory(v) == kept).astype(bool)]
     names = asv_results.param_names(results_dir)
     samples, params = {}, {}
     for index, entry in enumerate(entries):
-        rows = table[
-            table.pins.map(lambda p: chains.ran_in(entry, p))
-            & table.env_vars.map(lambda v: v.get("DSIB_PROFILE") == profile)
-        ]
+        rows = table[table.pins.map(lambda p: chains.ran_in(entry, p))]
         if rows.empty:
             continue
         newest = rows[rows.date == rows.date.max()]

@@ -63,8 +63,9 @@ def _times(values, factor):
     return None if values is None else values * factor
 
 
-def pose_as(path, results_dir, scale=None, **params):
-    """Save a copy of result file ``path`` into ``results_dir`` under other env ``params``.
+def pose_as(path, results_dir, scale=None, env_vars=None, **params):
+    """Save a copy of result file ``path`` into ``results_dir`` under other env ``params`` (and
+    ``env_vars``, added to the file's).
 
     ``scale``: {benchmark: factor} multiplies its values, statistics and samples, so that asv's
     significance test sees the same spread, only shifted. Returns the new file's path."""
@@ -75,6 +76,9 @@ def pose_as(path, results_dir, scale=None, **params):
     d["env_name"] = "virtualenv-py%s-pandas%s-pyarrow%s-posed-DSIB_PROFILEdefault" % tuple(
         d["params"][k] for k in ("python", "pandas", "pyarrow")
     )
+    if env_vars:
+        d["env_vars"] = dict(d.get("env_vars") or {}, **env_vars)
+        d["env_name"] += "".join("-%s%s" % kv for kv in sorted(env_vars.items()))
     columns = d["result_columns"]
     for key, factor in (scale or {}).items():
         row = d["results"][key]  # asv drops trailing empty columns: index only what is there

@@ -66,10 +66,23 @@ def test_the_curated_set_spans_2018_to_today():
     assert oldest["python"] == "3.7" and oldest["req"]["pyarrow"] == "0.11.1" and oldest["req"]["pandas"] == "0.23.4"
     assert matrix.newest(curated)["req"]["pyarrow"] == "26.0.1" and matrix.newest(curated)["req"]["pandas"] == "3.1.1"
     for entry in curated:
-        assert set(entry) == {"python", "req", "env_nobuild"} and entry["env_nobuild"] == {"DSIB_PROFILE": "default"}
+        assert set(entry) == {"python", "req", "env_nobuild"}
+        assert entry["env_nobuild"] == dict(chains.FREED_MEMORY_KEPT, DSIB_PROFILE="default")
         assert {"numpy", "pandas", "pyarrow", "tables", "msgpack"} <= set(entry["req"]), matrix.label(entry)
     sweeps = [matrix.label(e) for e in _entries(matrix.SWEEPS_CONFIG)]
     assert all(matrix.label(e) in sweeps for e in curated), "the curated set is a subset of the sweeps"
+
+
+def test_a_run_is_an_entry_s_only_with_the_entry_s_allocator_setting():
+    """`make bench`'s run of the newest releases (glibc's defaults) has the newest entry's pins, but
+    it is not that entry's run: the matrix's keeps freed memory."""
+    entry = matrix.newest(_entries(matrix.CURATED_CONFIG))
+    params = dict(chains.pins(entry), machine="m", cpu="c")
+    assert chains.ran_in(entry, params, dict(chains.FREED_MEMORY_KEPT, DSIB_PROFILE="default"))
+    assert not chains.ran_in(entry, params, {"DSIB_PROFILE": "default"})
+    assert not chains.ran_in(entry, dict(params, pandas="3.0.6"), dict(chains.FREED_MEMORY_KEPT))
+    bench = derive_config({"include": _entries(matrix.CURATED_CONFIG)}, profile="default", envs="newest")
+    assert bench["include"][0]["env_nobuild"] == {"DSIB_PROFILE": "default"}
 
 
 def test_every_pair_of_neighbours_changes_one_library_or_is_a_named_link():
@@ -138,17 +151,23 @@ def test_asv_lists_one_environment_per_entry_and_make_bench_runs_the_newest():
 
     with open(os.path.join(ROOT, "asv.conf.json")) as f:
         base = json.load(f)
-    names = []
+    names, dirs = [], []
     for envs in ("all", "newest"):
         path = os.path.join(ROOT, ".asv-test-matrix-%s.conf.json" % envs)
         with open(path, "w") as f:
             json.dump(derive_config(base, profile="tiny", envs=envs), f)
         try:
-            names.append([e.name for e in environment.get_environments(Config.load(path), None)])
+            found = list(environment.get_environments(Config.load(path), None))
+            names.append([e.name for e in found])
+            dirs.append([e.dir_name for e in found])
         finally:
             os.remove(path)
     every, newest = names
-    assert len(every) == len(base["include"]) and all(n.endswith("-DSIB_PROFILEtiny") for n in every)
+    # The matrix keeps freed memory (its names say so: a series of their own); make bench's newest
+    # environment runs with glibc's defaults, in the same built environment (env_nobuild).
+    kept = "".join("-%s%s" % kv for kv in sorted(chains.FREED_MEMORY_KEPT.items()))
+    assert len(every) == len(base["include"]) and all(n.endswith("-DSIB_PROFILEtiny" + kept) for n in every)
+    assert dirs[1][0] in dirs[0] and every[dirs[0].index(dirs[1][0])] == newest[0] + kept
     assert newest == [
         "virtualenv-py3.11-adbc_driver_manager1.13.0-adbc_driver_postgresql1.13.0-"
         "adbc_driver_sqlite1.13.0-duckdb2.0.0-fastparquet2026.9.0-msgpack1.2.4-numpy2.4.6-pandas3.1.1-"
@@ -232,7 +251,10 @@ def test_every_curated_environment_ran_the_suite_at_tiny_with_no_failed_cell():
         )["include"]
         now = matrix.entries(os.path.join(ROOT, "asv.conf.json"))
         assert [e["environment"] for e in record["environments"]] == [matrix.label(e) for e in then]
-        assert [e for e in now if e not in then] in ([], [matrix.newest(now)]), "only the newest changed since"
+        # What an environment installs (its pins); env_nobuild's settings (the allocator's) install nothing.
+        built = [chains.pins(e) for e in then]
+        changed = [e for e in now if chains.pins(e) not in built]
+        assert changed in ([], [matrix.newest(now)]), "only the newest changed since"
         for env in record["environments"]:
             # > 400: the release-tracking selection measured 517 cells at tiny in the oldest environment
             # (2026-11-25, this selection as first committed); the whole suite, before it, 1,277

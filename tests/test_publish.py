@@ -150,6 +150,21 @@ def test_of_the_newest_releases_the_dashboard_opens_on_the_published_scale_on_th
     assert params == {"machine": [REFERENCE_MACHINE, "other-2c"], "env-DSIB_PROFILE": ["default", "full"]}
 
 
+def test_of_the_newest_releases_the_dashboard_opens_on_make_bench_s_run_not_the_matrix_s():
+    """The release matrix's newest environment keeps freed memory, beside `make bench`'s run of the
+    same releases with glibc's defaults (every benchmark): the dashboard opens on the latter,
+    whichever asv lists first."""
+    from dsib_tools import chains
+    from dsib_tools.publish import newest_environment
+
+    newest = {"pyarrow": "26.0.1", "pandas": "3.1.1", "python": "3.11", "machine": REFERENCE_MACHINE}
+    bench = dict(newest, **{"env-DSIB_PROFILE": "default"})
+    kept = dict(bench, **dict(("env-" + k, v) for k, v in chains.FREED_MEMORY_KEPT.items()))
+    older = {"pyarrow": "25.0.1", "pandas": "3.1.1", "python": "3.11", "machine": REFERENCE_MACHINE}
+    for graphs in ([kept, bench, older], [older, bench, kept]):
+        assert newest_environment(graphs) is bench
+
+
 def test_a_run_of_a_selection_publishes_that_selection(tmp_path):
     """`make bench FORMAT=parquet`: the run's environment has a few benchmarks, the history's
     results are stale. The fullest environment's benchmarks are published, and benchmarks.json

@@ -140,6 +140,37 @@ def test_two_releases_order_and_headline(tmp_path):
         assert "data-ratio='%r'" % h["best_ratio"] in row and "data-ratio='%r'" % h["previous_ratio"] in row
 
 
+def test_a_machine_s_view_and_steps_read_its_matrix_s_allocator_setting_alone(tmp_path):
+    """A run of the release matrix with freed memory kept joins history taken with glibc's
+    defaults: from then on that machine's release view and the step caller read the runs that
+    kept it alone, never the two mixed; before it, the history with glibc's defaults as it was."""
+    from dsib_tools import chains, matrix, steps
+
+    results_dir = copy_results(tmp_path)
+    benchmarks = current_benchmarks(results_dir)
+    entries = matrix.entries(os.path.join(ROOT, matrix.CURATED_CONFIG))
+    history = release_data.published_results(results_dir, MACHINE, benchmarks)
+    assert len(history) > 2 and not any(chains.keeps_freed_memory(r.env_vars) for r in history)
+    at = entries.index(matrix.newest(entries))
+    reference = reference_file(results_dir)
+    with open(reference) as f:
+        keys = current_keys(json.load(f), current_benchmarks(results_dir))
+    pose_as(reference, results_dir, **chains.pins(entries[at]))  # make bench's run of the newest entry
+    samples, _ = steps.from_results(results_dir, MACHINE, entries)
+    assert sum(any(per) for per in zip(*samples.values())) > 2, "the history's environments give samples"
+    assert steps.from_results(results_dir, MACHINE, entries, profile="none-ran") == ({}, {})
+    defaults = dict((cell, per[at]) for cell, per in samples.items() if per[at])
+
+    scale = dict((k, 0.5) for k in keys)
+    pose_as(reference, results_dir, scale=scale, env_vars=chains.FREED_MEMORY_KEPT, **chains.pins(entries[at]))
+    (kept,) = release_data.published_results(results_dir, MACHINE, benchmarks)
+    assert chains.keeps_freed_memory(kept.env_vars) and chains.ran_in(entries[at], kept.params, kept.env_vars)
+    samples, _ = steps.from_results(results_dir, MACHINE, entries)
+    assert [i for i, per in enumerate(zip(*samples.values())) if any(per)] == [at]
+    ratios = [samples[cell][at][0] / first[0] for cell, first in defaults.items() if (samples.get(cell) or {at: 0})[at]]
+    assert len(ratios) > 50 and ratios == pytest.approx([0.5] * len(ratios)), "the kept run's samples alone"
+
+
 def test_published_site_has_the_release_view_linked():
     html_dir = committed("html")
     with open(os.path.join(html_dir, "asv.html")) as f:

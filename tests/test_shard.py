@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from dsib_tools import matrix
+from dsib_tools import chains, matrix
 from dsib_tools.config import derive_config
 from dsib_tools.publish import REFERENCE_MACHINE
 from dsib_tools.merge import MergeError, merge
@@ -25,7 +25,7 @@ TEST_ENTRIES = [
     {
         "python": "3.11",
         "req": {"numpy": "2.4.6", "pandas": "3.1.1", "pyarrow": pyarrow},
-        "env_nobuild": {"DSIB_PROFILE": "default"},
+        "env_nobuild": dict(chains.FREED_MEMORY_KEPT, DSIB_PROFILE="default"),
     }
     for pyarrow in ("26.0.1", "25.0.1")
 ]

@@ -305,10 +305,12 @@ def test_the_resumed_run_measures_only_what_was_missing_and_holds_the_cells_of_a
 
 def test_the_matrix_runs_the_release_selection_and_resumes_with_asvs_own_flag(resumed, sweep):
     """run-matrix's -b is the release-tracking selection (within FORMAT and SOURCE): asv ran no cell
-    outside it, and it resumes with --skip-existing-successful, not --skip-existing (which would never
-    retry a cell that failed)."""
-    from dsib_tools import matrix, run
+    outside it, in processes that keep freed memory (chains.FREED_MEMORY_KEPT), and it resumes with
+    --skip-existing-successful, not --skip-existing (which would never retry a cell that failed)."""
+    from dsib_tools import asv_results, chains, matrix, run
 
+    for res in asv_results.runs(resumed["results"], MACHINE):
+        assert chains.keeps_freed_memory(res.env_vars), res.env_name  # as every entry of the configs says
     for name, kinds in _cells(resumed["results"]).items():
         for cell, kind in kinds.items():
             if kind != "skipped":
