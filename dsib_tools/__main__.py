@@ -34,6 +34,7 @@ ORDER = (
     "study audit",
     "study budget",
     "study load",
+    "study speed",
     "results workspace",
     "results merge",
     "results record",

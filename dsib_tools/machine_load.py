@@ -15,6 +15,10 @@ round's start, ``started_at``, for the total ``duration`` of its rounds), other 
 least ``BUSY_CORES`` of a core on average, or steal took at least ``BUSY_STEAL`` of the machine.
 Kernel threads working for the suite (writeback after an fsync) count as other processes: on a
 quiet machine they stayed far below the threshold (docs/running.md, "Machine load").
+
+A quiet machine can still be a slow one (its host's doing): each log also holds the machine's
+speed before the command and after it (``machine_speed``), and ``sittings`` compares the runs of
+one resumed run by it.
 """
 
 import bisect
@@ -28,6 +32,8 @@ import subprocess
 import sys
 import time
 from collections import namedtuple
+
+from . import machine_speed
 
 INTERVAL = 1.0
 BUSY_CORES = 0.25
@@ -108,6 +114,7 @@ def watch(command, path, interval=INTERVAL, orphans_grace=None, **popen):
             )
             + "\n"
         )
+        log.write(json.dumps({"reference": machine_speed.reference(), "when": "start"}) + "\n")
         log.write(json.dumps(_reading()) + "\n")
         child, tree, status = None, None, None
         # A SIGTERM sent to this process alone is passed on.
@@ -133,6 +140,7 @@ def watch(command, path, interval=INTERVAL, orphans_grace=None, **popen):
                 tree.finish(log, interval, ORPHANS_GRACE if orphans_grace is None else orphans_grace)
             if adopting:
                 _adopt_orphans(False)
+        log.write(json.dumps({"reference": machine_speed.reference(), "when": "end"}) + "\n")
         log.write(json.dumps({"ended": round(time.time(), 3), "status": status}) + "\n")
     os.replace(partial, path)
     return status
@@ -282,6 +290,8 @@ class Log(object):
         if len(self.readings) < 2:
             raise ValueError("%s holds fewer than two readings" % path)
         self.times = [r["t"] for r in self.readings]
+        # How fast the machine was before the command and after it (machine_speed), where logged.
+        self.references = dict((r["when"], r["reference"]) for r in lines[1:] if "reference" in r)
         ended = [r for r in lines[1:] if "ended" in r]
         # The watched command's exit status (None: the log of a run still going, or cut short).
         self.status = ended[-1]["status"] if ended else None
@@ -417,10 +427,53 @@ class Machine(object):
         return sorted(k for k in res.get_all_result_keys() if busy(self.of(res, k)))
 
 
+def sittings(paths):
+    """Each watched run of ``paths``, in the order given (a run's sittings in time): its path, its
+    references at start and end (None where its log has none), and the figures of either that
+    differ from the first run's start (``machine_speed.differs``)."""
+    rows, first = [], None
+    for path in paths:
+        references = Log(path).references
+        first = first or references.get("start")
+        moved = {}
+        for when in ("start", "end"):
+            if first and references.get(when):
+                moved.update(
+                    ("%s at %s" % (k, when), r) for k, r in machine_speed.differs(first, references[when]).items()
+                )
+        rows.append((path, references.get("start"), references.get("end"), moved))
+    return rows
+
+
+def print_sittings(paths):
+    """``sittings`` as a table; exit status 1 where a run's machine was of another speed."""
+    from tabulate import tabulate
+
+    rows = sittings(paths)
+    print(
+        tabulate(
+            [
+                [
+                    os.path.basename(path),
+                    machine_speed.describe(start) if start else "not logged",
+                    machine_speed.describe(end) if end else "not logged",
+                    ", ".join("%s %.2fx" % kv for kv in sorted(moved.items())) or "same",
+                ]
+                for path, start, end, moved in rows
+            ],
+            headers=["run", "machine speed at start", "at end", "against the first run's start"],
+            tablefmt="github",
+        )
+    )
+    return 1 if any(moved for *_, moved in rows) else 0
+
+
 def main(results_dir, machine, command):
     path = log_path(results_dir, machine)
     status = watch(command, path)
     log = Log(path)
     load = log.load(log.start, log.end)
     sys.stderr.write("dsib: machine load during this run: %s (%s)\n" % (describe_load(load), path))
+    for when in ("start", "end"):
+        sys.stderr.write("dsib: machine speed at its %s: %s\n" % (when, machine_speed.describe(log.references[when])))
     return 128 - status if status < 0 else status  # killed by a signal: as a shell reports it

@@ -237,3 +237,72 @@ def test_an_orphan_still_running_after_the_grace_is_killed_and_named(tmp_path, c
     flag = ctypes.c_int(-1)
     assert ctypes.CDLL(None).prctl(37, ctypes.byref(flag), 0, 0, 0) == 0  # PR_GET_CHILD_SUBREAPER
     assert flag.value == 0, "watch left this process adopting orphans"
+
+
+def test_a_watched_run_logs_the_machine_s_speed_before_and_after_its_command(tmp_path):
+    """Page faults, memory copies and the interpreter, timed before the command starts and after it
+    ends: the log keeps them, the run's last lines say them, and `study speed` lists them."""
+    from dsib_tools import machine_speed
+
+    watched = _watch(tmp_path, [sys.executable, "-c", "pass"])
+    _, stderr = watched.communicate(timeout=120)
+    assert watched.returncode == 0, stderr
+    log = _only_log(tmp_path)
+    assert sorted(log.references) == ["end", "start"]
+    for reference in log.references.values():
+        assert sorted(reference) == sorted(machine_speed.FIGURES)
+        assert all(len(v) == machine_speed.REPEATS and min(v) > 0 for v in reference.values()), reference
+        assert "machine speed at its start: " + machine_speed.describe(log.references["start"]) in stderr
+    listed = subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "study", "speed", log.path],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+    )
+    assert listed.returncode == 0 and os.path.basename(log.path) in listed.stdout, listed.stdout
+
+
+def test_a_sitting_on_a_slowed_machine_is_named_whatever_its_load(tmp_path):
+    """A real run's log, its end's reference made its start's (one speed), and two copies: one with
+    page faults three times dearer at the start (as the Xeon's slowed afternoon) and copies 1.2x
+    slower at the end (within the factor), one without references (logged before they were).
+    `study speed` names the slowed sitting's faults, says "not logged", and exits 1."""
+    from dsib_tools import machine_speed
+
+    watched = _watch(tmp_path, [sys.executable, "-c", "pass"])
+    watched.communicate(timeout=120)
+    with open(_only_log(tmp_path).path) as f:
+        lines = [json.loads(line) for line in f]
+    (start,) = [line["reference"] for line in lines if line.get("when") == "start"]
+
+    def write(name, references):
+        path = str(tmp_path / name)
+        with open(path, "w") as f:
+            for line in lines:
+                if "reference" not in line:
+                    f.write(json.dumps(line) + "\n")
+                elif line["when"] in references:
+                    f.write(json.dumps(dict(line, reference=references[line["when"]])) + "\n")
+        return path
+
+    base = write("base.jsonl", {"start": start, "end": start})
+    slowed = write(
+        "slowed.jsonl",
+        {
+            "start": dict(start, fault_us=[3 * v for v in start["fault_us"]]),
+            "end": dict(start, copy_gbs=[v / 1.2 for v in start["copy_gbs"]]),
+        },
+    )
+    unlogged = write("unlogged.jsonl", {})
+    rows = load.sittings([base, slowed, unlogged])
+    assert [moved for *_, moved in rows] == [{}, {"fault_us at start": pytest.approx(3.0, abs=0.01)}, {}]
+    assert rows[2][1:3] == (None, None)
+    assert machine_speed.differs(start, start) == {}
+    listed = subprocess.run(
+        [sys.executable, "-m", "dsib_tools", "study", "speed", base, slowed, unlogged],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+    )
+    assert listed.returncode == 1, listed.stdout
+    assert "fault_us at start 3.00x" in listed.stdout and "not logged" in listed.stdout, listed.stdout

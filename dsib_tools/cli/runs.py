@@ -359,6 +359,27 @@ def cmd_watch_load(args):
     return 2 if command is None else watch(args.results_dir, args.machine, command)
 
 
+def cmd_speed(args):
+    from ..machine_load import print_sittings
+
+    return print_sittings(args.logs)
+
+
+def add_speed(sub):
+    from ..machine_speed import SAME_MACHINE
+
+    p = sub.add_parser(
+        "speed",
+        help="how fast the machine was in each watched run: its sittings compared",
+        description="For each load log given (in the order of the sittings), the machine's speed "
+        "before and after its command (page faults, memory copies, the interpreter: "
+        "dsib_tools.machine_speed), and each figure more than %gx either way of the first run's "
+        "start. Exits 1 where a run's machine was of another speed." % SAME_MACHINE,
+    )
+    p.add_argument("logs", nargs="+", help="load logs (RESULTS_DIR/MACHINE/load/*.jsonl), the first sitting first")
+    p.set_defaults(func=cmd_speed)
+
+
 def add_watch_load(sub):
     p = sub.add_parser(
         "load",
@@ -469,6 +490,7 @@ COMMANDS = {
     "setup select": add_select,
     "lock": add_lock,
     "study load": add_watch_load,
+    "study speed": add_speed,
     "servers install": add_servers,
     "servers hold": add_hold_servers,
     "setup fetch-go": add_fetch_go,
