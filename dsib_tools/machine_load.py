@@ -430,7 +430,7 @@ class Machine(object):
 def sittings(paths):
     """Each watched run of ``paths``, in the order given (a run's sittings in time): its path, its
     references at start and end (None where its log has none), and the figures of either that
-    differ from the first run's start (``machine_speed.differs``)."""
+    differ from the start of the first run that logged one (``machine_speed.differs``)."""
     rows, first = [], None
     for path in paths:
         references = Log(path).references

@@ -271,7 +271,7 @@ def chain_steps(results_dir, machine, results, config_path=CURATED_CONFIG):
     indices ``before`` and ``after`` into ``results``, the step's ``label`` (its library named, or
     its link), ``library`` or ``link``, the ``ratio`` after / before with its ``low`` and ``high``
     bounds, ``way`` (faster or slower) and the noise ``band`` it beat."""
-    from . import chains, steps
+    from . import steps
     from .matrix import entries as config_entries
 
     entries = config_entries(config_path)
