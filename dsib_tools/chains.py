@@ -107,11 +107,13 @@ def without_allocator(env_vars):
     return dict((k, v) for k, v in (env_vars or {}).items() if k not in FREED_MEMORY_KEPT)
 
 
-def release_setting(env_vars_of_runs):
-    """The allocator setting of one machine's release view, from its runs' ``env_vars``: freed memory
-    kept once any of them kept it (the matrix has run so since), else glibc's defaults (a machine
-    measured before). A view never mixes the two."""
-    return any(keeps_freed_memory(v) for v in env_vars_of_runs)
+def of_release_setting(env_vars_of_runs):
+    """For each of one machine's runs (their ``env_vars``), whether it is of the machine's release
+    view's allocator setting: freed memory kept once any of them kept it (the matrix has run so
+    since), else glibc's defaults (a machine measured before). A view never mixes the two."""
+    env_vars_of_runs = list(env_vars_of_runs)
+    kept = any(keeps_freed_memory(v) for v in env_vars_of_runs)
+    return [keeps_freed_memory(v) == kept for v in env_vars_of_runs]
 
 
 def changes(before, after):

@@ -174,16 +174,15 @@ def kind_change(case, before, after):
 
 def published_results(results_dir, machine, benchmarks):
     """One asv Results per release (python, pyarrow, pandas) at the published scale: the newest
-    commit's, of the machine's one allocator setting (``chains.release_setting``). An environment
+    commit's, of the machine's one allocator setting (``chains.of_release_setting``). An environment
     rebuilt with other optional libraries but the same releases is the same point on the x-axis,
     so the newer of the two stands for it."""
     runs = [
         r for r in asv_results.runs(results_dir, machine) if (r.env_vars or {}).get("DSIB_PROFILE") == PUBLISHED_PROFILE
     ]
-    kept = chains.release_setting(r.env_vars for r in runs)
     newest = {}
-    for res in runs:
-        if chains.keeps_freed_memory(res.env_vars) != kept:
+    for res, ours in zip(runs, chains.of_release_setting(r.env_vars for r in runs)):
+        if not ours:
             continue
         key = release_label(res.params)
         age = (res.date or 0, max(res.started_at.values() or [0]))

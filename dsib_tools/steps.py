@@ -225,14 +225,13 @@ def touches(params, library, pins):
 def from_results(results_dir, machine, entries, profile="default"):
     """(samples, params): ``samples`` {cell: [samples per entry, or None]} of every cell with
     samples that ``machine``'s runs at ``profile`` and its release view's allocator setting
-    (``chains.release_setting``) hold in the environments of ``entries`` (the newest run of each),
+    (``chains.of_release_setting``) hold in the environments of ``entries`` (the newest run of each),
     ``params`` {cell: {name: value}}, from the one loader."""
     from . import asv_results
 
     table = asv_results.table(results_dir, machine)
     table = table[table.env_vars.map(lambda v: v.get("DSIB_PROFILE") == profile).astype(bool)]
-    kept = chains.release_setting(table.env_vars)
-    table = table[table.env_vars.map(lambda v: chains.keeps_freed_memory(v) == kept).astype(bool)]
+    table = table.loc[chains.of_release_setting(table.env_vars)]
     names = asv_results.param_names(results_dir)
     samples, params = {}, {}
     for index, entry in enumerate(entries):
