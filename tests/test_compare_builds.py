@@ -58,9 +58,15 @@ def test_the_two_builds_differ_in_the_library_alone(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
-    """pyarrow's older release as a wheel file from PyPI, for the newest entry's Python."""
-    where = str(tmp_path_factory.mktemp("wheel"))
+def wheel():
+    """pyarrow's older release as a wheel file from PyPI, for the newest entry's Python.
+
+    It is kept beside the worker's environments: asv names an environment by its requirements,
+    this file's path among them, so a path of its own each run would build (and leave) a new
+    1.7 GB environment each run.
+    """
+    where = ENV_DIR + "-wheels"
+    os.makedirs(where, exist_ok=True)
     subprocess.run(
         [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:"]
         + ["--python-version", NEWEST["python"], "-d", where, "pyarrow==%s" % OLDER],
