@@ -1,74 +1,57 @@
-"""How the cells no pyarrow release touches moved along one chain, sitting by sitting.
+"""How the cells no pyarrow release touches moved along one chain, run by run.
 
 The chain of pyarrow releases at pandas 0.23.4, Python 3.7: its environments differ in pyarrow
 alone, so the cells of the formats that never call pyarrow (pickle, msgpack, CSV, JSON, HDF5)
 should not move between them. Each environment's medians of those cells are divided by the
 chain's first environment's, cell by cell; the table gives the median ratio, its 10th-90th
-percentiles and the number of cells, for every run directory given, in chain order.
+percentiles and the number of cells, for every results tree given, in chain order.
 
-    .venv/bin/python records/machine-speed/control_drift.py records/matrix-runs/<run>/matrix/<machine> ...
+    PYTHONPATH=. .venv/bin/python records/machine-speed/control_drift.py MACHINE records/matrix-runs/<run>/matrix ...
 """
 
-import glob
-import itertools
-import json
 import os
 import statistics
 import sys
 
+from dsib_tools import asv_results
+
 CONTROLS = ("pickle", "msgpack", "csv", "json", "hdf5")
 
 
-def medians(path):
-    """{(benchmark, params): median seconds} of a results file's timed cells that ran."""
-    data = json.load(open(path))
-    found = {}
-    for name, row in data["results"].items():
-        if ".time_" not in name:
-            continue
-        row = dict(zip(data["result_columns"], row))
-        if row["result"] is None:
-            continue
-        params = list(itertools.product(*row["params"])) if row.get("params") else [()]
-        for combination, value in zip(params, row["result"]):
-            if isinstance(value, float) and value == value:
-                found[(name, combination)] = value
-    return data["env_name"], found
+def version(text):
+    return tuple(int(part) for part in text.split("."))
 
 
-def pyarrow_of(env_name):
-    return tuple(int(part) for part in env_name.split("-pyarrow")[1].split("-")[0].split("."))
+def chain(results_dir, machine):
+    """[(pyarrow version, {(benchmark, params): median})] of the chain's environments, in order."""
+    table = asv_results.table(results_dir, machine)
+    table = table[table["benchmark"].str.contains(r"\.time_") & table["value"].notna()]
+    envs = {}
+    for row in table.itertuples():
+        if row.pins.get("python") == "3.7" and row.pins.get("pandas") == "0.23.4":
+            envs.setdefault(row.pins["pyarrow"], {})[(row.benchmark, row.params)] = row.value
+    return sorted(envs.items(), key=lambda env: version(env[0]))
 
 
-def main(directories):
+def main(machine, results_dirs):
     print("| run | pyarrow | control cells | median ratio to the chain's first | 10th-90th percentile |")
     print("|---|---|---|---|---|")
-    for directory in directories:
-        chain = [medians(path) for path in glob.glob(os.path.join(directory, "*-*.json")) if "machine.json" not in path]
-        chain = sorted(
-            (env for env in chain if "-py3.7-" in env[0] and "-pandas0.23.4-" in env[0]),
-            key=lambda env: pyarrow_of(env[0]),
-        )
-        first = chain[0][1]
-        for env_name, cells in chain:
+    for results_dir in results_dirs:
+        envs = chain(results_dir, machine)
+        first = envs[0][1]
+        for pyarrow, cells in envs:
             ratios = [
                 cells[cell] / first[cell]
                 for cell in cells
-                if cell in first and cell[1] and cell[1][1].strip("'") in CONTROLS
+                if cell in first and len(cell[1]) > 1 and cell[1][1].strip("'") in CONTROLS
             ]
             deciles = statistics.quantiles(ratios, n=10)
+            run = os.path.basename(os.path.dirname(results_dir.rstrip("/")))
             print(
                 "| %s | %s | %d | %.2f | %.2f-%.2f |"
-                % (
-                    os.path.basename(os.path.dirname(os.path.dirname(directory.rstrip("/")))),
-                    ".".join(map(str, pyarrow_of(env_name))),
-                    len(ratios),
-                    statistics.median(ratios),
-                    deciles[0],
-                    deciles[-1],
-                )
+                % (run, pyarrow, len(ratios), statistics.median(ratios), deciles[0], deciles[-1])
             )
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main(sys.argv[1], sys.argv[2:])
