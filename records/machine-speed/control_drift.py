@@ -13,13 +13,11 @@ import os
 import statistics
 import sys
 
+from packaging.version import Version
+
 from dsib_tools import asv_results
 
 CONTROLS = ("pickle", "msgpack", "csv", "json", "hdf5")
-
-
-def version(text):
-    return tuple(int(part) for part in text.split("."))
 
 
 def chain(results_dir, machine):
@@ -30,7 +28,7 @@ def chain(results_dir, machine):
     for row in table.itertuples():
         if row.pins.get("python") == "3.7" and row.pins.get("pandas") == "0.23.4":
             envs.setdefault(row.pins["pyarrow"], {})[(row.benchmark, row.params)] = row.value
-    return sorted(envs.items(), key=lambda env: version(env[0]))
+    return sorted(envs.items(), key=lambda env: Version(env[0]))
 
 
 def main(machine, results_dirs):
