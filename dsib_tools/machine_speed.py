@@ -28,8 +28,10 @@ COPY_BYTES = 32 * 2**20
 LOOP = 200000
 REPEATS = 5
 # Provisional: the first references were taken on the slowed Xeon above, where the page-fault
-# medians of references a minute apart ranged 1.3-1.9x, copies and the loop under 1.1x; the
-# slowing moved page faults about 2x. To be set again from the spread of quiet sittings' references.
+# medians of references a minute apart ranged 1.3-1.9x, copies and the loop under 1.1x. The probe's
+# faults cost about 2x in the slowed state, but no reference of the machine before it slowed
+# exists, and a sitting whose cells drifted by a third kept its references within 1.1x
+# (records/machine-speed/): to be set again from quiet sittings' references.
 SAME_MACHINE = 1.5
 FIGURES = ("fault_us", "copy_gbs", "loop_ms")
 
@@ -84,7 +86,7 @@ def medians(ref):
 
 def describe(ref):
     """ "page fault 1.12 µs (1.05-1.30), copy 9.8 GB/s (9.6-9.9), loop 8.1 ms (8.0-8.3), 5 each"."""
-    parts = []
+    parts, median = [], medians(ref)
     for name, label, unit, digits in (
         ("fault_us", "page fault", " µs", 2),
         ("copy_gbs", "copy", " GB/s", 1),
@@ -92,8 +94,7 @@ def describe(ref):
     ):
         values = ref[name]
         parts.append(
-            "%s %.*f%s (%.*f-%.*f)"
-            % (label, digits, statistics.median(values), unit, digits, min(values), digits, max(values))
+            "%s %.*f%s (%.*f-%.*f)" % (label, digits, median[name], unit, digits, min(values), digits, max(values))
         )
     return "%s, %d each" % (", ".join(parts), len(ref[FIGURES[0]]))
 
