@@ -246,12 +246,16 @@ def loads_once(setup):
 
 def selected(cls, given):
     """Whether asv's ``-b`` of this run selects the cell ``given`` (parameter values) of ``cls``."""
-    if SELECTED is None:
-        return True
+    return SELECTED is None or selects(SELECTED, cls, given)
+
+
+def selects(regex, cls, given):
+    """Whether asv's ``-b`` ``regex`` selects a benchmark of ``cls`` at the cell ``given``: asv
+    searches it in "module.Class.method(param, ...)", each parameter as its repr."""
     prefix = "%s.%s." % (cls.__module__.rsplit(".", 1)[-1], cls.__name__)
     params = "(%s)" % ", ".join(repr(p) for p in given)
     return any(
-        re.search(SELECTED, prefix + method + params)
+        re.search(regex, prefix + method + params)
         for method in dir(cls)
         if method.startswith(("time_", "peakmem_", "track_"))
     )
@@ -295,3 +299,9 @@ class Case(object):
     warmup_time = 0
     timeout = FULL_SCALE_TIMEOUT
     measures = DATA
+
+    @classmethod
+    def held_kinds(cls, given):
+        """The kinds of the run's held servers (``dsib.servers.HELD_KINDS``) that the cell ``given``
+        works in: none, for a case whose work stays in its own process."""
+        return ()

@@ -33,6 +33,12 @@ def held_kind(engine):
     return HELD_KIND.get(engine.server)
 
 
+def held_kinds_of(cls, given):
+    """``Case.held_kinds`` of an engine's case: the held server its engine works in, if any."""
+    kind = held_kind(ENGINES[dict(zip(cls.param_names, given))["engine"]])
+    return (kind,) if kind else ()
+
+
 def measured_params(operation, method, where=lambda engine: True):
     """``engine_params`` of the engines ``where`` selects, less those that say why they do not
     measure ``method`` (``Engine.unmeasured``)."""
@@ -156,6 +162,7 @@ class IngestIntoEngine(Case):
     params, param_names = CATALOG.engine_params(operation), ENGINE_PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
+    held_kinds = classmethod(held_kinds_of)
 
     def setup_cache(self):
         build_every_cell(type(self), build_table(self.operation))
@@ -254,6 +261,7 @@ class QueryFromEngine(Case):
     params, param_names = CATALOG.engine_params(operation), ENGINE_PARAM_NAMES
     rounds = 1
     repeat = SAMPLES
+    held_kinds = classmethod(held_kinds_of)
 
     def setup_cache(self):
         build_every_cell(type(self), build_table(self.operation))

@@ -102,6 +102,10 @@ class ReadFromObjectStore(Case):
     rounds = 1
     repeat = SAMPLES
 
+    @classmethod
+    def held_kinds(cls, given):
+        return ("s3",)  # every cell reads through the run's object store
+
     def setup_cache(self):
         store = held("s3")
         if store is None:

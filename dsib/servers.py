@@ -165,19 +165,24 @@ HELD_KINDS = (
 )
 
 
-def hold(directory):
+# Why a kind of ``HELD_KINDS`` the run was not asked to hold is missing (``hold``'s ``kinds``).
+NOT_ASKED = "no case this run selects works in it"
+
+
+def hold(directory, kinds=None):
     """The servers of ``HELD_KINDS`` started in ``directory`` (each where it can be had here:
     PostgreSQL, QuestDB, the holder of Spark's JVMs, started as cases ask, and the object store
-    with its counting proxies), and what ``$DSIB_SERVERS`` tells a run of them. Returns (servers
-    started, in the order to stop them, the variable's value, {kind: why it could not be
-    started}, which the variable holds too: its cases skip saying so)."""
+    with its counting proxies), and what ``$DSIB_SERVERS`` tells a run of them; ``kinds``: those to
+    hold (None: every kind), the others missing for ``NOT_ASKED``. Returns (servers started, in
+    the order to stop them, the variable's value, {kind: why it could not be started}, which the
+    variable holds too: its cases skip saying so)."""
     import uuid
 
     started, missing = [], {}
     described = {"run": uuid.uuid4().hex[:12], "missing": missing}
     try:
         for kind, unavailable, start in HELD_KINDS:
-            reason = unavailable()
+            reason = NOT_ASKED if kinds is not None and kind not in kinds else unavailable()
             if reason:
                 missing[kind] = reason
                 continue

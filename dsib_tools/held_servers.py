@@ -1,8 +1,8 @@
-"""``python -m dsib_tools servers hold -- COMMAND``: one PostgreSQL and one QuestDB for the whole of
-COMMAND (``make run`` wraps ``asv run`` in it), started before it, and Spark's JVMs, started when
-its cases ask (``dsib.spark_server``), all stopped by their PID when it ends, however it ends
-(``hold``). ``dsib.servers`` starts and stops each server; what they need is
-installed by ``server_install``.
+"""``python -m dsib_tools servers hold [--kinds K,...] -- COMMAND``: one PostgreSQL, one QuestDB and
+the object store for the whole of COMMAND (``make run`` wraps ``asv run`` in it, asking for the
+kinds its selected cells work in), started before it, and Spark's JVMs, started when its cases
+ask (``dsib.spark_server``), all stopped by their PID when it ends, however it ends (``hold``).
+``dsib.servers`` starts and stops each server; what they need is installed by ``server_install``.
 """
 
 import os
@@ -59,11 +59,11 @@ def _serve(started):
             server.serve()
 
 
-def hold(command, say=lambda line: print(line, file=sys.stderr, flush=True)):
-    """Run ``command`` with the run's servers held: started first, told to it in ``$DSIB_SERVERS``,
-    stopped by their PID when it ends, when this process is interrupted (SIGINT, SIGTERM, SIGHUP),
-    and, should this process be killed, by the kernel (their parent-death signal). Returns the
-    command's exit status as a shell reports it."""
+def hold(command, kinds=None, say=lambda line: print(line, file=sys.stderr, flush=True)):
+    """Run ``command`` with the run's servers held (those of ``kinds``, None: every kind): started
+    first, told to it in ``$DSIB_SERVERS``, stopped by their PID when it ends, when this process is
+    interrupted (SIGINT, SIGTERM, SIGHUP), and, should this process be killed, by the kernel (their
+    parent-death signal). Returns the command's exit status as a shell reports it."""
     stopping, running = [], []
 
     def stop_here(signum, frame):
@@ -80,7 +80,7 @@ def hold(command, say=lambda line: print(line, file=sys.stderr, flush=True)):
     directory, started, child = None, [], None
     try:
         directory = run_directory()
-        started, value, missing = servers.hold(directory)
+        started, value, missing = servers.hold(directory, kinds)
         for kind, why in sorted(missing.items()):
             say("dsib: no %s held for this run: %s" % (kind, why))
         say("dsib: servers held for this run: %s" % (", ".join(_where(s) for s in started) or "none"))

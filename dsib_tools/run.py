@@ -1,5 +1,5 @@
 """``make run`` and ``make run-matrix``: asv's run of the suite, its machine recorded, its cells
-selected, its servers held and its load watched.
+selected, the servers those cells work in held and its load watched.
 
 A run of the newest environment takes the config ``make`` writes for the profile; a run of a
 matrix (the curated releases, or the sweeps) writes its own, of every environment or one shard
@@ -7,10 +7,12 @@ of them, and keeps the results an environment already has (``--skip-existing-suc
 that a run stopped halfway resumes where it stopped.
 """
 
+import itertools
 import json
 import os
 import sys
 
+from . import suite
 from .config import derive_config
 from .matrix import release_regex
 from .selection import select_regex
@@ -63,10 +65,32 @@ def asv_command(config, machine, profile, commit, selected=None, matrix=False):
     return command + [commit + "^!"]
 
 
+def held_kinds(selected=None):
+    """The kinds of held servers (``dsib.servers.HELD_KINDS``) that the cells ``selected`` (asv's
+    -b) work in, each cell's as its class declares (``held_kinds``); None, every kind, where every
+    cell runs. A run holds no server its cells do not use: an idle server's JVM still takes CPU
+    time and memory beside every case, and the load log counts it as the run's own."""
+    if selected is None:
+        return None
+    import benchmarks
+
+    kinds = set()
+    for cls in suite.classes():
+        if cls.held_kinds.__func__ is benchmarks.Case.held_kinds.__func__:
+            continue  # its cases stay in their own processes
+        for given in itertools.product(*cls.params):
+            if benchmarks.selects(selected, cls, given):
+                kinds.update(cls.held_kinds(given))
+    return sorted(kinds)
+
+
 def run(command, results_dir, machine, selected=None):
-    """``command`` with the run's servers held, its load logged beside ``results_dir``; its status."""
+    """``command`` with the servers its cells work in held, its load logged beside ``results_dir``; its status."""
     from .machine_load import main as watch
 
+    kinds = held_kinds(selected)
     if selected:  # the suite's setup_cache builds the files of these cells only
         os.environ["DSIB_SELECT"] = selected
-    return watch(results_dir, machine, [sys.executable, "-m", "dsib_tools", "servers", "hold", "--"] + command)
+    hold = [sys.executable, "-m", "dsib_tools", "servers", "hold"]
+    hold += [] if kinds is None else ["--kinds", ",".join(kinds)]
+    return watch(results_dir, machine, hold + ["--"] + command)

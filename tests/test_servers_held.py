@@ -194,10 +194,71 @@ def test_make_run_and_run_matrix_hold_the_servers_around_asv(monkeypatch):
         assert "--profile tiny" in line, line
     watched = []
     monkeypatch.setattr(machine_load, "main", lambda results_dir, machine, command: watched.append(command) or 0)
+    monkeypatch.delenv("DSIB_SELECT", raising=False)
     command = run.asv_command("c.json", "m", "tiny", "HEAD")
     assert run.run(command, "build/results", "m") == 0
     assert watched == [[sys.executable, "-m", "dsib_tools", "servers", "hold", "--"] + command]
     assert command[1:4] == ["-m", "asv", "run"] and command[-1] == "HEAD^!"
+
+
+@pytest.mark.parametrize(
+    "selection, kinds",
+    [
+        (dict(release=True), ""),  # the release matrix: files only
+        (dict(fmt="msgpack"), ""),
+        (dict(fmt="csv"), "s3"),
+        (dict(fmt="parquet"), "s3"),  # its object-store reads
+        (dict(engine="all"), "postgres,questdb,spark"),
+        (dict(engine="duckdb"), ""),  # in the case's own process
+        (dict(engine="postgres-adbc"), "postgres"),
+        (dict(bench="objectstore"), "s3"),
+    ],
+)
+def test_a_run_holds_the_servers_its_selected_cells_work_in_and_no_other(selection, kinds, monkeypatch):
+    from dsib_tools import machine_load, run
+
+    watched = []
+    monkeypatch.setattr(machine_load, "main", lambda results_dir, machine, command: watched.append(command) or 0)
+    monkeypatch.delenv("DSIB_SELECT", raising=False)
+    selected = run.selection(**selection)
+    command = run.asv_command("c.json", "m", "default", "HEAD", selected, matrix=True)
+    assert run.run(command, "build/results", "m", selected) == 0
+    assert watched == [[sys.executable, "-m", "dsib_tools", "servers", "hold", "--kinds", kinds, "--"] + command]
+    assert os.environ["DSIB_SELECT"] == selected
+
+
+def test_holding_no_server_tells_the_command_why_each_kind_is_missing(tmp_path):
+    tell = [sys.executable, "-c", "import os; print(os.environ['DSIB_SERVERS'])"]
+    told = subprocess.run(
+        HOLD[:-1] + ["--kinds", ""] + HOLD[-1:] + tell,
+        cwd=ROOT,
+        env=dict(os.environ, DSIB_DATA_DIR=str(tmp_path)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
+    assert told.returncode == 0, told.stderr
+    import json
+
+    missing = json.loads(told.stdout)["missing"]
+    assert missing == dict((kind, servers.NOT_ASKED) for kind, _, _ in servers.HELD_KINDS)
+    assert "dsib: servers held for this run: none" in told.stderr
+    assert "dsib: no questdb held for this run: %s" % servers.NOT_ASKED in told.stderr
+    assert not _held_pids(str(tmp_path))
+
+
+def test_holding_a_kind_that_does_not_exist_is_a_one_line_error(tmp_path):
+    said = subprocess.run(
+        HOLD[:-1] + ["--kinds", "postgres,mysql"] + HOLD[-1:] + ["true"],
+        cwd=ROOT,
+        env=dict(os.environ, DSIB_DATA_DIR=str(tmp_path)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
+    assert said.returncode == 2
+    assert said.stderr.splitlines()[-1] == "error: --kinds: no such kind of server: mysql", said.stderr
+    assert not _held_pids(str(tmp_path))
 
 
 def _held_pids(data_dir):
@@ -326,6 +387,27 @@ def test_held_servers_stop_by_their_pid_however_the_run_ends(how, tmp_path):
         run.wait()
         run.stdout.close()
         run.stdin.close()
+
+
+@pytest.mark.server
+@needs_postgres
+def test_a_run_asked_for_postgres_alone_holds_it_and_the_others_cases_skip_saying_why(monkeypatch):
+    from benchmarks import engines as engine_cases
+
+    from .conftest import server_dir
+
+    started, value, missing = servers.hold(server_dir("dsib-hold-"), ["postgres"])
+    try:
+        assert [s.name for s in started] == ["PostgreSQL"]
+        assert missing == {"questdb": servers.NOT_ASKED, "spark": servers.NOT_ASKED, "s3": servers.NOT_ASKED}
+        monkeypatch.setenv(environment.HELD_SERVERS, value)
+        engine_cases.require_held_server(get_engine("postgres-adbc"))
+        with pytest.raises(NotImplementedError) as info:
+            engine_cases.require_held_server(get_engine("questdb-dataframe"))
+        assert servers.NOT_ASKED in str(info.value)
+    finally:
+        for server in started:
+            server.stop()
 
 
 @pytest.mark.server

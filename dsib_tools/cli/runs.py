@@ -292,8 +292,8 @@ def add_run(sub):
         "run",
         help="asv's run of the suite: the newest environment (--config) or a matrix, servers held, load logged",
         description="Records the machine, selects the cells (FORMAT, SOURCE, ENGINE; a matrix's release "
-        "selection), and runs asv with one PostgreSQL and one QuestDB held for the run and the machine's "
-        "load logged beside the results.",
+        "selection), and runs asv with the servers its selected cells work in held for the run and the "
+        "machine's load logged beside the results.",
     )
     p.add_argument("--config", help="the asv config of a run of the newest environment")
     p.add_argument("--matrix", choices=("curated", "sweeps"), help="run this matrix instead, writing its config")
@@ -406,19 +406,31 @@ def add_servers(sub):
 
 
 def cmd_hold_servers(args):
+    from dsib.servers import HELD_KINDS
+
     from ..held_servers import hold
 
+    kinds = None if args.kinds is None else [k for k in args.kinds.split(",") if k]
+    unknown = sorted(set(kinds or ()) - set(kind for kind, _, _ in HELD_KINDS))
+    if unknown:
+        print("error: --kinds: no such kind of server: %s" % ", ".join(unknown), file=sys.stderr)
+        return 2
     command = _command(args.argv)
-    return 2 if command is None else hold(command)
+    return 2 if command is None else hold(command, kinds)
 
 
 def add_hold_servers(sub):
     p = sub.add_parser(
         "hold",
-        help="run a command (asv run) with one PostgreSQL and one QuestDB held for all of it",
-        description="Starts the servers on free ports of 127.0.0.1, tells the command "
-        "where they listen ($DSIB_SERVERS), and stops them by their PID when it ends, however it "
-        "ends. Exits with the command's status.",
+        help="run a command (asv run) with the run's servers held for all of it",
+        description="Starts the servers (PostgreSQL, QuestDB, Spark's JVM holder, the object store) on "
+        "free ports of 127.0.0.1, tells the command where they listen ($DSIB_SERVERS), and stops them "
+        "by their PID when it ends, however it ends. Exits with the command's status.",
+    )
+    p.add_argument(
+        "--kinds",
+        help="the kinds to hold, comma-separated (postgres, questdb, spark, s3; empty: none); "
+        "the others' cases skip saying why. Default: every kind",
     )
     p.add_argument("argv", nargs=argparse.REMAINDER, help="-- the command")
     p.set_defaults(func=cmd_hold_servers)
