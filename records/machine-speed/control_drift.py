@@ -6,7 +6,9 @@ should not move between them. Each environment's medians of those cells are divi
 chain's first environment's, cell by cell; the table gives the median ratio, its 10th-90th
 percentiles and the number of cells, for every results tree given, in chain order.
 
-    PYTHONPATH=. .venv/bin/python records/machine-speed/control_drift.py MACHINE records/matrix-runs/<run>/matrix ...
+    PYTHONPATH=. .venv/bin/python records/machine-speed/control_drift.py records/matrix-runs/<run>/matrix ...
+
+Each results tree is read for every machine it holds.
 """
 
 import os
@@ -31,10 +33,15 @@ def chain(results_dir, machine):
     return sorted(envs.items(), key=lambda env: Version(env[0]))
 
 
-def main(machine, results_dirs):
+def machines(results_dir):
+    """The machines of a results tree: its directories with asv's machine.json."""
+    return sorted(d for d in os.listdir(results_dir) if os.path.isfile(os.path.join(results_dir, d, "machine.json")))
+
+
+def main(results_dirs):
     print("| run | pyarrow | control cells | median ratio to the chain's first | 10th-90th percentile |")
     print("|---|---|---|---|---|")
-    for results_dir in results_dirs:
+    for results_dir, machine in [(r, m) for r in results_dirs for m in machines(r)]:
         envs = chain(results_dir, machine)
         first = envs[0][1]
         for pyarrow, cells in envs:
@@ -52,4 +59,4 @@ def main(machine, results_dirs):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2:])
+    main(sys.argv[1:])
