@@ -63,7 +63,7 @@ bench-matrix: data run-matrix site
 
 ## run-matrix: asv's run of the release matrix into build/results (bench-matrix without data and site)
 run-matrix: workspace servers
-	$(DSIB_RUN) --matrix $(or $(MATRIX),curated) --selection $(or $(MATRIX_SELECTION),release) $(if $(SHARD),--shard "$(SHARD)")
+	$(DSIB_RUN) --matrix $(or $(MATRIX),curated) --selection $(or $(MATRIX_SELECTION),release) $(if $(SHARD),--shard "$(SHARD)") $(if $(BLOCK),--block "$(BLOCK)")
 
 ## merge-results: join the results trees of a sweep's shards (SHARDS="DIR ...") into build/results
 merge-results: workspace

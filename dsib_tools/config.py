@@ -22,15 +22,17 @@ def derive_config(
     dataset=None,
     data_dir=None,
     shard=None,
+    block=None,
 ):
     """``base`` with the profile recorded in every environment (its name, hence its series) and,
     with ``envs="newest"``, only the matrix entry of the newest pyarrow and pandas, run with glibc's
     allocator defaults. With a
     ``dataset`` (a table you brought), its name and what it holds are recorded too: two tables,
     or one table brought again with other rows, never share a series. ``shard=(i, N)`` keeps the
-    environments of shard i of N (``matrix.shard``): asv then builds and runs only those."""
+    environments of shard i of N (``matrix.shard``), ``block=(i, N)`` those of block i of N
+    (``matrix.block``): asv then builds and runs only those."""
     from .chains import without_allocator
-    from .matrix import newest, shard as shard_of
+    from .matrix import block as block_of, newest, shard as shard_of
 
     conf = json.loads(json.dumps(base))
     if envs == "newest":
@@ -38,10 +40,10 @@ def derive_config(
         entry = newest(conf["include"])
         entry["env_nobuild"] = without_allocator(entry.get("env_nobuild"))
         conf["include"] = [entry]
-    if shard:
+    if shard or block:
         if conf.get("matrix"):
-            raise ValueError("a shard takes include entries; this config also has a matrix of combinations")
-        conf["include"] = shard_of(conf["include"], *shard)
+            raise ValueError("a shard or block takes include entries; this config also has a matrix of combinations")
+        conf["include"] = shard_of(conf["include"], *shard) if shard else block_of(conf["include"], *block)
     recorded = {}
     if profile:
         recorded["DSIB_PROFILE"] = profile

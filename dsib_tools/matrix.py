@@ -228,6 +228,24 @@ def shard(include, index, count):
     return chosen
 
 
+def block(include, index, count):
+    """Block ``index`` of ``count``: a run of neighbouring environments. The distinct entries in
+    the matrix's own order (the chains', step by step) are cut into ``count`` runs of neighbours,
+    as even as can be, so that one sitting measures a chain's neighbours together and in turn
+    (``run.block_commands``). An entry listed twice is one environment."""
+    ordered = []
+    for entry in include:
+        if entry not in ordered:
+            ordered.append(entry)
+    start, end = (index - 1) * len(ordered) // count, index * len(ordered) // count
+    if start == end:
+        raise ValueError(
+            "block %d/%d is empty: the matrix has %d environments, fewer than %d blocks"
+            % (index, count, len(ordered), count)
+        )
+    return ordered[start:end]
+
+
 def label(entry):
     req = entry.get("req", {})
     return "py%s %s" % (entry["python"], " ".join("%s %s" % (k, req[k]) for k in sorted(req)))

@@ -26,14 +26,15 @@ ONE_ROUND = ("full", "tiny")
 MATRIX_ROUNDS = 2
 
 
-def matrix_config(matrix, profile, results_dir, html_dir, env_dir, shard=None):
+def matrix_config(matrix, profile, results_dir, html_dir, env_dir, shard=None, block=None):
     """The asv config of ``matrix`` (curated or sweeps) at ``profile``, written beside
     asv.conf.json (asv imports the plugin from there); its path."""
     if matrix not in MATRICES:
         raise ValueError("MATRIX is %s, not %r" % (" or ".join(MATRICES), matrix))
     with open(MATRICES[matrix]) as f:
-        conf = derive_config(json.load(f), profile, results_dir, html_dir, env_dir, shard=shard)
-    path = ".asv-matrix-%s-%s%s.conf.json" % (matrix, profile, "-shard%dof%d" % shard if shard else "")
+        conf = derive_config(json.load(f), profile, results_dir, html_dir, env_dir, shard=shard, block=block)
+    part = "-shard%dof%d" % shard if shard else "-block%dof%d" % block if block else ""
+    path = ".asv-matrix-%s-%s%s.conf.json" % (matrix, profile, part)
     with open(path, "w") as f:
         json.dump(conf, f, indent=4)
         f.write("\n")
@@ -65,6 +66,32 @@ def asv_command(config, machine, profile, commit, selected=None, matrix=False):
     return command + [commit + "^!"]
 
 
+def environment_names(config):
+    """asv's names of the environments of the asv config ``config``, in its order."""
+    from asv import config as asv_config, environment
+
+    return [env.name for env in environment.get_environments(asv_config.Config.load(config), None)]
+
+
+def block_commands(config, machine, commit, selected, names):
+    """A block's two ``asv run`` passes over its environments ``names`` (neighbours, in the
+    chains' order), one process of every cell each: forward, then backward adding its samples to
+    the first's (``--append-samples``). Each environment's two processes then lie as far before
+    the block's middle as after it, so a drift of the machine over the sitting moves neighbours
+    alike instead of apart. The first pass replaces what the block's environments held: a block
+    stopped halfway is run again whole."""
+    common = [sys.executable, "-m", "asv", "run", "--config", config, "--machine", machine, "--record-samples"]
+    common += ["--show-stderr", "--no-interleave-rounds", "--attribute", "rounds=1"]
+    common += ["-b", selected] if selected else []
+
+    def environments(ordered):
+        return [part for name in ordered for part in ("-E", name)]
+
+    forward = common + environments(names) + [commit + "^!"]
+    backward = common + ["--append-samples"] + environments(reversed(names)) + [commit + "^!"]
+    return [forward, backward]
+
+
 def held_kinds(selected=None):
     """The kinds of held servers (``dsib.servers.HELD_KINDS``) that the cells ``selected`` (asv's
     -b) work in, each cell's as its class declares (``held_kinds``); None, every kind, where every
@@ -94,3 +121,15 @@ def run(command, results_dir, machine, selected=None):
     hold = [sys.executable, "-m", "dsib_tools", "servers", "hold"]
     hold += [] if kinds is None else ["--kinds", ",".join(kinds)]
     return watch(results_dir, machine, hold + ["--"] + command)
+
+
+def run_passes(commands, results_dir, machine, selected=None):
+    """Each command in turn as ``run`` runs it, until one is stopped (asv's 2, some cell failed,
+    goes on); the worst status."""
+    worst = 0
+    for command in commands:
+        status = run(command, results_dir, machine, selected)
+        worst = max(worst, status)
+        if status not in (0, 2):
+            break
+    return worst

@@ -273,14 +273,21 @@ def cmd_run(args):
         selected = run.selection(
             args.format, args.source, args.engine, release=args.selection == "release", bench=args.bench
         )
+        if args.block and (args.shard or not args.matrix):
+            raise ValueError("--block takes --matrix, and not --shard")
         config = (
-            run.matrix_config(args.matrix, args.profile, args.results_dir, args.html_dir, args.env_dir, args.shard)
+            run.matrix_config(
+                args.matrix, args.profile, args.results_dir, args.html_dir, args.env_dir, args.shard, args.block
+            )
             if args.matrix
             else args.config
         )
     except (KeyError, ValueError) as exc:
         print("error: %s" % exc.args[0], file=sys.stderr)
         return 2
+    if args.block:
+        commands = run.block_commands(config, args.machine, args.commit, selected, run.environment_names(config))
+        return run.run_passes(commands, args.results_dir, args.machine, selected)
     command = run.asv_command(config, args.machine, args.profile, args.commit, selected, matrix=bool(args.matrix))
     return run.run(command, args.results_dir, args.machine, selected)
 
@@ -298,6 +305,12 @@ def add_run(sub):
     p.add_argument("--config", help="the asv config of a run of the newest environment")
     p.add_argument("--matrix", choices=("curated", "sweeps"), help="run this matrix instead, writing its config")
     p.add_argument("--shard", type=_shard, metavar="I/N", help="with --matrix: shard I of N of its environments")
+    p.add_argument(
+        "--block",
+        type=_shard,
+        metavar="I/N",
+        help="with --matrix: block I of N, a run of neighbouring environments, measured forward then backward",
+    )
     p.add_argument(
         "--selection",
         choices=("release", "all"),
