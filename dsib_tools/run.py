@@ -50,14 +50,17 @@ def selection(fmt=None, source=None, engine=None, release=False, bench=None):
     return release_regex(within=within) if release else within
 
 
+def _asv_run(config, machine):
+    """The start of every ``asv run`` here: ``config`` on ``machine``, every sample recorded."""
+    return [sys.executable, "-m", "asv", "run", "--config", config, "--machine", machine, "--record-samples"]
+
+
 def asv_command(config, machine, profile, commit, selected=None, matrix=False):
     """``asv run`` of ``commit`` with every sample recorded; a matrix's keeps what its environments
     already measured, one environment after the other, and takes every cell's samples in
     ``MATRIX_ROUNDS`` processes (one at ``ONE_ROUND``'s profiles)."""
-    command = [sys.executable, "-m", "asv", "run", "--config", config, "--machine", machine, "--record-samples"]
-    command += ["--show-stderr"] + (
-        ["--skip-existing-successful", "--no-interleave-rounds"] if matrix else ["--durations", "12"]
-    )
+    command = _asv_run(config, machine) + ["--show-stderr"]
+    command += ["--skip-existing-successful", "--no-interleave-rounds"] if matrix else ["--durations", "12"]
     command += ["-b", selected] if selected else []
     if profile in ONE_ROUND:
         command += ["--attribute", "rounds=1"]
@@ -80,8 +83,7 @@ def block_commands(config, machine, commit, selected, names):
     the block's middle as after it, so a drift of the machine over the sitting moves neighbours
     alike instead of apart. The first pass replaces what the block's environments held: a block
     stopped halfway is run again whole."""
-    common = [sys.executable, "-m", "asv", "run", "--config", config, "--machine", machine, "--record-samples"]
-    common += ["--show-stderr", "--no-interleave-rounds", "--attribute", "rounds=1"]
+    common = _asv_run(config, machine) + ["--show-stderr", "--no-interleave-rounds", "--attribute", "rounds=1"]
     common += ["-b", selected] if selected else []
 
     def environments(ordered):
