@@ -54,7 +54,10 @@ def test_a_servers_memory_is_what_each_call_added_to_it_and_grows_with_the_frame
 ):
     """track_server_added_*: what an ingest or a query adds to the PSS of the held server's process
     tree (PostgreSQL's backends included, shared buffers counted once), over its level before the
-    call: a frame eight times larger adds more, and the server's resting memory is not in it."""
+    call, and the server's resting memory is not in it. Through ADBC a frame eight times larger adds
+    more to the server. psycopg's COPY sends its CSV rows in chunks the server takes one at a time,
+    so what the server holds at its peak hardly depends on the frame: at `tiny`, 7-14 MiB for the
+    small frame and 9-12 MiB for the large one, and either can be the larger; its client's grows."""
     import pandas as pd
 
     from benchmarks.engines import client_added, server_added
@@ -80,7 +83,9 @@ def test_a_servers_memory_is_what_each_call_added_to_it_and_grows_with_the_frame
             added[size, "client"] = client_added(query)
     finally:
         engine.close(session)
-    assert added["large", "ingest"] > added["small", "ingest"] > 0, added
+    assert added["small", "ingest"] > 0 and added["large", "ingest"] > 0, added
+    if name == "postgres-adbc":
+        assert added["large", "ingest"] > added["small", "ingest"], added
     assert added["large", "client"] > added["small", "client"] > 0, added
     assert all(added[size, "ingest"] < resting for size in ("small", "large")), "not the server's whole memory"
     assert psutil.pid_exists(session.server_pid), "a held server stays when its session closes"
