@@ -78,20 +78,27 @@ def environment_names(config):
 
 def block_commands(config, machine, commit, selected, names):
     """A block's two ``asv run`` passes over its environments ``names`` (neighbours, in the
-    chains' order), one process of every cell each: forward, then backward adding its samples to
-    the first's (``--append-samples``). Each environment's two processes then lie as far before
-    the block's middle as after it, so a drift of the machine over the sitting moves neighbours
-    alike instead of apart. The first pass replaces what the block's environments held: a block
-    stopped halfway is run again whole."""
+    chains' order): forward, every cell in one process; then backward, the timed cells
+    (``timed_only``) in one more process each, their samples added to the first's
+    (``--append-samples``). Each environment's two processes then lie as far before the block's
+    middle as after it, so a drift of the machine over the sitting moves neighbours alike instead
+    of apart. A peak memory or a tracked figure (a size, a fraction) is taken once, in the first
+    pass: asv keeps one value of it however many processes measure it. The first pass replaces
+    what the block's environments held: a block stopped halfway is run again whole."""
     common = _asv_run(config, machine) + ["--show-stderr", "--no-interleave-rounds", "--attribute", "rounds=1"]
-    common += ["-b", selected] if selected else []
 
     def environments(ordered):
         return [part for name in ordered for part in ("-E", name)]
 
-    forward = common + environments(names) + [commit + "^!"]
-    backward = common + ["--append-samples"] + environments(reversed(names)) + [commit + "^!"]
-    return [forward, backward]
+    forward = common + (["-b", selected] if selected else []) + environments(names) + [commit + "^!"]
+    backward = common + ["-b", timed_only(selected), "--append-samples"] + environments(reversed(names))
+    return [forward, backward + [commit + "^!"]]
+
+
+def timed_only(selected=None):
+    """asv's -b for the timed cells (``time_``: those with samples) among ``selected`` (asv's -b,
+    matched against "benchmark(params)"; every cell where None)."""
+    return r"^(?=.*\.time_)" + ("(?=.*(?:%s))" % selected if selected else "")
 
 
 def held_kinds(selected=None):

@@ -1,9 +1,9 @@
 """A block of the release matrix: `make run-matrix BLOCK=i/N` measures a run of neighbouring
 environments forward, then backward adding to the first pass's samples, so that a sitting's drift
-moves neighbours alike. Here the cut, the config and asv's two commands; asv's running of the
-environments in the order of `-E` and its appending of samples were checked by hand
-(records/machine-speed/README.md)."""
+moves neighbours alike. Here the cut, the config, asv's two commands, and a real block of two
+environments at `tiny` run through make."""
 
+import itertools
 import os
 import sys
 
@@ -36,11 +36,32 @@ def test_a_block_runs_its_neighbours_forward_then_backward_appending_samples(tmp
     forward, backward = run.block_commands(config, "m", "HEAD", "reads", names)
     for command in (forward, backward):
         assert command[:4] == [sys.executable, "-m", "asv", "run"] and command[-1] == "HEAD^!"
-        assert "--skip-existing-successful" not in command and command[command.index("-b") + 1] == "reads"
+        assert "--skip-existing-successful" not in command
         assert command[command.index("--attribute") + 1] == "rounds=1"
+    assert forward[forward.index("-b") + 1] == "reads" and backward[backward.index("-b") + 1] == run.timed_only("reads")
     assert "--append-samples" not in forward and "--append-samples" in backward
     assert [forward[i + 1] for i, part in enumerate(forward) if part == "-E"] == names
     assert [backward[i + 1] for i, part in enumerate(backward) if part == "-E"] == names[::-1]
+
+
+@pytest.mark.parametrize("selected", [None, matrix.release_regex(), "reads"])
+def test_a_blocks_second_pass_takes_the_timed_cells_of_the_first(selected):
+    """The backward pass measures again what has samples (``time_``), and no peak memory or tracked
+    figure, of which asv would keep one value anyway."""
+    import re
+
+    from dsib_tools import suite
+
+    labels = [
+        matrix.cell_label(suite.name(cls, method), params)
+        for cls in suite.classes()
+        for method in suite.methods(cls)
+        for params in itertools.product(*cls.params)
+    ]
+    first = [label for label in labels if selected is None or re.search(selected, label)]
+    second = [label for label in labels if re.search(run.timed_only(selected), label)]
+    assert second == [label for label in first if label.split("(")[0].rsplit(".", 1)[1].startswith("time_")]
+    assert second and len(second) < len(first)
 
 
 def test_a_block_stops_after_a_stopped_pass_and_goes_on_after_failed_cells(monkeypatch):
@@ -57,3 +78,71 @@ def test_block_takes_a_matrix_and_no_shard(capsys):
     for extra in (["--matrix", "curated", "--shard", "1/2"], []):
         assert main(["run", "--profile", "tiny", "--machine", "m", "--block", "1/2"] + extra) == 2
         assert "error: --block takes --matrix, and not --shard" in capsys.readouterr().err
+
+
+# --- a real block: two environments of the sweeps at `tiny`, through make ---
+
+
+@pytest.fixture(scope="module")
+def block_run(tiny_data_dir, tmp_path_factory, request):
+    """`make run-matrix MATRIX=sweeps BLOCK=1/1` at `tiny` over the two environments of
+    TEST_ENTRIES, Parquet's cells of one source, in a fresh repository holding this working tree:
+    its output and its results directory."""
+    import json
+
+    from .conftest import run_with_progress, snapshot_working_tree
+    from .test_shard import TEST_ENTRIES
+    from .test_shard_sweep import _make
+
+    repo = os.path.join(str(tmp_path_factory.mktemp("block")), "repo")
+    snapshot_working_tree(repo)
+    with open(os.path.join(repo, matrix.SWEEPS_CONFIG)) as f:
+        conf = json.load(f)
+    conf["include"] = TEST_ENTRIES
+    with open(os.path.join(repo, matrix.SWEEPS_CONFIG), "w") as f:
+        json.dump(conf, f, indent=4)
+    env = dict(os.environ, DSIB_DATA_DIR=tiny_data_dir)
+    env.pop("MAKEFLAGS", None)
+    done = run_with_progress(
+        _make() + ["run-matrix", "BLOCK=1/1", "BUILD=build-block"], repo, env, request, "make run-matrix BLOCK=1/1"
+    )
+    assert done.returncode == 0, done.stdout[-6000:]
+    return done.stdout, os.path.join(repo, "build-block", "results")
+
+
+@pytest.mark.asv
+@pytest.mark.server
+def test_a_real_block_measures_forward_then_backward_and_the_timed_cells_twice(block_run):
+    import math
+    import re
+
+    from asv.results import iter_results_for_machine
+
+    from dsib_tools import suite
+
+    from .test_shard_sweep import MACHINE
+
+    output, results_dir = block_run
+    passes = output.split("dsib: servers held for this run")[1:]
+    assert len(passes) == 2, output[-3000:]
+    orders = [re.findall(r"Benchmarking (\S+)", part) for part in passes]
+    assert len(orders[0]) == 2 and orders[1] == orders[0][::-1], orders
+    second = re.findall(r"^\[ *[\d.]+%\] \S+ ([a-z_]+\.\w+\.(\w+))", passes[1], re.M)
+    assert second and all(method.startswith("time_") for _, method in second), sorted(set(second))
+    repeats = dict(
+        (suite.name(cls, m), getattr(cls, "repeat", 0)) for cls in suite.classes() for m in suite.methods(cls)
+    )
+    kinds = {}
+    for res in iter_results_for_machine(results_dir, MACHINE):
+        for key in res.get_all_result_keys():
+            method = key.rsplit(".", 1)[1]
+            values = res.get_result_value(key, res.get_result_params(key))
+            samples = res.get_result_samples(key, res.get_result_params(key))
+            for value, taken in zip(values, samples):
+                if value is None or (isinstance(value, float) and math.isnan(value)):
+                    continue
+                kinds.setdefault(method.split("_")[0], []).append(key)
+                if method.startswith("time_"):  # at `tiny` each process takes its most samples
+                    most = repeats[key] if isinstance(repeats[key], int) else repeats[key][1]
+                    assert len(taken) == 2 * most, (res.env_name, key, taken)  # a process of each pass
+    assert len(kinds.get("time", [])) >= 2 and kinds.get("peakmem") and kinds.get("track"), sorted(kinds)
