@@ -203,11 +203,12 @@ def newest(include):
     return max(include, key=key)
 
 
-def parse_shard(text):
-    """``"i/N"`` (1-based, as ``make bench-matrix SHARD=i/N`` takes it) as ``(i, N)``."""
+def parse_shard(text, part="shard"):
+    """``"i/N"`` (1-based, as ``make bench-matrix SHARD=i/N`` and ``BLOCK=i/N`` take it) as ``(i, N)``;
+    ``part`` names it in the error."""
     match = re.fullmatch(r"(\d+)/(\d+)", (text or "").strip())
     if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
-        raise ValueError("a shard is i/N with 1 <= i <= N (shard 1/4 is the first of four), not %r" % text)
+        raise ValueError("a %s is i/N with 1 <= i <= N (%s 1/4 is the first of four), not %r" % (part, part, text))
     return int(match.group(1)), int(match.group(2))
 
 

@@ -146,3 +146,15 @@ def test_a_real_block_measures_forward_then_backward_and_the_timed_cells_twice(b
                     most = repeats[key] if isinstance(repeats[key], int) else repeats[key][1]
                     assert len(taken) == 2 * most, (res.env_name, key, taken)  # a process of each pass
     assert len(kinds.get("time", [])) >= 2 and kinds.get("peakmem") and kinds.get("track"), sorted(kinds)
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "x"])
+def test_a_block_that_is_not_i_of_n_is_refused_naming_the_block(text, capsys):
+    from dsib_tools.__main__ import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", "--profile", "tiny", "--machine", "m", "--matrix", "curated", "--block", text])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "a block is i/N with 1 <= i <= N (block 1/4 is the first of four), not %r" % text in err
+    assert "a shard is" not in err

@@ -8,13 +8,17 @@ import os
 import sys
 
 
-def _shard(text):
+def _shard(text, part="shard"):
     from ..matrix import parse_shard
 
     try:
-        return parse_shard(text)
+        return parse_shard(text, part)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(exc.args[0])
+
+
+def _block(text):
+    return _shard(text, "block")
 
 
 def cmd_config(args):
@@ -307,7 +311,7 @@ def add_run(sub):
     p.add_argument("--shard", type=_shard, metavar="I/N", help="with --matrix: shard I of N of its environments")
     p.add_argument(
         "--block",
-        type=_shard,
+        type=_block,
         metavar="I/N",
         help="with --matrix: block I of N, a run of neighbouring environments, measured forward then backward",
     )
