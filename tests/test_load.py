@@ -259,7 +259,11 @@ def test_a_watched_run_logs_the_machine_s_speed_before_and_after_its_command(tmp
         stdout=subprocess.PIPE,
         universal_newlines=True,
     )
-    assert listed.returncode == 0 and os.path.basename(log.path) in listed.stdout, listed.stdout
+    assert os.path.basename(log.path) in listed.stdout, listed.stdout
+    # One run: its end set against its own start, which a busy machine can move past the factor
+    # (make test's other worker running asv: the loop 1.53x at the end); then it says so and exits 1.
+    verdict = listed.stdout.strip().splitlines()[-1].rstrip(" |").rsplit("|", 1)[-1].strip()
+    assert (listed.returncode, verdict == "same") in ((0, True), (1, False)), listed.stdout
 
 
 def test_a_sitting_on_a_slowed_machine_is_named_whatever_its_load(tmp_path):
