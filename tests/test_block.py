@@ -88,21 +88,10 @@ def block_run(tiny_data_dir, tmp_path_factory, request):
     """`make run-matrix MATRIX=sweeps BLOCK=1/1` at `tiny` over the two environments of
     TEST_ENTRIES, Parquet's cells of one source, in a fresh repository holding this working tree:
     its output and its results directory."""
-    import json
+    from .conftest import run_with_progress
+    from .test_shard_sweep import _make, sweeps_repo
 
-    from .conftest import run_with_progress, snapshot_working_tree
-    from .test_shard import TEST_ENTRIES
-    from .test_shard_sweep import _make
-
-    repo = os.path.join(str(tmp_path_factory.mktemp("block")), "repo")
-    snapshot_working_tree(repo)
-    with open(os.path.join(repo, matrix.SWEEPS_CONFIG)) as f:
-        conf = json.load(f)
-    conf["include"] = TEST_ENTRIES
-    with open(os.path.join(repo, matrix.SWEEPS_CONFIG), "w") as f:
-        json.dump(conf, f, indent=4)
-    env = dict(os.environ, DSIB_DATA_DIR=tiny_data_dir)
-    env.pop("MAKEFLAGS", None)
+    repo, env = sweeps_repo(tmp_path_factory, "block", tiny_data_dir)
     done = run_with_progress(
         _make() + ["run-matrix", "BLOCK=1/1", "BUILD=build-block"], repo, env, request, "make run-matrix BLOCK=1/1"
     )

@@ -41,13 +41,10 @@ def _make():
     ]
 
 
-@pytest.fixture(scope="module")
-def sweep(tiny_data_dir, tmp_path_factory, request):
-    """`make run-matrix MATRIX=sweeps` at `tiny` over TEST_ENTRIES, in a fresh repository holding
-    this working tree: as shards 1/2 and 2/2 (each its own build directory, as on two runners),
-    merged and published; and unsharded, published. Parquet's cells of one source only, to keep
-    it cheap."""
-    repo = os.path.join(str(tmp_path_factory.mktemp("sweep")), "repo")
+def sweeps_repo(tmp_path_factory, name, tiny_data_dir):
+    """(repository, environment): a fresh repository holding this working tree, its sweeps config
+    cut to TEST_ENTRIES, and the environment make runs in there (the `tiny` data given)."""
+    repo = os.path.join(str(tmp_path_factory.mktemp(name)), "repo")
     snapshot_working_tree(repo)
     with open(os.path.join(repo, matrix.SWEEPS_CONFIG)) as f:
         conf = json.load(f)
@@ -56,6 +53,16 @@ def sweep(tiny_data_dir, tmp_path_factory, request):
         json.dump(conf, f, indent=4)
     env = dict(os.environ, DSIB_DATA_DIR=tiny_data_dir)
     env.pop("MAKEFLAGS", None)
+    return repo, env
+
+
+@pytest.fixture(scope="module")
+def sweep(tiny_data_dir, tmp_path_factory, request):
+    """`make run-matrix MATRIX=sweeps` at `tiny` over TEST_ENTRIES, in a fresh repository holding
+    this working tree: as shards 1/2 and 2/2 (each its own build directory, as on two runners),
+    merged and published; and unsharded, published. Parquet's cells of one source only, to keep
+    it cheap."""
+    repo, env = sweeps_repo(tmp_path_factory, "sweep", tiny_data_dir)
     make = _make()
     runs = {}
     for build, targets in (
