@@ -19,11 +19,8 @@ import os
 import statistics
 import sys
 
-from packaging.version import Version
-
 from benchmarks import SAMPLES
-from control_drift import CONTROLS, machines
-from dsib_tools import asv_results
+from control_drift import control_rows, in_chain_order, machines
 
 PER_PASS = SAMPLES
 
@@ -31,19 +28,11 @@ PER_PASS = SAMPLES
 def passes(results_dir, machine):
     """[(pyarrow version, {(benchmark, params): (forward samples, backward samples)})] of the
     chain's environments in the results, in chain order."""
-    table = asv_results.table(results_dir, machine)
     envs = {}
-    for row in table.itertuples():
-        if row.pins.get("python") != "3.7" or row.pins.get("pandas") != "0.23.4":
-            continue
-        if ".time_" not in row.benchmark or not row.samples or len(row.samples) != 2 * PER_PASS:
-            continue
-        if len(row.params) > 1 and row.params[1].strip("'") in CONTROLS:
-            envs.setdefault(row.pins["pyarrow"], {})[(row.benchmark, row.params)] = (
-                row.samples[:PER_PASS],
-                row.samples[PER_PASS:],
-            )
-    return sorted(envs.items(), key=lambda env: Version(env[0]))
+    for pyarrow, row in control_rows(results_dir, machine):
+        if row.samples and len(row.samples) == 2 * PER_PASS:
+            envs.setdefault(pyarrow, {})[(row.benchmark, row.params)] = (row.samples[:PER_PASS], row.samples[PER_PASS:])
+    return in_chain_order(envs)
 
 
 def _ratio(cells, first, pick):

@@ -22,15 +22,28 @@ from dsib_tools import asv_results
 CONTROLS = ("pickle", "msgpack", "csv", "json", "hdf5")
 
 
-def chain(results_dir, machine):
-    """[(pyarrow version, {(benchmark, params): median})] of the chain's environments, in order."""
+def control_rows(results_dir, machine):
+    """(pyarrow version, row of ``asv_results.table``) of each timed control cell with a value, in
+    the chain's environments."""
     table = asv_results.table(results_dir, machine)
     table = table[table["benchmark"].str.contains(r"\.time_") & table["value"].notna()]
-    envs = {}
     for row in table.itertuples():
-        if row.pins.get("python") == "3.7" and row.pins.get("pandas") == "0.23.4":
-            envs.setdefault(row.pins["pyarrow"], {})[(row.benchmark, row.params)] = row.value
+        in_chain = row.pins.get("python") == "3.7" and row.pins.get("pandas") == "0.23.4"
+        if in_chain and len(row.params) > 1 and row.params[1].strip("'") in CONTROLS:
+            yield row.pins["pyarrow"], row
+
+
+def in_chain_order(envs):
+    """The items of {pyarrow version: anything}, in the chain's order."""
     return sorted(envs.items(), key=lambda env: Version(env[0]))
+
+
+def chain(results_dir, machine):
+    """[(pyarrow version, {(benchmark, params): median})] of the chain's control cells, in order."""
+    envs = {}
+    for pyarrow, row in control_rows(results_dir, machine):
+        envs.setdefault(pyarrow, {})[(row.benchmark, row.params)] = row.value
+    return in_chain_order(envs)
 
 
 def machines(results_dir):
@@ -45,11 +58,7 @@ def main(results_dirs):
         envs = chain(results_dir, machine)
         first = envs[0][1]
         for pyarrow, cells in envs:
-            ratios = [
-                cells[cell] / first[cell]
-                for cell in cells
-                if cell in first and len(cell[1]) > 1 and cell[1][1].strip("'") in CONTROLS
-            ]
+            ratios = [cells[cell] / first[cell] for cell in cells if cell in first]
             deciles = statistics.quantiles(ratios, n=10)
             run = os.path.basename(os.path.dirname(results_dir.rstrip("/")))
             print(
