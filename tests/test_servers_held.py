@@ -54,7 +54,8 @@ def test_a_servers_memory_is_what_each_call_added_to_it_and_grows_with_the_frame
 ):
     """track_server_added_*: what an ingest or a query adds to the PSS of the held server's process
     tree (PostgreSQL's backends included, shared buffers counted once), over its level before the
-    call, and the server's resting memory is not in it. Through ADBC a frame eight times larger adds
+    call, and the server's resting memory is not in it: a call that does nothing adds next to
+    nothing to a tree that holds megabytes. Through ADBC a frame eight times larger adds
     more to the server. psycopg's COPY sends its CSV rows in chunks the server takes one at a time,
     so what the server holds at its peak hardly depends on the frame: at `tiny`, 7-14 MiB for the
     small frame and 9-12 MiB for the large one, and either can be the larger; its client's grows."""
@@ -76,6 +77,7 @@ def test_a_servers_memory_is_what_each_call_added_to_it_and_grows_with_the_frame
         tree = procmem.tree(session.server_pid)
         assert tree[0] == session.server_pid and len(tree) > 1, "the backends are children"
         resting = procmem.pss_bytes(tree)
+        nothing = server_added(session, lambda: None)
         for size, frame in (("small", small), ("large", large)):
             added[size, "ingest"] = server_added(session, engine.ingest_visible, session, frame, size)
             query = lambda: engine.query(session, size, **read_hints("plain", "tsbs_cpu"))  # noqa: E731
@@ -87,7 +89,7 @@ def test_a_servers_memory_is_what_each_call_added_to_it_and_grows_with_the_frame
     if name == "postgres-adbc":
         assert added["large", "ingest"] > added["small", "ingest"], added
     assert added["large", "client"] > added["small", "client"] > 0, added
-    assert all(added[size, "ingest"] < resting for size in ("small", "large")), "not the server's whole memory"
+    assert resting > 0 and abs(nothing) < resting / 4, ("not the server's whole memory", nothing, resting)
     assert psutil.pid_exists(session.server_pid), "a held server stays when its session closes"
 
 
