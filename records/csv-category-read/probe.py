@@ -1,41 +1,48 @@
-"""Time dsib's CSV read of the taxi month's ``cat`` cell file in one environment, and profile one call.
+"""CSV read of the taxi month's ``cat`` cell file in one environment: checked, timed, profiled.
 
-    <env>/bin/python records/csv-category-read/probe.py <cell file.csv>
+    PYTHONPATH=<repo> <env>/bin/python probe.py <cell file.csv>
 
 The file is the cell file both environments' asv runs read (``data/.cache/default/nyc_taxi_month/
-csv/cat/...``); the reader is the measured adapter, ``dsib.formats.csv._read``, told what the
-benchmark tells it. One untimed call, three timed calls, then one call under cProfile.
+csv/cat/...``). It is read from its bytes as ``ReadFromBytes`` does, with dsib's ``csv`` format
+and the variant's read hints: one untimed read checked against the frame written
+(``dsib.fidelity``), ``SAMPLES`` timed reads, then one read under cProfile.
 """
 
 import cProfile
-import os
 import pstats
+import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-
-import pandas as pd  # noqa: E402
-
-from benchmarks import hints  # noqa: E402
-from dsib.formats import csv  # noqa: E402
+SAMPLES = 5
 
 
 def main(path):
-    told = hints("nyc_taxi_month", "cat")
+    import numpy
+    import pandas as pd
+
+    from data_prep import load_frame, read_hints
+    from dsib.fidelity import assert_same_frame
+    from dsib.formats import get_format
+
+    fmt = get_format("csv")
+    hints = read_hints("cat")
     with open(path, "rb") as f:
-        data = f.read()
-    frame = csv._read(data, **told)
-    print("pandas", pd.__version__, "told", told, "read", frame.shape, "str dtype", frame["str"].dtype)
-    times = []
-    for _ in range(3):
-        start = time.perf_counter()
-        csv._read(data, **told)
-        times.append(time.perf_counter() - start)
-    print("three calls:", ", ".join("%.2f s" % t for t in times))
+        payload = f.read()
+    assert_same_frame(load_frame("default", "cat"), fmt.read(payload, **hints), fmt.losses(), context=path)
+    seconds = []
+    for _ in range(SAMPLES):
+        started = time.perf_counter()
+        fmt.read(payload, **hints)
+        seconds.append(time.perf_counter() - started)
+    q = numpy.percentile(seconds, [25, 75])
+    print(
+        "pandas %s reads the cat month, checked: median %.3f s (IQR %.3f-%.3f, n=%d)"
+        % (pd.__version__, statistics.median(seconds), q[0], q[-1], SAMPLES)
+    )
     profile = cProfile.Profile()
     profile.enable()
-    csv._read(data, **told)
+    fmt.read(payload, **hints)
     profile.disable()
     pstats.Stats(profile, stream=sys.stdout).sort_stats("cumulative").print_stats(14)
 
