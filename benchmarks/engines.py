@@ -124,9 +124,11 @@ def seconds_of(call, *args):
     return time.perf_counter() - started
 
 
-def memory_methods(cls, operation, call):
+def memory_methods(cls, operation, call, server_series):
     """``cls``'s ``track_client_added_<operation>`` and ``track_server_added_<operation>`` (the
-    latter for the engines that work in another process), each one untimed ``call(case)`` measured."""
+    latter for the engines that work in another process), each one untimed ``call(case)`` measured.
+    The server's is a series of its own, ``server_series`` (the lock records it beside the class's):
+    its sampling is ``procmem.Added``'s, apart from the rest of the class."""
 
     def client(self, source, engine, variant):
         return client_added(call, self)
@@ -139,6 +141,7 @@ def memory_methods(cls, operation, call):
         method.__name__, method.unit = name, "bytes"
         method.params = measured_params(operation, name, where)
         setattr(cls, name, method)
+    server.version = series(server_series)
     return cls
 
 
@@ -240,7 +243,7 @@ class IngestIntoEngine(Case):
     track_visible_ingest.unit = "seconds"
 
 
-memory_methods(IngestIntoEngine, "ingest", IngestIntoEngine.ingest)
+memory_methods(IngestIntoEngine, "ingest", IngestIntoEngine.ingest, server_series=4)
 IngestIntoEngine.peakmem_ingest.skip_params = unmeasured(IngestIntoEngine, "peakmem_ingest")
 
 
@@ -290,7 +293,7 @@ class QueryFromEngine(Case):
         self.engine.query(self.session, TABLE, **self.hints)
 
 
-memory_methods(QueryFromEngine, "query", QueryFromEngine.query)
+memory_methods(QueryFromEngine, "query", QueryFromEngine.query, server_series=4)
 
 
 class SerializeForQuestDB(Case):

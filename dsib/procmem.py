@@ -17,7 +17,9 @@ Both read ``/proc`` alone (no psutil: the benchmark environments do not have it)
 """
 
 import os
-import threading
+import select
+import subprocess
+import sys
 
 
 class PeakMemoryError(RuntimeError):
@@ -141,29 +143,62 @@ class Added(object):
     """``with Added(pid) as added: ...``; then ``added.bytes``: the highest PSS of ``pid``'s process
     tree while the block ran, sampled every ``interval`` seconds and once at its end, less its PSS
     just before it (negative where the block freed more than it took). A peak between two samples
-    is missed: ``interval`` bounds how short a peak is seen."""
+    is missed: ``interval`` bounds how short a peak is seen.
+
+    The sampler is a process of its own (this file run as a script: ``PID INTERVAL``): a thread of
+    the caller's would wait for the GIL as long as the block holds it (a conversion of Python
+    objects in C, a driver's call that keeps it), and miss the peak of a block that does."""
 
     def __init__(self, pid, interval=0.01):
         self.pid, self.interval = pid, interval
         self.bytes = self.before = None
-        self._highest, self._done = 0, threading.Event()
-        self._sampler = threading.Thread(target=self._sample, name="dsib-pss")
-        self._sampler.daemon = True
-
-    def _sample(self):
-        while not self._done.wait(self.interval):
-            self._highest = max(self._highest, pss_bytes(tree(self.pid)))
+        self._sampler = None
 
     def __enter__(self):
-        self.before = pss_bytes(tree(self.pid))
-        self._sampler.start()
+        self._sampler = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), str(self.pid), repr(self.interval)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            universal_newlines=True,
+        )
+        try:
+            self.before = self._reading()  # taken by the sampler before the block starts
+        except BaseException:
+            self._stop()
+            raise
         return self
 
     def __exit__(self, *exc):
-        self._done.set()
-        self._sampler.join()
-        self.bytes = max(self._highest, pss_bytes(tree(self.pid))) - self.before
+        try:
+            self._sampler.stdin.close()  # the sampler samples once more and says its highest
+            self.bytes = self._reading() - self.before
+        finally:
+            self._stop()
         return False
+
+    def _reading(self):
+        line = self._sampler.stdout.readline()
+        if not line.strip():
+            raise PeakMemoryError("the PSS sampler of process %d said nothing: it exited" % self.pid)
+        return int(line)
+
+    def _stop(self):
+        if self._sampler.poll() is None:
+            self._sampler.kill()
+        self._sampler.wait()
+        self._sampler.stdin.close()
+        self._sampler.stdout.close()
+
+
+def sample_until_told(pid, interval):
+    """The sampler of ``Added``: the PSS of ``pid``'s tree written to stdout at once, then sampled
+    every ``interval`` seconds until stdin is closed; then the highest of those samples and one
+    more, written."""
+    print(pss_bytes(tree(pid)), flush=True)
+    highest = 0
+    while not select.select([sys.stdin], [], [], interval)[0]:
+        highest = max(highest, pss_bytes(tree(pid)))
+    print(max(highest, pss_bytes(tree(pid))), flush=True)
 
 
 def release_free_memory():
@@ -203,3 +238,7 @@ class ClientAdded(object):
     def __exit__(self, *exc):
         self.bytes = peak_bytes([os.getpid()]) - self.before
         return False
+
+
+if __name__ == "__main__":
+    sample_until_told(int(sys.argv[1]), float(sys.argv[2]))

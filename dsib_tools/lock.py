@@ -12,7 +12,9 @@ named in that code, so the digest holds them too: the pinned QuestDB jar (versio
 the servers' flags and configuration (``dsib.postgres_server``, ``dsib.questdb_server``,
 ``dsib.engines``), and the majors of the servers the machine supplies
 (``dsib.postgres_server.POSTGRES_MAJOR``, ``dsib.questdb_server.JAVA_MAJOR``), against
-which an engine case checks the machine's and skips, saying so, where they differ.
+which an engine case checks the machine's and skips, saying so, where they differ. A benchmark
+that is a series of its own (``version = series(N)`` set on its method, which asv takes before
+the class's) is recorded under its class's ``methods``, and its N changes by a decision too.
 
 Files are read as bytes, under their path in the checkout: a comment is a change too (its
 decision is quick: the series continues), and the digest is the same on every clone.
@@ -118,6 +120,17 @@ def series_of(cls):
     return int(str(cls.version).split(".")[0])
 
 
+def method_series(cls):
+    """{method: N} of ``cls``'s benchmarks that are a series of their own: a ``version`` set on the
+    method (asv takes it before the class's)."""
+    found = {}
+    for method in suite.methods(cls):
+        own = getattr(getattr(cls, method), "version", None)
+        if own is not None and own != cls.version:
+            found[method] = int(str(own).split(".")[0])
+    return found
+
+
 def measured_modules(cls, root=ROOT):
     """{module name: file} of everything whose change could change what ``cls`` measures: its
     module and its bases', what they import, and its ``measures`` (an addition: what it depends
@@ -144,8 +157,14 @@ def digest(cls):
 
 
 def current():
-    """{class name: {"series": N, "code": digest}} of the suite as it is."""
-    return dict((_key(cls), {"series": series_of(cls), "code": digest(cls)}) for cls in suite.classes())
+    """{class name: {"series": N, "code": digest}} of the suite as it is, and ``"methods"``: {method:
+    N} where some of the class's benchmarks are a series of their own."""
+    found = {}
+    for cls in suite.classes():
+        found[_key(cls)] = {"series": series_of(cls), "code": digest(cls)}
+        if method_series(cls):
+            found[_key(cls)]["methods"] = method_series(cls)
+    return found
 
 
 def _key(cls):
@@ -174,6 +193,11 @@ def problems(locked=None, now=None):
                 "%s is now series %d (the lock has %d): record the new series"
                 % (name, now[name]["series"], locked[name]["series"])
             )
+        elif now[name].get("methods", {}) != locked[name].get("methods", {}):
+            found.extend(
+                "%s.%s is now series %s (the lock has %s): record the new series" % (name, method, n, was)
+                for method, n, was in _method_changes(locked[name], now[name])
+            )
         elif now[name]["code"] != locked[name]["code"]:
             found.append(
                 "%s: the code it measures changed and its series is still %d. Decide: if what it "
@@ -181,6 +205,17 @@ def problems(locked=None, now=None):
                 "series %d continues" % (name, now[name]["series"], now[name]["series"] + 1, now[name]["series"])
             )
     return found
+
+
+def _method_changes(before, after):
+    """[(method, its series now, its series before)] of the methods whose own series differs
+    between two entries of a class; a method without its own series is at the class's."""
+    was, now = before.get("methods", {}), after.get("methods", {})
+    return [
+        (method, now.get(method, after["series"]), was.get(method, before["series"]))
+        for method in sorted(set(was) | set(now))
+        if now.get(method, after["series"]) != was.get(method, before["series"])
+    ]
 
 
 def write(path=LOCK):
@@ -197,6 +232,11 @@ def write(path=LOCK):
             said.append("%s: series %d, new" % (name, after["series"]))
         elif before["series"] != after["series"]:
             said.append("%s: series %d -> %d, a new series" % (name, before["series"], after["series"]))
+        elif before.get("methods", {}) != after.get("methods", {}):
+            said.extend(
+                "%s.%s: series %s -> %s, a new series" % (name, method, was, n)
+                for method, n, was in _method_changes(before, after)
+            )
         else:
             said.append("%s: code changed, series %d continues" % (name, after["series"]))
     tmp = path + ".tmp"

@@ -163,6 +163,31 @@ def test_a_new_series_is_a_recorded_decision_too(tmp_path):
     assert "reads.ReadCold: series %d -> %d, a new series" % (n, n + 1) in record.stdout
 
 
+@SUBPROCESS_CHECKS
+def test_a_benchmark_of_its_own_series_is_recorded_and_its_new_series_is_a_decision(tmp_path):
+    """The server's added memory of an engine's case is a series apart from the class's: the lock
+    holds it under the class's ``methods``, and a new one fails until it is recorded."""
+    name, method = "engines.IngestIntoEngine", "track_server_added_ingest"
+    n, own = lock.series_of(engines.IngestIntoEngine), lock.method_series(engines.IngestIntoEngine)
+    assert set(own) == {method} and own[method] != n, own
+    assert lock.load()[name]["methods"] == own and "methods" not in lock.load()["reads.ReadCold"]
+    repo = str(tmp_path / "repo")
+    snapshot_working_tree(repo)
+    with Edit(
+        repo,
+        "benchmarks/engines.py",
+        "IngestIntoEngine.ingest, server_series=%d)" % own[method],
+        "IngestIntoEngine.ingest, server_series=%d)" % (own[method] + 1),
+    ):
+        proc = _check(repo)
+        assert proc.returncode == 1, proc.stdout
+        said = "%s.%s is now series %d (the lock has %d)" % (name, method, own[method] + 1, own[method])
+        assert said in proc.stdout and "QueryFromEngine.track_server_added_query" not in proc.stdout, proc.stdout
+        record = _record(repo)
+        assert "%s.%s: series %d -> %d, a new series" % (name, method, own[method], own[method] + 1) in record.stdout
+        assert _check(repo).returncode == 0
+
+
 def test_what_a_class_measures_is_found_in_its_imports():
     """Without a hand-listed module: the cold read's page-cache control, the batch sizes, the
     servers; the class's own module whole (its helpers beside it); never a tool."""

@@ -1,0 +1,63 @@
+"""What a call adds to another process tree's memory (``procmem.Added``), measured on real
+processes: a child that takes memory and gives it back while the caller is busy."""
+
+import random
+import subprocess
+import sys
+
+from dsib import procmem
+
+# The child: once started it says so; on a line from its stdin, it takes SIZE bytes (touched, so
+# resident), keeps them for HOLD seconds, gives them back and says so.
+CHILD = """
+import sys, time
+print("ready", flush=True)
+sys.stdin.readline()
+block = bytearray(%(size)d)
+for i in range(0, len(block), 4096):
+    block[i] = 1
+time.sleep(%(hold)s)
+del block
+print("freed", flush=True)
+sys.stdin.readline()
+"""
+SIZE = 200 * 2**20
+
+
+def _child(hold):
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD % dict(size=SIZE, hold=hold)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+    )
+    assert child.stdout.readline() == "ready\n"  # its interpreter's start-up is not the call's
+    return child
+
+
+def test_a_peak_is_seen_while_the_caller_holds_the_gil():
+    """The child's 200 MiB come and go while the caller sorts a list in C, which keeps the GIL
+    throughout: a sampler in a thread of the caller's would take no sample then and see nothing
+    added; ``Added``'s process of its own sees the peak."""
+    numbers = [random.random() for _ in range(3000000)]
+    with _child(hold=0.3) as child:  # its pipes closed and it waited for at the end
+        try:
+            with procmem.Added(child.pid) as added:
+                child.stdin.write("take\n")
+                child.stdin.flush()
+                sorted(numbers)  # about a second in C, the GIL held
+                assert child.stdout.readline() == "freed\n"
+        finally:
+            child.kill()
+    assert added.bytes > SIZE / 2, added.bytes
+    assert added.before > 0
+
+
+def test_a_call_that_adds_nothing_adds_next_to_nothing():
+    with _child(hold=0) as child:
+        try:
+            with procmem.Added(child.pid) as added:
+                pass
+        finally:
+            child.kill()
+    assert abs(added.bytes) < SIZE / 100, added.bytes
