@@ -214,6 +214,27 @@ def run_with_progress(command, cwd, env, request, label, every=30.0):
     return subprocess.CompletedProcess(command, returncode, "".join(lines))
 
 
+def asv_failures(output, limit=6000):
+    """From asv's output (``--show-stderr``): the lines that say a benchmark or a ``setup_cache``
+    failed, and the errors it printed (a block of ``····`` lines holding a traceback or an error),
+    up to ``limit`` characters. A failed run's message leads with them: its tail may not hold them."""
+    blocks, block = [], []
+    for line in output.splitlines():
+        step = re.match(r"\[ *[\d.]+%\] (·+) ", line)
+        if step or not block:
+            blocks.append(block)
+            block = [line]
+        else:
+            block.append(line)
+    blocks.append(block)
+    found = [
+        "\n".join(lines)
+        for lines in blocks
+        if lines and (lines[0].rstrip().endswith("failed") or re.search(r"Traceback|Error\b", "\n".join(lines)))
+    ]
+    return ("\n".join(found) or "(asv printed no failure)")[:limit]
+
+
 @pytest.fixture(scope="session")
 def asv_tiny(tiny_data_dir, tmp_path_factory, request):
     """The README's `make bench`, at `tiny`, in a fresh repository holding this working tree: its

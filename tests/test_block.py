@@ -80,6 +80,27 @@ def test_block_takes_a_matrix_and_no_shard(capsys):
         assert "error: --block takes --matrix, and not --shard" in capsys.readouterr().err
 
 
+def test_a_failed_runs_message_leads_with_what_asv_said_failed():
+    from .conftest import asv_failures
+
+    output = "\n".join(
+        [
+            "[ 0.00%] ·· Benchmarking virtualenv-py3.11",
+            "[16.67%] ··· Setting up reads:52                                  failed",
+            "[16.67%] ···· Traceback (most recent call last):",
+            '                 File "reads.py", line 53, in setup_cache',
+            "               OSError: [Errno 28] No space left on device",
+            "[33.33%] ··· reads.ReadFromBytes.time_read                        ok",
+            "[33.33%] ··· ======== =======",
+            "[50.00%] ··· writes.WriteMonthToBytes.time_write                  ok",
+        ]
+    )
+    said = asv_failures(output)
+    assert "Setting up reads:52" in said and "No space left on device" in said, said
+    assert "time_read" not in said and "time_write" not in said, said
+    assert asv_failures(output.split("\n[16.67%]")[0]) == "(asv printed no failure)"
+
+
 # --- a real block: two environments of the sweeps at `tiny`, through make ---
 
 
@@ -88,14 +109,14 @@ def block_run(tiny_data_dir, tmp_path_factory, request):
     """`make run-matrix MATRIX=sweeps BLOCK=1/1` at `tiny` over the two environments of
     TEST_ENTRIES, Parquet's cells of one source, in a fresh repository holding this working tree:
     its output and its results directory."""
-    from .conftest import run_with_progress
+    from .conftest import asv_failures, run_with_progress
     from .test_shard_sweep import _make, sweeps_repo
 
     repo, env = sweeps_repo(tmp_path_factory, "block", tiny_data_dir)
     done = run_with_progress(
         _make() + ["run-matrix", "BLOCK=1/1", "BUILD=build-block"], repo, env, request, "make run-matrix BLOCK=1/1"
     )
-    assert done.returncode == 0, done.stdout[-6000:]
+    assert done.returncode == 0, asv_failures(done.stdout) + "\n[...]\n" + done.stdout[-3000:]
     return done.stdout, os.path.join(repo, "build-block", "results")
 
 

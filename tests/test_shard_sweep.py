@@ -15,7 +15,7 @@ import pytest
 
 from dsib_tools import matrix
 
-from .conftest import ENV_DIR, run_with_progress, snapshot_working_tree
+from .conftest import ENV_DIR, asv_failures, run_with_progress, snapshot_working_tree
 from .test_shard import TEST_ENTRIES
 
 # `make run-matrix` holds a PostgreSQL and a QuestDB for its run.
@@ -74,7 +74,7 @@ def sweep(tiny_data_dir, tmp_path_factory, request):
         runs[build] = run_with_progress(
             make + targets + ["BUILD=" + build], repo, env, request, "make %s (%s)" % (" ".join(targets), build)
         )
-        assert runs[build].returncode == 0, runs[build].stdout[-6000:]
+        assert runs[build].returncode == 0, asv_failures(runs[build].stdout) + "\n[...]\n" + runs[build].stdout[-3000:]
     return dict((build, os.path.join(repo, build)) for build in runs)
 
 
