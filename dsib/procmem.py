@@ -9,9 +9,10 @@ current RSS (allowed to the process's owner and to root).
 The peak of a process tree is the sum of its processes' peaks: an upper bound where they share
 pages (PostgreSQL's backends all map its shared buffers), and their peaks need not coincide.
 
-What a call adds (``Added``) counts shared memory once: a process tree's proportional set size
-(PSS, ``/proc/PID/smaps_rollup``: each page divided among the processes that map it) summed over
-its processes, sampled while the call runs, its highest less its level just before the call.
+What a call adds (``Added``) counts shared memory once: from a process tree's proportional set
+size (PSS, ``/proc/PID/smaps_rollup``: each page divided among the processes that map it) and its
+private memory, sampled while the call runs, the most it held over its level just before the
+call, a process that ended meanwhile left out.
 ``ClientAdded`` is the case's own process's peak RSS during a call less its RSS just before it.
 Both read ``/proc`` alone (no psutil: the benchmark environments do not have it).
 """
@@ -119,31 +120,54 @@ class PeakDuring(object):
         return False
 
 
-def _pss_kib(pid):
-    """The process's PSS in KiB; 0 for one that has ended (its ``smaps_rollup`` is empty)."""
+def _rollup_kib(pid):
+    """The process's PSS and private memory in KiB (``smaps_rollup``); 0 and 0 for one that has
+    ended (its ``smaps_rollup`` is empty)."""
+    pss = private = 0
     with open("/proc/%d/smaps_rollup" % pid) as f:
         for line in f:
             if line.startswith("Pss:"):
-                return int(line.split()[1])
-    return 0
+                pss = int(line.split()[1])
+            elif line.startswith(("Private_Clean:", "Private_Dirty:")):
+                private += int(line.split()[1])
+    return pss, private
+
+
+def rollups(pids):
+    """{pid: (PSS, private memory)} in bytes, of the processes still alive."""
+    found = {}
+    for pid in pids:
+        try:
+            pss, private = _rollup_kib(pid)
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        found[pid] = (pss * 1024, private * 1024)
+    return found
 
 
 def pss_bytes(pids):
     """The sum of the processes' proportional set sizes in bytes, over those still alive."""
-    total = 0
-    for pid in pids:
-        try:
-            total += _pss_kib(pid) * 1024
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-    return total
+    return sum(pss for pss, _ in rollups(pids).values())
+
+
+def added_since(before, now):
+    """What a process tree holds ``now`` over ``before`` (each ``rollups``): its processes' private
+    memory over what those of them that were there before held, plus the change of its shared
+    memory counted once (PSS less private, summed over the tree). A process that ended in between
+    is in neither sum of private memory, so its end does not show as memory the call gave back;
+    its share of the pages it shared moves to the other mappers' PSS and leaves the shared sum."""
+    private = sum(p for _, p in now.values()) - sum(before[pid][1] for pid in now if pid in before)
+    shared = sum(s - p for s, p in now.values()) - sum(s - p for s, p in before.values())
+    return private + shared
 
 
 class Added(object):
-    """``with Added(pid) as added: ...``; then ``added.bytes``: the highest PSS of ``pid``'s process
-    tree while the block ran, sampled every ``interval`` seconds and once at its end, less its PSS
-    just before it (negative where the block freed more than it took). A peak between two samples
-    is missed: ``interval`` bounds how short a peak is seen.
+    """``with Added(pid) as added: ...``; then ``added.bytes``: the most that ``pid``'s process tree
+    held over its memory just before the block (``added_since``), sampled every ``interval``
+    seconds while the block ran and once at its end (negative where the block freed more than it
+    took); ``added.before``: the tree's PSS just before it. A process of the tree that ended
+    meanwhile (a backend of an earlier connection) takes nothing from the figure. A peak between
+    two samples is missed: ``interval`` bounds how short a peak is seen.
 
     The sampler is a process of its own (this file run as a script: ``PID INTERVAL``): a thread of
     the caller's would wait for the GIL as long as the block holds it (a conversion of Python
@@ -170,8 +194,8 @@ class Added(object):
 
     def __exit__(self, *exc):
         try:
-            self._sampler.stdin.close()  # the sampler samples once more and says its highest
-            self.bytes = self._reading() - self.before
+            self._sampler.stdin.close()  # the sampler samples once more and says the most added
+            self.bytes = self._reading()
         finally:
             self._stop()
         return False
@@ -191,14 +215,15 @@ class Added(object):
 
 
 def sample_until_told(pid, interval):
-    """The sampler of ``Added``: the PSS of ``pid``'s tree written to stdout at once, then sampled
-    every ``interval`` seconds until stdin is closed; then the highest of those samples and one
-    more, written."""
-    print(pss_bytes(tree(pid)), flush=True)
-    highest = 0
+    """The sampler of ``Added``: the PSS of ``pid``'s tree written to stdout at once, then what the
+    tree added since (``added_since``) sampled every ``interval`` seconds until stdin is closed;
+    then the most of those samples and one more, written."""
+    before = rollups(tree(pid))
+    print(sum(pss for pss, _ in before.values()), flush=True)
+    samples = []
     while not select.select([sys.stdin], [], [], interval)[0]:
-        highest = max(highest, pss_bytes(tree(pid)))
-    print(max(highest, pss_bytes(tree(pid))), flush=True)
+        samples.append(added_since(before, rollups(tree(pid))))
+    print(max(samples + [added_since(before, rollups(tree(pid)))]), flush=True)
 
 
 def release_free_memory():

@@ -61,3 +61,57 @@ def test_a_call_that_adds_nothing_adds_next_to_nothing():
         finally:
             child.kill()
     assert abs(added.bytes) < SIZE / 100, added.bytes
+
+
+# A tree of two: the root starts a grandchild that takes SIZE bytes; on a line, the root ends the
+# grandchild, then takes SIZE / 4 for HOLD seconds itself, gives them back and says so.
+ROOT = """
+import subprocess, sys, time
+grandchild = subprocess.Popen(
+    [sys.executable, "-c", %(grandchild)r], stdin=subprocess.PIPE, stdout=subprocess.PIPE, universal_newlines=True
+)
+print(grandchild.stdout.readline().strip(), flush=True)
+sys.stdin.readline()
+grandchild.stdin.close()
+grandchild.wait()
+block = bytearray(%(size)d // 4)
+for i in range(0, len(block), 4096):
+    block[i] = 1
+time.sleep(0.3)
+del block
+print("done", flush=True)
+sys.stdin.readline()
+"""
+GRANDCHILD = (
+    """
+import sys
+block = bytearray(%d)
+for i in range(0, len(block), 4096):
+    block[i] = 1
+print("ready", flush=True)
+sys.stdin.read()
+"""
+    % SIZE
+)
+
+
+def test_a_process_of_the_tree_that_ends_during_the_call_takes_nothing_from_what_it_added():
+    """A server's backend of an earlier connection may end while a call runs: its memory leaving
+    the tree is not the call's. Here a grandchild holding 200 MiB ends as the call starts, and the
+    root then takes 50 MiB: the call added about 50 MiB, not 150 MiB less than nothing."""
+    with subprocess.Popen(
+        [sys.executable, "-c", ROOT % dict(grandchild=GRANDCHILD, size=SIZE)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+    ) as root:
+        try:
+            assert root.stdout.readline() == "ready\n"
+            with procmem.Added(root.pid) as added:
+                root.stdin.write("go\n")
+                root.stdin.flush()
+                assert root.stdout.readline() == "done\n"
+        finally:
+            root.kill()
+    assert added.before > SIZE
+    assert SIZE / 8 < added.bytes < SIZE / 2, added.bytes
