@@ -220,10 +220,10 @@ def sample_until_told(pid, interval):
     then the most of those samples and one more, written."""
     before = rollups(tree(pid))
     print(sum(pss for pss, _ in before.values()), flush=True)
-    samples = []
+    most = -float("inf")
     while not select.select([sys.stdin], [], [], interval)[0]:
-        samples.append(added_since(before, rollups(tree(pid))))
-    print(max(samples + [added_since(before, rollups(tree(pid)))]), flush=True)
+        most = max(most, added_since(before, rollups(tree(pid))))
+    print(max(most, added_since(before, rollups(tree(pid)))), flush=True)
 
 
 def release_free_memory():

@@ -162,8 +162,9 @@ def current():
     found = {}
     for cls in suite.classes():
         found[_key(cls)] = {"series": series_of(cls), "code": digest(cls)}
-        if method_series(cls):
-            found[_key(cls)]["methods"] = method_series(cls)
+        own = method_series(cls)
+        if own:
+            found[_key(cls)]["methods"] = own
     return found
 
 

@@ -220,8 +220,7 @@ def asv_failures(output, limit=6000):
     up to ``limit`` characters. A failed run's message leads with them: its tail may not hold them."""
     blocks, block = [], []
     for line in output.splitlines():
-        step = re.match(r"\[ *[\d.]+%\] (·+) ", line)
-        if step or not block:
+        if re.match(r"\[ *[\d.]+%\] ·+ ", line) or not block:
             blocks.append(block)
             block = [line]
         else:

@@ -24,15 +24,18 @@ sys.stdin.readline()
 SIZE = 200 * 2**20
 
 
-def _child(hold):
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD % dict(size=SIZE, hold=hold)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        universal_newlines=True,
+def _started(script):
+    """A process running ``script``, once it has said it is ready: its interpreter's start-up is
+    not the call's."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, universal_newlines=True
     )
-    assert child.stdout.readline() == "ready\n"  # its interpreter's start-up is not the call's
-    return child
+    assert process.stdout.readline() == "ready\n"
+    return process
+
+
+def _child(hold):
+    return _started(CHILD % dict(size=SIZE, hold=hold))
 
 
 def test_a_peak_is_seen_while_the_caller_holds_the_gil():
@@ -99,14 +102,8 @@ def test_a_process_of_the_tree_that_ends_during_the_call_takes_nothing_from_what
     """A server's backend of an earlier connection may end while a call runs: its memory leaving
     the tree is not the call's. Here a grandchild holding 200 MiB ends as the call starts, and the
     root then takes 50 MiB: the call added about 50 MiB, not 150 MiB less than nothing."""
-    with subprocess.Popen(
-        [sys.executable, "-c", ROOT % dict(grandchild=GRANDCHILD, size=SIZE)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        universal_newlines=True,
-    ) as root:
+    with _started(ROOT % dict(grandchild=GRANDCHILD, size=SIZE)) as root:
         try:
-            assert root.stdout.readline() == "ready\n"
             with procmem.Added(root.pid) as added:
                 root.stdin.write("go\n")
                 root.stdin.flush()
