@@ -56,20 +56,37 @@ def _let_finders_be_called_without_target():
 _let_finders_be_called_without_target()
 
 
+# The modes of asv's launcher whose outcome is in a file (or raised) before the interpreter exits:
+# discovery, ``setup_cache`` (its pickle) and a case's run (its result). ``check`` says its
+# verdict by the exit status alone, so it keeps the interpreter's own exit.
+_LAUNCHER_MODES = ("discover", "setup_cache", "run")
+
+
+def _run_by_asv_launcher():
+    """Whether this process is asv's launcher, ``asv/benchmark.py``, in one of ``_LAUNCHER_MODES``:
+    run as a script, as asv runs it (``setup_cache``, and every case where ``launch_method`` is
+    ``spawn``), or as ``python -m asv.benchmark``."""
+    path = os.path.normpath(getattr(sys.modules.get("__main__"), "__file__", None) or "")
+    return path.endswith(os.sep + os.path.join("asv", "benchmark.py")) and sys.argv[1:2] in [
+        [mode] for mode in _LAUNCHER_MODES
+    ]
+
+
 def _end_without_native_teardown():
-    """At the end of a case's process started by asv's own launcher (``python -m asv.benchmark``):
-    out with ``os._exit`` once every Python ``atexit`` handler has run (this one, registered before
-    the libraries are imported, runs last), so that no native library's thread is torn down while
-    the interpreter exits: a joinable C++ thread destroyed then aborts the process ("terminate
-    called without an active exception"), after its case had skipped or run. asv's forkserver ends
-    its processes with ``os._exit`` already. The status is the interpreter's: 1 after an uncaught
-    exception (``sys.last_value``), else 0, as the launcher's ``sys.exit(0)`` says."""
+    """At the end of a process of asv's launcher (``_run_by_asv_launcher``): out with ``os._exit``
+    once every Python ``atexit`` handler has run (this one, registered before the libraries are
+    imported, runs last), so that no native library's thread is torn down while the interpreter
+    exits: a joinable C++ thread destroyed then aborts the process ("terminate called without an
+    active exception", pyarrow's CPU pool after a threaded read, apache/arrow#34314), after its
+    cells were built or its case had skipped or run, and asv would call it failed. asv's forkserver
+    ends its processes with ``os._exit`` already. The status is the interpreter's: 1 after an
+    uncaught exception (``sys.last_value``), else 0, as the launcher's ``sys.exit(0)`` says."""
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(1 if getattr(sys, "last_value", None) is not None else 0)
 
 
-if getattr(getattr(sys.modules.get("__main__"), "__spec__", None), "name", None) == "asv.benchmark":
+if _run_by_asv_launcher():
     atexit.register(_end_without_native_teardown)
 
 

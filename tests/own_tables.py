@@ -115,10 +115,13 @@ def nullable_table(rows=3000):
 
 
 # ``benchmarks.ready`` of one cell of the brought table 'mine', in a process of its own as asv's
-# case would run it: "ran", or the exception's type and message.
+# case would run it: "ran", or the exception's type and message. It ends as asv's case processes
+# end, with os._exit: pyarrow's CPU pool, torn down by an interpreter's exit, can abort the process
+# under load (apache/arrow#34314) once its answer is out.
 READY = (
-    "import sys, benchmarks\ntry:\n    benchmarks.ready('read_from_page_cache', 'mine', *sys.argv[1:])\n"
-    "except Exception as exc:\n    print(type(exc).__name__, exc)\nelse:\n    print('ran')"
+    "import os, sys, benchmarks\ntry:\n    benchmarks.ready('read_from_page_cache', 'mine', *sys.argv[1:])\n"
+    "except Exception as exc:\n    print(type(exc).__name__, exc)\nelse:\n    print('ran')\n"
+    "sys.stdout.flush()\nos._exit(0)"
 )
 
 
