@@ -14,11 +14,15 @@ from . import asv_results, chains, suite
 from .chains import TEXT_VARIANTS, text_change, text_kind
 from .compare import INSTRUCTIONS_FACTOR
 from .matrix import CURATED_CONFIG, NEWEST_ONLY_NOTE, in_release
+from .matrix import entries as config_entries
 from .report import markdown_table
 
 PUBLISHED_PROFILE = "default"
 # Each view orders the environments by these result params, most significant first.
 VIEWS = {"pyarrow": ("pyarrow", "pandas", "python"), "pandas": ("pandas", "pyarrow", "python")}
+# Libraries a chain changes at the same pyarrow, pandas and Python (numpy on a link, msgpack on a
+# step): after the view's own order, they order and name its environments.
+BESIDE = ("numpy", "msgpack")
 FORMAT_LABELS = {"parquet": "Parquet", "csv": "CSV", "feather": "Feather"}
 
 
@@ -53,8 +57,31 @@ def _version(text):
         return Version("0")  # the library is absent from that environment: first in its order
 
 
-def release_label(params):
-    return "pyarrow %s / pandas %s / py%s" % tuple(params.get(k) or "-" for k in ("pyarrow", "pandas", "python"))
+def release_label(params, beside=()):
+    """The label "pyarrow 14.0.2 / pandas 2.2.3 / py3.11", then the release of each of ``beside``."""
+    label = "pyarrow %s / pandas %s / py%s" % tuple(params.get(k) or "-" for k in ("pyarrow", "pandas", "python"))
+    return " / ".join([label] + ["%s %s" % (k, params.get(k) or "-") for k in beside])
+
+
+def release_labels(results):
+    """Each result's ``release_label``, with the libraries of ``BESIDE`` whose releases tell it
+    from another result of the same pyarrow, pandas and Python (a chain's link to numpy 2, its
+    step of msgpack)."""
+    groups = {}
+    for res in results:
+        groups.setdefault(release_label(res.params), []).append(res.params)
+    return [
+        release_label(
+            res.params,
+            [k for k in BESIDE if len(set(p.get(k) for p in groups[release_label(res.params)])) > 1],
+        )
+        for res in results
+    ]
+
+
+def _release_order(keys):
+    """A sort key of asv params: the releases of ``keys``, then of ``BESIDE``."""
+    return lambda params: [_version(params.get(k)) for k in tuple(keys) + BESIDE]
 
 
 # What the post's files are in each environment, from the file itself (benchmarks.sizes.FileLayout),
@@ -172,24 +199,28 @@ def kind_change(case, before, after):
     return "; ".join(f for f in found if f) or None
 
 
-def published_results(results_dir, machine, benchmarks):
-    """One asv Results per release (python, pyarrow, pandas) at the published scale: the newest
-    commit's, of the machine's one allocator setting (``chains.of_release_setting``). An environment
-    rebuilt with other optional libraries but the same releases is the same point on the x-axis,
-    so the newer of the two stands for it."""
+def published_results(results_dir, machine, benchmarks, config_path=CURATED_CONFIG):
+    """One asv Results per release (python, pyarrow, pandas) and entry of ``config_path``'s chains
+    at the published scale: the newest commit's, of the machine's one allocator setting
+    (``chains.of_release_setting``). Two entries of the same releases (a link to numpy 2, a step
+    of msgpack) are two points; an environment rebuilt with other optional libraries but the same
+    releases and entry is the same point on the x-axis, so the newer of the two stands for it."""
     runs = [
         r for r in asv_results.runs(results_dir, machine) if (r.env_vars or {}).get("DSIB_PROFILE") == PUBLISHED_PROFILE
     ]
+    entries = config_entries(config_path)
     newest = {}
     for res, ours in zip(runs, chains.of_release_setting(r.env_vars for r in runs)):
         if not ours:
             continue
-        key = release_label(res.params)
+        entry = next((i for i, e in enumerate(entries) if chains.ran_in(e, res.params)), None)
+        key = (release_label(res.params), entry)
         age = (res.date or 0, max(res.started_at.values() or [0]))
         if key not in newest or age > newest[key][0]:
             newest[key] = (age, res)
     results = [asv_results.drop_stale(res, benchmarks) for _, res in newest.values()]
-    return sorted(results, key=lambda r: [_version(r.params.get(k)) for k in VIEWS["pyarrow"]])
+    order = _release_order(VIEWS["pyarrow"])
+    return sorted(results, key=lambda r: order(r.params))
 
 
 def _cell(value):
@@ -271,7 +302,6 @@ def chain_steps(results_dir, machine, results, config_path=CURATED_CONFIG):
     its link), ``library`` or ``link``, the ``ratio`` after / before with its ``low`` and ``high``
     bounds, ``way`` (faster or slower) and the noise ``band`` it beat."""
     from . import steps
-    from .matrix import entries as config_entries
 
     entries = config_entries(config_path)
     judged, _, params = steps.judge_results(results_dir, machine, config_path, PUBLISHED_PROFILE)
@@ -329,13 +359,13 @@ def mark_newest_only(case, newest, current=None):
     return case
 
 
-def _environment(index, res, loads):
+def _environment(index, res, label, loads):
     """One environment of the view: its releases and label, commit, load and file layouts."""
     from .machine_load import describe_load
 
     return dict(
-        [(k, res.params.get(k)) for k in ("python", "pyarrow", "pandas", "numpy")],
-        label=release_label(res.params),
+        [(k, res.params.get(k)) for k in ("python", "pyarrow", "pandas") + BESIDE],
+        label=label,
         env_name=res.env_name,
         commit=res.commit_hash[:8],
         load=describe_load(loads.run(res)),
@@ -381,9 +411,12 @@ def build(results_dir, machine):
     benchmarks = asv_results.benchmarks(results_dir)
     results = published_results(results_dir, machine, benchmarks)
     loads = Machine(results_dir, machine)
-    envs = [_environment(index, res, loads) for index, res in enumerate(results)]
+    envs = [
+        _environment(index, res, label, loads)
+        for index, (res, label) in enumerate(zip(results, release_labels(results)))
+    ]
     orders = dict(
-        (view, sorted(range(len(results)), key=lambda i: [_version(envs[i][k]) for k in keys]))
+        (view, sorted(range(len(results)), key=lambda i, order=_release_order(keys): order(envs[i])))
         for view, keys in VIEWS.items()
     )
     cases = _cases(benchmarks, results, envs, orders, chain_steps(results_dir, machine, results))

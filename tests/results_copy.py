@@ -63,9 +63,9 @@ def _times(values, factor):
     return None if values is None else values * factor
 
 
-def pose_as(path, results_dir, scale=None, env_vars=None, **params):
+def pose_as(path, results_dir, scale=None, env_vars=None, tag="posed", **params):
     """Save a copy of result file ``path`` into ``results_dir`` under other env ``params`` (and
-    ``env_vars``, added to the file's).
+    ``env_vars``, added to the file's), its environment's name marked ``tag``.
 
     ``scale``: {benchmark: factor} multiplies its values, statistics and samples, so that asv's
     significance test sees the same spread, only shifted. Returns the new file's path."""
@@ -73,8 +73,9 @@ def pose_as(path, results_dir, scale=None, env_vars=None, **params):
         d = json.load(f)
     d["params"].update(params)
     d["python"] = d["params"]["python"]
-    d["env_name"] = "virtualenv-py%s-pandas%s-pyarrow%s-posed-DSIB_PROFILEdefault" % tuple(
-        d["params"][k] for k in ("python", "pandas", "pyarrow")
+    d["env_name"] = "virtualenv-py%s-pandas%s-pyarrow%s%s-%s-DSIB_PROFILEdefault" % (
+        tuple(d["params"][k] for k in ("python", "pandas", "pyarrow"))
+        + ("".join("-%s%s" % (k, params[k]) for k in ("msgpack", "numpy") if k in params), tag)
     )
     if env_vars:
         d["env_vars"] = dict(d.get("env_vars") or {}, **env_vars)

@@ -171,6 +171,46 @@ def test_a_machine_s_view_and_steps_read_its_matrix_s_allocator_setting_alone(tm
     assert len(ratios) > 50 and ratios == pytest.approx([0.5] * len(ratios)), "the kept run's samples alone"
 
 
+def test_entries_of_the_same_releases_are_points_of_their_own_named_apart(tmp_path):
+    """The chains' link to numpy 2 and their step of msgpack keep pyarrow, pandas and Python: each
+    such entry's run is a point of its own, in the chain's order, its label naming what tells it
+    from its neighbour; a run rebuilt with another optional library is still its entry's one point."""
+    from dsib_tools import chains, matrix
+
+    results_dir = copy_results(tmp_path)
+    entries = matrix.entries(os.path.join(ROOT, matrix.CURATED_CONFIG))
+
+    def releases(entry):
+        return (entry["python"],) + tuple(chains.pins(entry).get(k) for k in ("pyarrow", "pandas"))
+
+    twins = [i for i in range(1, len(entries)) if releases(entries[i]) == releases(entries[i - 1])]
+    assert twins, "the chains change numpy or msgpack at the same releases somewhere"
+    reference = reference_file(results_dir)
+    for i in set(twins) | set(i - 1 for i in twins):
+        pose_as(reference, results_dir, **chains.pins(entries[i]))
+    rebuilt = dict(chains.pins(entries[twins[0]]), xlrd="2.0.1")
+    pose_as(reference, results_dir, tag="rebuilt", **rebuilt)
+
+    config = os.path.join(ROOT, matrix.CURATED_CONFIG)
+    results = release_data.published_results(results_dir, MACHINE, current_benchmarks(results_dir), config)
+    at = dict(
+        (i, [k for k, res in enumerate(results) if chains.ran_in(entries[i], res.params)]) for i in range(len(entries))
+    )
+    labels = release_data.release_labels(results)
+    for i in twins:
+        (before,), (after,) = at[i - 1], at[i]
+        assert before < after, "the chain's order"
+        assert labels[before] != labels[after]
+        told = [k for k in release_data.BESIDE if chains.pins(entries[i]).get(k) != chains.pins(entries[i - 1]).get(k)]
+        assert told and all("%s %s" % (k, chains.pins(entries[i])[k]) in labels[after] for k in told)
+    alone = [
+        label
+        for res, label in zip(results, labels)
+        if [release_data.release_label(r.params) for r in results].count(release_data.release_label(res.params)) == 1
+    ]
+    assert alone and not any(" / %s " % k in label for label in alone for k in release_data.BESIDE)
+
+
 def test_published_site_has_the_release_view_linked():
     html_dir = committed("html")
     with open(os.path.join(html_dir, "asv.html")) as f:
