@@ -25,6 +25,7 @@ import bisect
 import datetime
 import glob
 import json
+import math
 import os
 import resource
 import signal
@@ -424,7 +425,16 @@ class Machine(object):
         return log.load(log.start, end) if log else None
 
     def busy_keys(self, res):
-        return sorted(k for k in res.get_all_result_keys() if busy(self.of(res, k)))
+        """The benchmarks of ``res`` that measured something (``measured``) while the machine was busy."""
+        return sorted(k for k in res.get_all_result_keys() if measured(res, k) and busy(self.of(res, k)))
+
+
+def measured(res, key):
+    """Whether benchmark ``key`` of asv Results ``res`` has a number in some cell: one that skipped
+    or failed in every cell (an instruction count where the machine has no counters) measured
+    nothing that the machine's load could spoil."""
+    values = res.get_result_value(key, res.get_result_params(key)) or []
+    return any(isinstance(v, (int, float)) and not math.isnan(v) for v in values)
 
 
 def sittings(paths):

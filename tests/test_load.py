@@ -310,3 +310,26 @@ def test_a_sitting_on_a_slowed_machine_is_named_whatever_its_load(tmp_path):
     )
     assert listed.returncode == 1, listed.stdout
     assert "fault_us at start 3.00x" in listed.stdout and "not logged" in listed.stdout, listed.stdout
+
+
+def test_a_benchmark_that_measured_nothing_is_never_under_load(tmp_path):
+    """A benchmark whose every cell skipped (an instruction count on a machine without counters)
+    measured nothing that the machine's load could spoil: it is not counted under load, even in a
+    busy window; with one number in the same window it is. A committed re-run's own case."""
+    from dsib_tools import asv_results
+
+    runs = os.path.join(ROOT, "records", "matrix-runs", "xeon-m207-2c-24g-60e20e8", "matrix")
+    machine, key = "xeon-m207-2c-24g", "instructions.ReadFromPageCache.track_read"
+    name = "60e20e88-env-0c2bb3422612befca9e5463f9b684946.json"
+    logs = load.Machine(runs, machine)
+    res = asv_results.load(os.path.join(runs, machine, name))
+    assert load.busy(logs.of(res, key)), "the window was busy"
+    assert not load.measured(res, key) and key not in logs.busy_keys(res)
+
+    with open(os.path.join(runs, machine, name)) as f:
+        d = json.load(f)
+    d["results"][key][d["result_columns"].index("result")][0] = 123.0
+    counted = tmp_path / name
+    counted.write_text(json.dumps(d))
+    res = asv_results.load(str(counted))
+    assert load.measured(res, key) and key in logs.busy_keys(res)
