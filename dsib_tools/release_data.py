@@ -67,15 +67,13 @@ def release_labels(results):
     """Each result's ``release_label``, with the libraries of ``BESIDE`` whose releases tell it
     from another result of the same pyarrow, pandas and Python (a chain's link to numpy 2, its
     step of msgpack)."""
+    labels = [release_label(res.params) for res in results]
     groups = {}
-    for res in results:
-        groups.setdefault(release_label(res.params), []).append(res.params)
+    for label, res in zip(labels, results):
+        groups.setdefault(label, []).append(res.params)
     return [
-        release_label(
-            res.params,
-            [k for k in BESIDE if len(set(p.get(k) for p in groups[release_label(res.params)])) > 1],
-        )
-        for res in results
+        release_label(res.params, [k for k in BESIDE if len(set(p.get(k) for p in groups[label])) > 1])
+        for label, res in zip(labels, results)
     ]
 
 
