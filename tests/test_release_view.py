@@ -178,7 +178,8 @@ def test_entries_of_the_same_releases_are_points_of_their_own_named_apart(tmp_pa
     from dsib_tools import chains, matrix
 
     results_dir = copy_results(tmp_path)
-    entries = matrix.entries(os.path.join(ROOT, matrix.CURATED_CONFIG))
+    config = os.path.join(ROOT, matrix.CURATED_CONFIG)
+    entries = matrix.entries(config)
 
     def releases(entry):
         return (entry["python"],) + tuple(chains.pins(entry).get(k) for k in ("pyarrow", "pandas"))
@@ -191,7 +192,6 @@ def test_entries_of_the_same_releases_are_points_of_their_own_named_apart(tmp_pa
     rebuilt = dict(chains.pins(entries[twins[0]]), xlrd="2.0.1")
     pose_as(reference, results_dir, tag="rebuilt", **rebuilt)
 
-    config = os.path.join(ROOT, matrix.CURATED_CONFIG)
     results = release_data.published_results(results_dir, MACHINE, current_benchmarks(results_dir), config)
     at = dict(
         (i, [k for k, res in enumerate(results) if chains.ran_in(entries[i], res.params)]) for i in range(len(entries))
@@ -203,11 +203,8 @@ def test_entries_of_the_same_releases_are_points_of_their_own_named_apart(tmp_pa
         assert labels[before] != labels[after]
         told = [k for k in release_data.BESIDE if chains.pins(entries[i]).get(k) != chains.pins(entries[i - 1]).get(k)]
         assert told and all("%s %s" % (k, chains.pins(entries[i])[k]) in labels[after] for k in told)
-    alone = [
-        label
-        for res, label in zip(results, labels)
-        if [release_data.release_label(r.params) for r in results].count(release_data.release_label(res.params)) == 1
-    ]
+    plain = [release_data.release_label(res.params) for res in results]
+    alone = [label for label, bare in zip(labels, plain) if plain.count(bare) == 1]
     assert alone and not any(" / %s " % k in label for label in alone for k in release_data.BESIDE)
 
 
