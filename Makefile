@@ -85,7 +85,7 @@ table: $(BIN)/.ready
 
 ## record: copy MACHINE's new results into the committed results/ and republish html/ (review, commit)
 record: $(BIN)/.ready
-	$(DSIB) results record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed results $(if $(ALLOW_LOAD),--allow-load)
+	$(DSIB) results record --machine $(MACHINE) --local $(LOCAL_RESULTS) --committed results $(if $(ALLOW_LOAD),--allow-load) $(if $(LEAVE_OUT),--leave-out '$(LEAVE_OUT)')
 	$(MAKE) publish
 
 ## publish: html/ from the committed results/ at the published scale, default (what `make record` ends with)

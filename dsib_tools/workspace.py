@@ -206,9 +206,43 @@ def taken_under_load(local, machine, pairs):
     return problems
 
 
-def record(local, committed, machine, allow_load=False):
-    """Copy ``to_record``'s pairs into the committed history; returns them. Results taken under
-    load, or without a load log, are refused unless ``allow_load``."""
+def _write_results(source, target, benchmarks, leave_out):
+    """Write ``source``'s results to ``target`` (atomically) without those whose benchmark version
+    is not ``benchmarks``' (asv would hide them) and those whose name ``leave_out`` matches;
+    returns the benchmarks left out."""
+    import tempfile
+
+    from . import asv_results
+
+    res = asv_results.load(source)
+    keys = set(res.get_all_result_keys())
+    dropped = sorted(
+        (keys - res.get_result_keys(benchmarks)) | set(k for k in keys if leave_out and leave_out.search(k))
+    )
+    if not dropped:
+        _copy_atomic(source, target)
+        return dropped
+    for key in dropped:
+        res.remove_result(key)
+    directory = os.path.dirname(target)
+    os.makedirs(directory, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+        res.save(tmp)  # as tmp/<machine>/<its file name>
+        os.replace(os.path.join(tmp, os.path.relpath(target, os.path.dirname(directory))), target)
+    return dropped
+
+
+def record(local, committed, machine, allow_load=False, leave_out=None):
+    """Copy ``to_record``'s pairs into the committed history; returns them, and {target: the
+    benchmarks left out of it}. Results taken under load, or without a load log, are refused
+    unless ``allow_load``. A result file is recorded without the results whose version is not
+    that of the ``benchmarks.json`` the history will hold (asv would hide them), and without
+    the benchmarks that the regular expression ``leave_out`` matches (a decision: results
+    measured with code their series does not name)."""
+    import re
+
+    from . import asv_results
+
     pairs = to_record(local, committed, machine)
     problems = [] if allow_load else taken_under_load(local, machine, pairs)
     if problems:
@@ -218,6 +252,19 @@ def record(local, committed, machine, allow_load=False):
             "(python -m dsib_tools results record --allow-load)."
             % "\n".join("  %s: %s" % (path, why) for path, why in problems)
         )
+    recorded_suite = local if os.path.join(committed, BENCHMARKS_JSON) in [t for _, t in pairs] else committed
+    benchmarks = asv_results.benchmarks(recorded_suite) if pairs else None
+    pattern = re.compile(leave_out) if leave_out else None
+    left_out = {}
     for source, target in pairs:
-        _copy_atomic(source, target)
-    return pairs
+        if (
+            os.path.dirname(source) == os.path.join(local, machine)
+            and source.endswith(".json")
+            and (os.path.basename(source) != MACHINE_JSON)
+        ):
+            dropped = _write_results(source, target, benchmarks, pattern)
+            if dropped:
+                left_out[target] = dropped
+        else:
+            _copy_atomic(source, target)
+    return pairs, left_out

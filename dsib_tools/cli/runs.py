@@ -169,12 +169,19 @@ def cmd_record(args):
     from ..workspace import record
 
     try:
-        pairs = record(args.local, args.committed, args.machine, allow_load=args.allow_load)
+        pairs, left_out = record(
+            args.local, args.committed, args.machine, allow_load=args.allow_load, leave_out=args.leave_out
+        )
     except (LookupError, ValueError) as exc:
         print("error: %s" % exc.args[0], file=sys.stderr)
         return 1
     for source, target in pairs:
         print("recorded %s" % target)
+        if target in left_out:
+            print(
+                "  without %d benchmarks (of an earlier series, or --leave-out): %s"
+                % (len(left_out[target]), ", ".join(left_out[target]))
+            )
     if not pairs:
         print(
             "nothing to record: %s holds every result of machine %s in %s" % (args.committed, args.machine, args.local)
@@ -189,6 +196,11 @@ def add_record(sub):
     p.add_argument("--committed", default="results")
     p.add_argument(
         "--allow-load", action="store_true", help="record results taken under load, or without a load log, all the same"
+    )
+    p.add_argument(
+        "--leave-out",
+        metavar="REGEX",
+        help="benchmarks not to record, as a decision (results measured with code their series does not name)",
     )
     p.set_defaults(func=cmd_record)
 
