@@ -33,7 +33,7 @@ from .workspace import BENCHMARKS_JSON, _load_json as _load
 RELEASES_PAGE = "dsib/releases.html"
 # The machine whose report is the dsib page and whose release view opens first: the first machine
 # of the history taken with the current suite. Every other machine in results/ follows.
-REFERENCE_MACHINE = "epyc-2c-24g"
+REFERENCE_MACHINE = "xeon-m207-2c-24g"
 # The release parameters that order the environments, most significant first (as `make bench`
 # picks its one environment: dsib_tools.matrix.newest).
 RELEASE_KEYS = ("pyarrow", "pandas", "python")

@@ -63,7 +63,8 @@ ENGINES_LEGEND = (
     "Spark's JVM), + that process tree's (its PSS summed over its processes, each shared page "
     "counted once, highest during the call over its level before it) = the two together; in "
     "brackets, the case's process's whole peak RSS (asv's peakmem: interpreter, libraries and "
-    "input included). "
+    'input included); "not recorded": the run\'s figure was left out when it was recorded (its '
+    "measured code was not the one its series names). "
     "Paths compared: the baseline's median time over the path's, above 1 where the path is faster."
 )
 # Results from before the memory a call adds was measured: the client's whole peak, and the
@@ -114,7 +115,9 @@ def _memory_cell(res, names, cls, memory, given, reasons):
     if not re.match(r"^-?\d+$", shown):
         return shown
     added = [_mib(res, names, client, given)]
-    if given["engine"] in serves:
+    if given["engine"] in serves and server not in res.get_all_result_keys():
+        shown += " + not recorded"  # left out when the run was recorded (make record LEAVE_OUT=)
+    elif given["engine"] in serves:
         other = _engine_cell(res, names, cls, server, given, reasons, "mib")
         added.append(_mib(res, names, server, given))
         shown = "%s + %s" % (shown, other) + ("" if added[1] is None else " = %.0f" % sum(added))

@@ -25,7 +25,7 @@ GIT = ["git", "-c", "user.name=dsib test", "-c", "user.email=test@dsib.invalid"]
 # The published artefacts that the tests check as committed. `make record` rewrites the working
 # tree's copies on purpose (new results, a republished site) before they are committed, so the
 # tests read HEAD's.
-COMMITTED = ("results", "records/suite-v2-results", "html")
+COMMITTED = ("results", "records/suite-v2-results", "records/curated-results", "html")
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,19 +1,20 @@
-"""Tmp copies of the committed results/ in which a real result file poses as another release.
+"""Tmp copies of a committed results tree in which a real result file poses as another release.
 
-The copies keep every real file and add one rewritten from a real one, so the values under test
-are the reference run's, only relabelled (and, where a test says so, scaled)."""
+The tree is the curated matrix's history (records/curated-results: one environment per release,
+glibc's defaults, and a `full` run beside): a real history that the release view's and the
+comparisons' tests relabel. The copies keep every real file and add one rewritten from a real
+one, so the values under test are the reference run's, only relabelled (and, where a test says
+so, scaled). The published history's own tests read results/ (test_reference_results)."""
 
 import glob
 import json
 import os
 import shutil
 
-from dsib_tools.publish import REFERENCE_MACHINE
-
 from .conftest import committed
 
-MACHINE = REFERENCE_MACHINE
-RESULTS = committed("results")
+MACHINE = "epyc-2c-24g"
+RESULTS = committed("records/curated-results")
 STATS = ("stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75")
 
 

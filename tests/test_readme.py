@@ -35,7 +35,7 @@ def test_every_table_of_figures_in_the_readme_and_docs_is_generated_and_current(
     commands = [command for _, _, command in readme.blocks(documentation())]
     for kind in (
         "table post --results-dir results ",
-        "table post --results-dir results --machine epyc-2c-24g --env DSIB_PROFILEfull",
+        "table post --results-dir records/curated-results --machine epyc-2c-24g --env DSIB_PROFILEfull",
         "table speedups ",
         "report --studies ",
         "table matrix ",

@@ -11,7 +11,7 @@ import sys
 import pytest
 from asv.results import iter_results_for_machine
 
-from dsib_tools import matrix
+from dsib_tools import chains, matrix
 from dsib_tools.publish import REFERENCE_MACHINE, published_machines
 
 from .conftest import ROOT, committed, documentation
@@ -19,6 +19,11 @@ from .results_copy import current_benchmarks
 
 MACHINE = REFERENCE_MACHINE
 RESULTS = committed("results")
+# What a machine's whole-suite run was recorded without, by a decision (`make record LEAVE_OUT=`):
+# on xeon-m207-2c-24g, the servers' memory cases ran under series 4's label with commit 60e20e8's
+# sampler (asv takes the benchmarks from the clone and the measured package from the commit);
+# records/matrix-runs/README.md tells it.
+LEFT_OUT = {"xeon-m207-2c-24g": r"\.track_server_added_"}
 
 
 def curated_at(commit):
@@ -44,11 +49,22 @@ def whole_suite_run(machine):
 
     def whole(res):
         entry = matrix.newest(curated_at(res.commit_hash)["include"])
-        return all(res.params.get(k) == v for k, v in dict(entry["req"], python=entry["python"]).items())
+        same = all(res.params.get(k) == v for k, v in dict(entry["req"], python=entry["python"]).items())
+        return same and not chains.keeps_freed_memory(res.env_vars)  # glibc's defaults, as make bench runs
 
     runs = [r for r in iter_results_for_machine(RESULTS, machine) if _published_profile(r) and whole(r)]
     assert runs, "machine %s has no run of the newest environment of its commit's matrix" % machine
     return max(runs, key=lambda r: r.date or 0)
+
+
+def _environments_run(machine):
+    """The environments of ``machine``'s matrix at the commit of its whole-suite run, and the whole
+    suite's own where it is none of them (glibc's defaults beside a matrix that keeps freed memory)."""
+    from dsib_tools import chains
+
+    whole = whole_suite_run(machine)
+    include = curated_at(whole.commit_hash)["include"]
+    return len(include) + (not any(chains.ran_in(e, whole.params, whole.env_vars or {}) for e in include))
 
 
 def test_the_reference_machine_is_published():
@@ -103,13 +119,15 @@ def test_committed_site_was_published_from_the_committed_results():
         for res in iter_results_for_machine(RESULTS, machine)
     )
     published = [e for e in environments if e[2] == "default"]
-    ran = curated_at(whole_suite_run(REFERENCE_MACHINE).commit_hash)["include"]
-    assert len(published) == len(ran) * len(published_machines(RESULTS))
+    ran = sum(_environments_run(m) for m in published_machines(RESULTS))
+    assert len(published) == ran, "each machine's matrix at the commit of its whole-suite run, and that run"
     assert index["params"]["machine"] == published_machines(RESULTS), "the reference machine first"
     assert index["params"]["env-DSIB_PROFILE"] == ["default"], (
         "asv's graphs hold the published scale only: its summaries would join two scales in one line"
     )
-    assert set(current_benchmarks()) == set(index["benchmarks"])
+    suite, machines = set(current_benchmarks(RESULTS)), published_machines(RESULTS)
+    left_out = set(b for b in suite if all(re.search(LEFT_OUT.get(m, "^$"), b) for m in machines))
+    assert suite - left_out == set(index["benchmarks"]), "all but what every machine left out"
     assert len(index["graph_param_list"]) == len(published), (
         "every environment of every published machine is in asv's graphs"
     )
@@ -121,9 +139,10 @@ def test_each_machine_has_the_curated_matrix_and_the_whole_suite_at_one_commit(m
     """Every environment of asv.conf.json at the commit of the machine's whole-suite run ran at that
     commit, with no failed cell (asv's null); the newest environment ran every benchmark of
     benchmarks.json."""
-    benchmarks = current_benchmarks()
+    benchmarks = current_benchmarks(RESULTS)
     whole = whole_suite_run(machine)
-    assert set(whole.get_all_result_keys()) == set(benchmarks), "the whole suite on the newest environment"
+    left_out = set(b for b in benchmarks if machine in LEFT_OUT and re.search(LEFT_OUT[machine], b))
+    assert set(whole.get_all_result_keys()) == set(benchmarks) - left_out, "the whole suite on the newest environment"
     config = tmp_path / "asv.conf.json"
     config.write_text(json.dumps(curated_at(whole.commit_hash)))
     record = matrix.run_check(RESULTS, machine, whole.commit_hash, "default", str(config))
@@ -137,7 +156,7 @@ def test_each_machine_has_the_curated_matrix_and_the_whole_suite_at_one_commit(m
 def test_no_published_result_is_of_an_earlier_suite(machine):
     """Every result in results/ is at a benchmark version of benchmarks.json: asv would hide any
     other, and the report would show its cases as "not run" (the earlier series are not published)."""
-    benchmarks = current_benchmarks()
+    benchmarks = current_benchmarks(RESULTS)
     for res in iter_results_for_machine(RESULTS, machine):
         for key in res.get_all_result_keys():
             assert key in benchmarks and res.benchmark_version[key] == benchmarks[key]["version"], (res.env_name, key)
