@@ -215,15 +215,14 @@ def _write_results(source, target, benchmarks, leave_out):
     from . import asv_results
 
     res = asv_results.load(source)
-    keys = set(res.get_all_result_keys())
-    dropped = sorted(
-        (keys - res.get_result_keys(benchmarks)) | set(k for k in keys if leave_out and leave_out.search(k))
-    )
+    held = set(res.get_all_result_keys())
+    asv_results.drop_stale(res, benchmarks)
+    for key in [k for k in res.get_all_result_keys() if leave_out and leave_out.search(k)]:
+        res.remove_result(key)
+    dropped = sorted(held - set(res.get_all_result_keys()))
     if not dropped:
         _copy_atomic(source, target)
         return dropped
-    for key in dropped:
-        res.remove_result(key)
     directory = os.path.dirname(target)
     os.makedirs(directory, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=directory) as tmp:
@@ -243,6 +242,10 @@ def record(local, committed, machine, allow_load=False, leave_out=None):
 
     from . import asv_results
 
+    try:
+        pattern = re.compile(leave_out) if leave_out else None
+    except re.error as exc:
+        raise ValueError("--leave-out %r is not a regular expression: %s" % (leave_out, exc))
     pairs = to_record(local, committed, machine)
     problems = [] if allow_load else taken_under_load(local, machine, pairs)
     if problems:
@@ -254,13 +257,12 @@ def record(local, committed, machine, allow_load=False, leave_out=None):
         )
     recorded_suite = local if os.path.join(committed, BENCHMARKS_JSON) in [t for _, t in pairs] else committed
     benchmarks = asv_results.benchmarks(recorded_suite) if pairs else None
-    pattern = re.compile(leave_out) if leave_out else None
     left_out = {}
     for source, target in pairs:
         if (
             os.path.dirname(source) == os.path.join(local, machine)
             and source.endswith(".json")
-            and (os.path.basename(source) != MACHINE_JSON)
+            and os.path.basename(source) != MACHINE_JSON
         ):
             dropped = _write_results(source, target, benchmarks, pattern)
             if dropped:

@@ -79,3 +79,11 @@ def test_a_result_file_with_nothing_to_leave_out_is_copied_as_it_was(tmp_path):
     assert out.returncode == 0 and "without" not in out.stdout, out.stdout
     with open(os.path.join(local, MACHINE, name), "rb") as f, open(os.path.join(history, MACHINE, name), "rb") as g:
         assert f.read() == g.read()
+
+
+def test_a_leave_out_that_is_no_regular_expression_is_a_one_line_error_and_records_nothing(tmp_path):
+    local, history, _, _, _ = _trees(tmp_path)
+    out = _record(local, history, "--leave-out", "track_(")
+    assert out.returncode == 1 and out.stdout.startswith("error: --leave-out 'track_(' is not a regular expression")
+    assert len(out.stdout.strip().splitlines()) == 1, out.stdout
+    assert os.listdir(history) == [], "nothing recorded"
