@@ -60,8 +60,6 @@ def whole_suite_run(machine):
 def _environments_run(machine):
     """The environments of ``machine``'s matrix at the commit of its whole-suite run, and the whole
     suite's own where it is none of them (glibc's defaults beside a matrix that keeps freed memory)."""
-    from dsib_tools import chains
-
     whole = whole_suite_run(machine)
     include = curated_at(whole.commit_hash)["include"]
     return len(include) + (not any(chains.ran_in(e, whole.params, whole.env_vars or {}) for e in include))
