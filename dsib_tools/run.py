@@ -10,6 +10,7 @@ that a run stopped halfway resumes where it stopped.
 import itertools
 import json
 import os
+import subprocess
 import sys
 
 from . import suite
@@ -24,6 +25,9 @@ ONE_ROUND = ("full", "tiny")
 # A matrix's environment measures each cell in this many processes at the other profiles: a step
 # between two environments is called against the spread of processes, not of one process's samples.
 MATRIX_ROUNDS = 2
+# What a run measures: asv takes ``benchmarks/`` from this clone's working tree and installs the
+# packages (``dsib``, ``data_prep``) from the wheel it builds at the commit.
+MEASURED = ("benchmarks", "dsib", "data_prep")
 
 
 def matrix_config(matrix, profile, results_dir, html_dir, env_dir, shard=None, block=None):
@@ -39,6 +43,26 @@ def matrix_config(matrix, profile, results_dir, html_dir, env_dir, shard=None, b
         json.dump(conf, f, indent=4)
         f.write("\n")
     return path
+
+
+def measured_code_changes(commit, root="."):
+    """The files of ``MEASURED`` in which the working tree at ``root`` differs from ``commit``
+    (changed, added or untracked), sorted. asv would run this clone's ``benchmarks/`` against the
+    packages of ``commit``: a mix that neither names, so a run refuses it."""
+
+    def git(*args):
+        out = subprocess.run(
+            ["git", "-C", root] + list(args),
+            check=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            universal_newlines=True,
+        )
+        return out.stdout.splitlines()
+
+    changed = git("diff", "--name-only", commit, "--", *MEASURED)
+    untracked = git("ls-files", "--others", "--exclude-standard", "--", *MEASURED)
+    return sorted(set(changed) | set(untracked))
 
 
 def selection(fmt=None, source=None, engine=None, release=False, bench=None):

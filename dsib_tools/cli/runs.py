@@ -280,8 +280,23 @@ def add_select(sub):
 
 
 def cmd_run(args):
+    import subprocess
+
     from .. import run
 
+    try:
+        changes = run.measured_code_changes(args.commit)
+    except subprocess.CalledProcessError:
+        print("error: COMMIT %s is not a commit of this clone" % args.commit, file=sys.stderr)
+        return 2
+    if changes:
+        print(
+            "error: this clone's measured code differs from COMMIT %s in %s (asv would run these benchmarks "
+            "against that commit's dsib); check out %s or commit the change"
+            % (args.commit, ", ".join(changes), args.commit),
+            file=sys.stderr,
+        )
+        return 2
     status = save_machine(args.machine, args.results_dir)
     if status:
         return status
