@@ -208,8 +208,8 @@ def taken_under_load(local, machine, pairs):
 
 def _write_results(source, target, benchmarks, leave_out):
     """Write ``source``'s results to ``target`` (atomically) without those whose benchmark version
-    is not ``benchmarks``' (asv would hide them) and those whose name ``leave_out`` matches;
-    returns the benchmarks left out."""
+    is not ``benchmarks``' (asv would hide them) and those whose name ``leave_out`` matches, unless
+    ``target`` holds exactly that already; returns (the benchmarks left out, whether it wrote)."""
     import tempfile
 
     from . import asv_results
@@ -222,22 +222,26 @@ def _write_results(source, target, benchmarks, leave_out):
     dropped = sorted(held - set(res.get_all_result_keys()))
     if not dropped:
         _copy_atomic(source, target)
-        return dropped
+        return dropped, True
     directory = os.path.dirname(target)
     os.makedirs(directory, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=directory) as tmp:
         res.save(tmp)  # as tmp/<machine>/<its file name>
-        os.replace(os.path.join(tmp, os.path.relpath(target, os.path.dirname(directory))), target)
-    return dropped
+        written = os.path.join(tmp, os.path.relpath(target, os.path.dirname(directory)))
+        if not _differs(written, target):
+            return dropped, False
+        os.replace(written, target)
+    return dropped, True
 
 
 def record(local, committed, machine, allow_load=False, leave_out=None):
-    """Copy ``to_record``'s pairs into the committed history; returns them, and {target: the
-    benchmarks left out of it}. Results taken under load, or without a load log, are refused
+    """Copy ``to_record``'s pairs into the committed history; returns those it wrote, and
+    {target: the benchmarks left out of it}. Results taken under load, or without a load log, are refused
     unless ``allow_load``. A result file is recorded without the results whose version is not
     that of the ``benchmarks.json`` the history will hold (asv would hide them), and without
     the benchmarks that the regular expression ``leave_out`` matches (a decision: results
-    measured with code their series does not name)."""
+    measured with code their series does not name). A file the history already holds so, its
+    omissions made, is not written again."""
     import re
 
     from . import asv_results
@@ -257,16 +261,21 @@ def record(local, committed, machine, allow_load=False, leave_out=None):
         )
     recorded_suite = local if os.path.join(committed, BENCHMARKS_JSON) in [t for _, t in pairs] else committed
     benchmarks = asv_results.benchmarks(recorded_suite) if pairs else None
-    left_out = {}
+    left_out, recorded = {}, []
     for source, target in pairs:
         if (
             os.path.dirname(source) == os.path.join(local, machine)
             and source.endswith(".json")
             and os.path.basename(source) != MACHINE_JSON
         ):
-            dropped = _write_results(source, target, benchmarks, pattern)
+            dropped, written = _write_results(source, target, benchmarks, pattern)
+            if not written:  # the history holds this file as recorded, its omissions made
+                continue
             if dropped:
                 left_out[target] = dropped
+        elif os.path.basename(target) == BENCHMARKS_JSON and not recorded:
+            continue  # no result recorded: the history's benchmarks.json stays the one its results name
         else:
             _copy_atomic(source, target)
-    return pairs, left_out
+        recorded.append((source, target))
+    return recorded, left_out

@@ -87,3 +87,19 @@ def test_a_leave_out_that_is_no_regular_expression_is_a_one_line_error_and_recor
     assert out.returncode == 1 and out.stdout.startswith("error: --leave-out 'track_(' is not a regular expression")
     assert len(out.stdout.strip().splitlines()) == 1, out.stdout
     assert os.listdir(history) == [], "nothing recorded"
+
+
+def test_recording_the_same_run_again_with_its_omissions_writes_nothing(tmp_path):
+    local, history, name, keys, _ = _trees(tmp_path)
+    first = _record(local, history, "--leave-out", r"^reads\.ReadCold\.")
+    target = os.path.join(history, MACHINE, name)
+    assert first.returncode == 0 and "recorded %s" % target in first.stdout, first.stdout
+    written = os.stat(target).st_mtime_ns
+    again = _record(local, history, "--leave-out", r"^reads\.ReadCold\.")
+    assert again.returncode == 0 and again.stdout.startswith("nothing to record"), again.stdout
+    assert os.stat(target).st_mtime_ns == written
+    # Another decision is another file.
+    other = _record(local, history, "--leave-out", r"^reads\.ReadFromPageCache\.")
+    assert "recorded %s" % target in other.stdout and "reads.ReadCold.time_read" not in other.stdout, other.stdout
+    kept = asv_results.load(target).get_all_result_keys()
+    assert "reads.ReadCold.time_read" in kept and not any(k.startswith("reads.ReadFromPageCache.") for k in kept)
