@@ -103,8 +103,8 @@ def open_session(engine, directory):
 def server_added(session, call, *args, **kwargs):
     """``call(*args, **kwargs)``, and what it added to the memory of the process tree outside the
     case's that does the session's work (a held server with its backends, Spark's JVM with its
-    Python workers): the highest PSS summed over the tree while it ran, less its PSS before
-    (``procmem.Added``), bytes."""
+    Python workers): the highest PSS of its memory (not of the files it maps) summed over the tree
+    while it ran, less that before (``procmem.Added``), bytes."""
     with procmem.Added(session.server_pid) as added:
         call(*args, **kwargs)
     return added.bytes
@@ -243,7 +243,7 @@ class IngestIntoEngine(Case):
     track_visible_ingest.unit = "seconds"
 
 
-memory_methods(IngestIntoEngine, "ingest", IngestIntoEngine.ingest, server_series=4)
+memory_methods(IngestIntoEngine, "ingest", IngestIntoEngine.ingest, server_series=5)
 IngestIntoEngine.peakmem_ingest.skip_params = unmeasured(IngestIntoEngine, "peakmem_ingest")
 
 
@@ -293,7 +293,7 @@ class QueryFromEngine(Case):
         self.engine.query(self.session, TABLE, **self.hints)
 
 
-memory_methods(QueryFromEngine, "query", QueryFromEngine.query, server_series=4)
+memory_methods(QueryFromEngine, "query", QueryFromEngine.query, server_series=5)
 
 
 class SerializeForQuestDB(Case):

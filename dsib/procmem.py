@@ -10,9 +10,12 @@ The peak of a process tree is the sum of its processes' peaks: an upper bound wh
 pages (PostgreSQL's backends all map its shared buffers), and their peaks need not coincide.
 
 What a call adds (``Added``) counts shared memory once: from a process tree's proportional set
-size (PSS, ``/proc/PID/smaps_rollup``: each page divided among the processes that map it) and its
+size (PSS, ``/proc/PID/smaps``: each page divided among the processes that map it) and its
 private memory, sampled while the call runs, the most it held over its level just before the
-call, a process that ended meanwhile left out.
+call, a process that ended meanwhile left out. Only the tree's memory counts (its anonymous
+mappings and its shared memory), not the pages of the files it maps (its binary, its libraries, a
+file mapped to write): those are the page cache's, and their PSS moves whenever any other process
+maps the same file, as another PostgreSQL server maps the same binary and halves this one's share.
 ``ClientAdded`` is the case's own process's peak RSS during a call less its RSS just before it.
 Both read ``/proc`` alone (no psutil: the benchmark environments do not have it).
 """
@@ -120,25 +123,37 @@ class PeakDuring(object):
         return False
 
 
-def _rollup_kib(pid):
-    """The process's PSS and private memory in KiB (``smaps_rollup``); 0 and 0 for one that has
-    ended (its ``smaps_rollup`` is empty)."""
+# The mappings of memory rather than of a file: no path, a name in brackets ([heap], [stack],
+# [anon:...]), or shared memory, which has a path (a shared anonymous mapping is "/dev/zero
+# (deleted)", as PostgreSQL's shared buffers are; System V segments, memfd, POSIX shared memory).
+SHARED_MEMORY = ("[", "/dev/zero", "/SYSV", "/memfd:", "/dev/shm/")
+
+
+def _memory_kib(pid):
+    """The PSS and private size in KiB of the process's memory (``SHARED_MEMORY`` and anonymous
+    mappings, ``/proc/PID/smaps``), not of the files it maps; 0 and 0 for a process that has ended
+    (its ``smaps`` is empty)."""
     pss = private = 0
-    with open("/proc/%d/smaps_rollup" % pid) as f:
+    counted = False
+    with open("/proc/%d/smaps" % pid) as f:
         for line in f:
-            if line.startswith("Pss:"):
-                pss = int(line.split()[1])
-            elif line.startswith(("Private_Clean:", "Private_Dirty:")):
-                private += int(line.split()[1])
+            key, _, rest = line.partition(" ")
+            if not key.endswith(":"):  # a mapping's header: address perms offset dev inode [path]
+                path = rest.split(None, 4)[4:]
+                counted = not path or path[0].startswith(SHARED_MEMORY)
+            elif counted and key == "Pss:":
+                pss += int(rest.split()[0])
+            elif counted and key in ("Private_Clean:", "Private_Dirty:"):
+                private += int(rest.split()[0])
     return pss, private
 
 
-def rollups(pids):
-    """{pid: (PSS, private memory)} in bytes, of the processes still alive."""
+def memory(pids):
+    """{pid: (PSS, private size)} in bytes of the memory of each process still alive (``_memory_kib``)."""
     found = {}
     for pid in pids:
         try:
-            pss, private = _rollup_kib(pid)
+            pss, private = _memory_kib(pid)
         except (FileNotFoundError, ProcessLookupError):
             continue
         found[pid] = (pss * 1024, private * 1024)
@@ -146,12 +161,12 @@ def rollups(pids):
 
 
 def pss_bytes(pids):
-    """The sum of the processes' proportional set sizes in bytes, over those still alive."""
-    return sum(pss for pss, _ in rollups(pids).values())
+    """The sum of the PSS of the processes' memory (``memory``) in bytes, over those still alive."""
+    return sum(pss for pss, _ in memory(pids).values())
 
 
 def added_since(before, now):
-    """What a process tree holds ``now`` over ``before`` (each ``rollups``): its processes' private
+    """What a process tree holds ``now`` over ``before`` (each ``memory``): its processes' private
     memory over what those of them that were there before held, plus the change of its shared
     memory counted once (PSS less private, summed over the tree). A process that ended in between
     is in neither sum of private memory, so its end does not show as memory the call gave back;
@@ -218,12 +233,12 @@ def sample_until_told(pid, interval):
     """The sampler of ``Added``: the PSS of ``pid``'s tree written to stdout at once, then what the
     tree added since (``added_since``) sampled every ``interval`` seconds until stdin is closed;
     then the most of those samples and one more, written."""
-    before = rollups(tree(pid))
+    before = memory(tree(pid))
     print(sum(pss for pss, _ in before.values()), flush=True)
     most = -float("inf")
     while not select.select([sys.stdin], [], [], interval)[0]:
-        most = max(most, added_since(before, rollups(tree(pid))))
-    print(max(most, added_since(before, rollups(tree(pid)))), flush=True)
+        most = max(most, added_since(before, memory(tree(pid))))
+    print(max(most, added_since(before, memory(tree(pid)))), flush=True)
 
 
 def release_free_memory():

@@ -61,7 +61,9 @@ ENGINES_LEGEND = (
     "(the case's process's peak RSS during the call over its RSS before it, so not the frame that "
     "setup loaded) and, where the engine works in another process (a server held for the run, "
     "Spark's JVM), + that process tree's (its PSS summed over its processes, each shared page "
-    "counted once, highest during the call over its level before it) = the two together; in "
+    "counted once, highest during the call over its level before it; in its series 4 the PSS of "
+    "every page it maps, from series 5 that of its memory alone, not of the files it maps) = the "
+    "two together; in "
     "brackets, the case's process's whole peak RSS (asv's peakmem: interpreter, libraries and "
     'input included); "not recorded": the run\'s figure was left out when it was recorded (its '
     "measured code was not the one its series names). "

@@ -112,3 +112,34 @@ def test_a_process_of_the_tree_that_ends_during_the_call_takes_nothing_from_what
             root.kill()
     assert added.before > SIZE
     assert SIZE / 8 < added.bytes < SIZE / 2, added.bytes
+
+
+# The child: maps a file, reads every page of it (resident, in its PSS), says so, and keeps it
+# mapped until its stdin closes.
+MAPPER = """
+import mmap, sys
+with open(%(path)r, "rb") as f:
+    pages = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+sum(pages[i] for i in range(0, len(pages), 4096))
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_another_process_leaving_a_file_the_tree_maps_adds_nothing(tmp_path):
+    """The pages of a file the tree maps are divided among every process that maps them, those
+    outside the tree too, as a second PostgreSQL server maps the same binary: when such a process
+    ends during the call, the tree's share of those pages doubles (here by 100 MiB) and the call
+    has added nothing. ``Added`` counts the tree's memory, not the files it maps."""
+    path = tmp_path / "mapped"
+    path.write_bytes(b"\1" * SIZE)
+    with _started(MAPPER % dict(path=str(path))) as child, _started(MAPPER % dict(path=str(path))) as other:
+        try:
+            with procmem.Added(child.pid) as added:
+                other.stdin.close()
+                other.wait()
+        finally:
+            child.kill()
+            other.kill()
+    assert added.before > 0
+    assert abs(added.bytes) < SIZE / 100, added.bytes

@@ -101,7 +101,9 @@ def test_a_case_run_by_asvs_launcher_gives_what_it_added_to_the_held_server(tiny
     first call, on the run's PostgreSQL: what the ingest added to the server's process tree, more
     than nothing and less than the tree held at rest (not the server's whole memory). That a larger
     frame adds more is the in-process test's (eight times the frame): at `tiny` the taxi frame with
-    text (2.2 MB) and TSBS without (0.9 MB) added 3.0 and 3.6 MB in one run, the smaller frame more."""
+    text (2.2 MB) and TSBS without (0.9 MB) added 3.0-3.4 and 1.3-1.5 MiB in two runs, to a server
+    that held 13 MiB at rest; another test's server started or stopped meanwhile moves nothing
+    (``procmem``: the tree's memory, not the pages of the binary both map)."""
     import tempfile
 
     from dsib import procmem
