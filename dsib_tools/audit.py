@@ -252,18 +252,14 @@ def _child(python, root, cell, data_dir, profile, spec):
 
 def _clean_commit(root):
     from .compare import resolve
+    from .run import measured_code_changes
 
     commit = resolve(root, "HEAD")
-    dirty = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=no", "--", "dsib", "data_prep", "benchmarks"],
-        cwd=root,
-        stdout=subprocess.PIPE,
-        universal_newlines=True,
-    ).stdout
-    if dirty.strip():
+    changes = measured_code_changes(commit, root)
+    if changes:
         raise AuditError(
-            "the checkout's dsib, data_prep or benchmarks differ from %s: asv measures the commit and "
-            "the audit the checkout, so commit or stash first:\n%s" % (commit[:8], dirty)
+            "the checkout's %s differ from %s: asv measures the commit and the audit the checkout, "
+            "so commit or stash first" % (", ".join(changes), commit[:8])
         )
     return commit
 

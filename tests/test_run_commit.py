@@ -6,7 +6,10 @@ import os
 import subprocess
 import sys
 
-from dsib_tools import run
+import pytest
+
+from dsib_tools import audit, run
+from dsib_tools.compare import resolve
 
 from .conftest import GIT, snapshot_working_tree
 
@@ -57,3 +60,15 @@ def test_a_run_refuses_mixed_code_or_an_unknown_commit_in_one_line_and_writes_no
     proc = _run(repo, "0" * 40)
     assert proc.returncode == 2 and proc.stderr.strip() == "error: COMMIT %s is not a commit of this clone" % ("0" * 40)
     assert not os.path.exists(os.path.join(repo, "build")), os.listdir(repo)
+
+
+def test_the_audit_refuses_a_checkout_with_an_untracked_measured_file(tmp_path):
+    """The post's audit times the checkout's code against asv's results of HEAD: a new file in
+    ``dsib/`` that nobody committed is a difference too, and is named."""
+    repo = str(tmp_path / "repo")
+    snapshot_working_tree(repo)
+    assert audit._clean_commit(repo) == resolve(repo, "HEAD")
+    with open(os.path.join(repo, "dsib", "formats", "new_adapter.py"), "w") as f:
+        f.write("# untracked\n")
+    with pytest.raises(audit.AuditError, match=r"dsib/formats/new_adapter\.py differ from "):
+        audit._clean_commit(repo)
